@@ -1,0 +1,287 @@
+#include "app/fields.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assembly/element.h"
+#include "core/error.h"
+
+static void node_point(const struct fe_mesh *m, long n, double p[3])
+{
+  p[0] = p[1] = p[2] = 0;
+  for (int a = 0; a < m->dim; a++) p[a] = m->coords[n * m->dim + a];
+}
+
+static void centroid(const struct fe_mesh *m, long c, double p[3])
+{
+  p[0] = p[1] = p[2] = 0;
+  for (int v = 0; v < m->nv; v++)
+    for (int a = 0; a < m->dim; a++) p[a] += m->coords[(long)m->cells[c * m->nv + v] * m->dim + a] / m->nv;
+}
+
+static int not_finite(const struct fe_expr *e, const double p[3], double t, double v)
+{
+  FE_RAISE(FE_ERR_INPUT, "%s: expression '%s' is %g at (x, y, z) = (%g, %g, %g), t = %g; expected a finite value",
+           fe_expr_where(e), fe_expr_text(e), v, p[0], p[1], p[2], t);
+}
+
+int fe_eval_nodes(const struct fe_expr *e, const struct fe_mesh *m, double t, double *out)
+{
+  double p[3];
+  for (long n = 0; n < m->n_nodes; n++) {
+    node_point(m, n, p);
+    out[n] = fe_expr_eval(e, p, t);
+    if (!isfinite(out[n])) return not_finite(e, p, t, out[n]);
+  }
+  return FE_SUCCESS;
+}
+
+int fe_eval_velocity(const struct fe_case *c, const struct fe_mesh *m, double t, double *out)
+{
+  double p[3];
+  for (long n = 0; n < m->n_nodes; n++) {
+    node_point(m, n, p);
+    for (int a = 0; a < m->dim; a++) {
+      double v = fe_expr_eval(c->velocity[a], p, t);
+      if (!isfinite(v)) return not_finite(c->velocity[a], p, t, v);
+      out[n * m->dim + a] = v;
+    }
+  }
+  return FE_SUCCESS;
+}
+
+/* Positive semi-definite by the principal minors (tolerance relative to the
+ * largest diagonal entry). */
+static int is_psd(int d, const double *s)
+{
+  double m[3][3];
+  fe_sym_expand(d, s, m);
+  double scale = 0;
+  for (int a = 0; a < d; a++) scale = fmax(scale, fabs(m[a][a]));
+  const double tol = 1e-12 * scale * scale;
+  for (int a = 0; a < d; a++)
+    if (m[a][a] < 0) return 0;
+  for (int a = 0; a < d; a++)
+    for (int b = a + 1; b < d; b++)
+      if (m[a][a] * m[b][b] - m[a][b] * m[b][a] < -tol) return 0;
+  if (d == 3) {
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                 m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if (det < -tol * scale) return 0;
+  }
+  return 1;
+}
+
+int fe_eval_diffusivity(const struct fe_case *c, const struct fe_mesh *m, double t, double *out)
+{
+  const int d = m->dim, ns = FE_NSYM(d);
+  FE_CHECK(c->n_diffusivity == 1 || c->n_diffusivity == ns, FE_ERR_INPUT,
+           "%s:%d: <diffusivity>: %d tensor components for a %dD mesh; expected a scalar or the %d "
+           "components %s",
+           c->path, c->diffusivity_line, c->n_diffusivity, d, ns,
+           d == 2 ? "xx xy yy" : "xx xy xz yy yz zz");
+  double p[3];
+  for (long e = 0; e < m->n_cells; e++) {
+    double *s = out + e * ns;
+    centroid(m, e, p);
+    for (int k = 0; k < c->n_diffusivity; k++) {
+      s[k] = fe_expr_eval(c->diffusivity[k], p, t);
+      if (!isfinite(s[k])) return not_finite(c->diffusivity[k], p, t, s[k]);
+    }
+    if (c->n_diffusivity == 1) {
+      double k = s[0];
+      for (int j = 0; j < ns; j++) s[j] = 0;
+      for (int a = 0, j = 0; a < d; j += d - a, a++) s[j] = k; /* diagonal slots: 0, d, ... */
+    }
+    FE_CHECK(is_psd(d, s), FE_ERR_INPUT,
+             "%s:%d: <diffusivity>: not positive semi-definite in element %zu at (%g, %g, %g), t = %g; "
+             "expected a non-negative scalar or a symmetric positive semi-definite tensor",
+             c->path, c->diffusivity_line, m->cell_id[e], p[0], p[1], p[2], t);
+  }
+  return FE_SUCCESS;
+}
+
+int fe_eval_dirichlet(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
+                      double t, double *out)
+{
+  double p[3];
+  for (long k = 0; k < bcs->n_dirichlet; k++) {
+    const struct fe_expr *e = c->boundaries[bcs->dirichlet_bc[k]].value;
+    node_point(m, bcs->dirichlet[k], p);
+    out[k] = fe_expr_eval(e, p, t);
+    if (!isfinite(out[k])) return not_finite(e, p, t, out[k]);
+  }
+  return FE_SUCCESS;
+}
+
+/* Measure of a facet with d vertices in d dimensions. */
+static double facet_measure(const struct fe_mesh *m, const int *f)
+{
+  const int d = m->dim;
+  double e[2][3] = {{0}};
+  for (int v = 1; v < d; v++)
+    for (int a = 0; a < d; a++) e[v - 1][a] = m->coords[(long)f[v] * d + a] - m->coords[(long)f[0] * d + a];
+  if (d == 2) return hypot(e[0][0], e[0][1]);
+  double cx = e[0][1] * e[1][2] - e[0][2] * e[1][1];
+  double cy = e[0][2] * e[1][0] - e[0][0] * e[1][2];
+  double cz = e[0][0] * e[1][1] - e[0][1] * e[1][0];
+  return 0.5 * sqrt(cx * cx + cy * cy + cz * cz);
+}
+
+int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
+                    double t, double *out)
+{
+  const int d = m->dim;
+  memset(out, 0, (size_t)m->n_nodes * sizeof *out);
+  double p[3];
+  for (int k = 0; k < bcs->n_neumann_facets; k++) {
+    const int *f = m->facets + (long)bcs->neumann_facet[k] * d;
+    const struct fe_expr *e = c->boundaries[bcs->neumann_bc[k]].value;
+    double g[3];
+    for (int v = 0; v < d; v++) {
+      node_point(m, f[v], p);
+      g[v] = fe_expr_eval(e, p, t);
+      if (!isfinite(g[v])) return not_finite(e, p, t, g[v]);
+    }
+    /* facet mass matrix: |F| (1 + delta_ij) / (d (d + 1)) */
+    const double w = facet_measure(m, f) / (d * (d + 1));
+    for (int i = 0; i < d; i++)
+      for (int j = 0; j < d; j++) out[f[i]] += w * (i == j ? 2 : 1) * g[j];
+  }
+  return FE_SUCCESS;
+}
+
+int fe_case_time_dependent_velocity(const struct fe_case *c)
+{
+  for (int a = 0; a < c->n_velocity; a++)
+    if (fe_expr_depends_on_t(c->velocity[a])) return 1;
+  return 0;
+}
+
+int fe_case_time_dependent_diffusivity(const struct fe_case *c)
+{
+  for (int k = 0; k < c->n_diffusivity; k++)
+    if (fe_expr_depends_on_t(c->diffusivity[k])) return 1;
+  return 0;
+}
+
+/* The physical groups of one <boundary>, as tags; FE_ERR_INPUT for a name or
+ * number that is not a boundary group of the mesh. */
+static int resolve_refs(const struct fe_case *c, const struct fe_mesh *m, int b, int *tags)
+{
+  const struct fe_boundary *bd = &c->boundaries[b];
+  for (int r = 0; r < bd->n_refs; r++) {
+    const struct fe_physical *g = fe_mesh_find_group(m, m->dim - 1, bd->refs[r]);
+    if (!g) {
+      char list[512] = "";
+      for (int k = 0; k < m->n_groups; k++)
+        if (m->groups[k].dim == m->dim - 1) {
+          size_t len = strlen(list);
+          snprintf(list + len, sizeof list - len, "%s%s (%d)", len ? ", " : "",
+                   m->groups[k].name[0] ? m->groups[k].name : "unnamed", m->groups[k].tag);
+        }
+      FE_RAISE(FE_ERR_INPUT,
+               "%s:%d: <boundary physical=\"%s\">: the mesh %s has no boundary physical group '%s'; "
+               "its boundary groups are: %s",
+               c->path, bd->line, bd->refs[r], m->path, bd->refs[r], list[0] ? list : "none");
+    }
+    tags[r] = g->tag;
+  }
+  return FE_SUCCESS;
+}
+
+static int bcs_resolve(const struct fe_case *c, const struct fe_mesh *m, struct fe_bcs *bcs)
+{
+  int *owner; /* boundary of each physical tag seen so far, by tag */
+  int max_tag = 0;
+  for (int k = 0; k < m->n_groups; k++) max_tag = m->groups[k].tag > max_tag ? m->groups[k].tag : max_tag;
+  FE_MALLOC(max_tag + 1, &owner);
+  for (int k = 0; k <= max_tag; k++) owner[k] = -1;
+  int *dbc;
+  int err = fe_malloc((size_t)m->n_nodes * sizeof *dbc + 1, &dbc);
+  for (int b = 0; !err && b < c->n_boundaries; b++) {
+    int tags[64];
+    const struct fe_boundary *bd = &c->boundaries[b];
+    if (bd->n_refs > 64) {
+      err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__, "%s:%d: <boundary>: more than 64 groups", c->path, bd->line);
+      break;
+    }
+    err = resolve_refs(c, m, b, tags);
+    for (int r = 0; !err && r < bd->n_refs; r++) {
+      if (owner[tags[r]] >= 0 && owner[tags[r]] != b)
+        err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                             "%s:%d: <boundary physical=\"%s\">: physical group %d is already given a "
+                             "condition at line %d; expected each group in one boundary",
+                             c->path, bd->line, bd->refs[r], tags[r], c->boundaries[owner[tags[r]]].line);
+      owner[tags[r]] = b;
+    }
+  }
+  if (!err) {
+    /* Dirichlet nodes; where boundaries meet, the later one sets the value */
+    for (int f = 0; f < m->n_facets; f++) {
+      int b = owner[m->facet_group[f]];
+      if (b < 0) continue;
+      if (c->boundaries[b].kind == FE_BC_DIRICHLET) {
+        for (int v = 0; v < m->dim; v++) {
+          int n = m->facets[(long)f * m->dim + v];
+          if (!bcs->is_dirichlet[n] || dbc[n] < b) dbc[n] = b;
+          bcs->is_dirichlet[n] = 1;
+        }
+      } else {
+        bcs->n_neumann_facets++;
+      }
+    }
+    err = fe_malloc(((size_t)bcs->n_neumann_facets + 1) * sizeof(int), &bcs->neumann_facet);
+    if (!err) err = fe_malloc(((size_t)bcs->n_neumann_facets + 1) * sizeof(int), &bcs->neumann_bc);
+    for (int f = 0, k = 0; !err && f < m->n_facets; f++) {
+      int b = owner[m->facet_group[f]];
+      if (b >= 0 && c->boundaries[b].kind == FE_BC_NEUMANN) {
+        bcs->neumann_facet[k] = f;
+        bcs->neumann_bc[k++] = b;
+      }
+    }
+  }
+  if (!err) {
+    for (long n = 0; n < m->n_nodes; n++) bcs->n_dirichlet += bcs->is_dirichlet[n];
+    err = fe_malloc(((size_t)bcs->n_dirichlet + 1) * sizeof(int), &bcs->dirichlet);
+    if (!err) err = fe_malloc(((size_t)bcs->n_dirichlet + 1) * sizeof(int), &bcs->dirichlet_bc);
+    for (long n = 0, k = 0; !err && n < m->n_nodes; n++)
+      if (bcs->is_dirichlet[n]) {
+        bcs->dirichlet[k] = (int)n;
+        bcs->dirichlet_bc[k++] = dbc[n];
+      }
+  }
+  free(owner);
+  free(dbc);
+  return err;
+}
+
+int fe_bcs_create(const struct fe_case *c, const struct fe_mesh *m, struct fe_bcs **out)
+{
+  struct fe_bcs *bcs;
+  FE_CALLOC(1, &bcs);
+  int err = fe_calloc((size_t)m->n_nodes + 1, 1, &bcs->is_dirichlet);
+  if (!err) err = bcs_resolve(c, m, bcs);
+  if (err) {
+    fe_bcs_destroy(bcs);
+    return err;
+  }
+  for (int b = 0; b < c->n_boundaries; b++)
+    bcs->time_dependent |= fe_expr_depends_on_t(c->boundaries[b].value);
+  *out = bcs;
+  return FE_SUCCESS;
+}
+
+void fe_bcs_destroy(struct fe_bcs *bcs)
+{
+  if (!bcs) return;
+  free(bcs->is_dirichlet);
+  free(bcs->dirichlet);
+  free(bcs->dirichlet_bc);
+  free(bcs->neumann_facet);
+  free(bcs->neumann_bc);
+  free(bcs);
+}

@@ -1,0 +1,45 @@
+/* Case expressions evaluated on the mesh (on the host): nodal fields, cell
+ * coefficients, Dirichlet values and Neumann loads. */
+#ifndef FE_FIELDS_H
+#define FE_FIELDS_H
+
+#include "io/case.h"
+#include "io/mesh.h"
+
+/* Boundary conditions resolved against the mesh. */
+struct fe_bcs {
+  unsigned char *is_dirichlet; /* n_nodes flags */
+  long n_dirichlet;
+  int *dirichlet;              /* ascending node indices */
+  int *dirichlet_bc;           /* index in c->boundaries setting each Dirichlet node */
+  int n_neumann_facets;
+  int *neumann_facet;          /* facet indices */
+  int *neumann_bc;             /* their boundary */
+  int time_dependent;          /* a Dirichlet or Neumann value depends on t */
+};
+
+/* Resolve every <boundary> against the mesh's physical groups; names or
+ * numbers absent from the mesh, and a group named twice, are FE_ERR_INPUT. */
+int fe_bcs_create(const struct fe_case *c, const struct fe_mesh *m, struct fe_bcs **bcs);
+void fe_bcs_destroy(struct fe_bcs *bcs);
+
+/* out[n] = expr(x_n, t) at every node; FE_ERR_INPUT naming the expression and
+ * the point where a value is not finite. */
+int fe_eval_nodes(const struct fe_expr *e, const struct fe_mesh *m, double t, double *out);
+/* Velocity at nodes: n_nodes * dim values. */
+int fe_eval_velocity(const struct fe_case *c, const struct fe_mesh *m, double t, double *out);
+/* Diffusivity per cell at the centroid as FE_NSYM(dim) components; checks it
+ * is symmetric positive definite (a scalar must be > 0; 0 is allowed). */
+int fe_eval_diffusivity(const struct fe_case *c, const struct fe_mesh *m, double t, double *out);
+/* Dirichlet values at the Dirichlet nodes, in bcs->dirichlet order. */
+int fe_eval_dirichlet(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
+                      double t, double *out);
+/* Neumann load: out[n] = sum over Neumann facets of int_F phi_n g (g P1 on
+ * the facet), n_nodes values. */
+int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
+                    double t, double *out);
+
+int fe_case_time_dependent_velocity(const struct fe_case *c);
+int fe_case_time_dependent_diffusivity(const struct fe_case *c);
+
+#endif

@@ -1,0 +1,14 @@
+/* fesim: advection-diffusion of a tracer on unstructured meshes. */
+#include <signal.h>
+
+#include "app/run.h"
+#include "core/error.h"
+
+int main(int argc, char **argv)
+{
+  struct fe_options o;
+  int done;
+  int err = fe_cli_parse(argc, argv, &o, &done);
+  if (err || done) return err;
+  return fe_run(&o);
+}

@@ -1,0 +1,601 @@
+/* The split scheme (Strang: half a diffusion step, the advection step, half a
+ * diffusion step; Lie: advection, then diffusion), its set-up and outputs. */
+#include "app/run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/fields.h"
+#include "assembly/norms.h"
+#include "assembly/operator.h"
+#include "core/error.h"
+#include "core/timer.h"
+#include "io/checkpoint.h"
+#include "io/mesh.h"
+#include "io/stat.h"
+#include "io/vtk.h"
+#include "solvers/cg.h"
+
+struct fe_sim {
+  const struct fe_options *opt;
+  struct fe_case *c;
+  struct fe_mesh *m;
+  struct fe_bcs *bcs;
+  const struct fe_backend *be;
+  enum fe_strategy strategy;
+  const char *outdir;
+  int n_steps;
+  int has_advection, adv_tdep, diff_tdep, src_tdep, src_zero, bc_tdep;
+  struct fe_space *space;
+  struct fe_op *mass, *adv, *dlhs, *drhs;
+  double adv_time, diff_tau, diff_time; /* what adv and dlhs/drhs were assembled for */
+  struct fe_cg *cg;
+  struct fe_cg_options cgo;
+  struct fe_vec *T, *b, *y, *k, *acc, *x;
+  double *vel, *diff, *dvals, *dzero; /* backend arrays */
+  double *h_n, *h_n2, *h_vel, *h_diff, *h_d, *h_exact; /* host work */
+  struct fe_coefficients coef;
+  /* statistics */
+  int step, n_dumps, adv_iters, diff_iters;
+  long total_adv_iters, total_diff_iters;
+  double *dump_times;
+  double t_adv, t_diff, t_out, t_loop0, last_progress;
+  struct fe_stat *stat;
+};
+
+/* ---------------------------------------------------------------- set-up */
+
+static int steps_between(double t0, double t1, double dt)
+{
+  double n = (t1 - t0) / dt;
+  int k = (int)ceil(n - 1e-9 * fmax(1.0, n));
+  return k < 1 ? 1 : k;
+}
+
+static double step_time(const struct fe_sim *s, int step)
+{
+  return step >= s->n_steps ? s->c->t_end : s->c->t_start + step * s->c->dt;
+}
+
+/* The nominal dt, so that operators built for it are reused, but for the
+ * last step, shortened to land on end. */
+static double step_length(const struct fe_sim *s, int step)
+{
+  const double left = s->c->t_end - step_time(s, step - 1);
+  return step < s->n_steps || fabs(left - s->c->dt) <= 1e-9 * s->c->dt ? s->c->dt : left;
+}
+
+static int pick_backend(struct fe_sim *s)
+{
+  enum fe_backend_kind kind = s->opt->backend_set ? s->opt->backend : s->c->backend;
+  if (kind == FE_BACKEND_CUDA)
+    FE_RAISE(FE_ERR_RESOURCE, "backend 'cuda' was asked for, but this fesim was built without the "
+             "CUDA backend; use --backend cpu or auto");
+  s->be = fe_backend_cpu();
+  return FE_SUCCESS;
+}
+
+static int check_dimensions(const struct fe_sim *s)
+{
+  const struct fe_case *c = s->c;
+  if (c->n_velocity)
+    FE_CHECK(c->n_velocity == s->m->dim, FE_ERR_INPUT,
+             "%s:%d: <velocity>: %d components for the %dD mesh %s; expected %s", c->path,
+             c->velocity_line, c->n_velocity, s->m->dim, s->m->path,
+             s->m->dim == 2 ? "x and y" : "x, y and z");
+  return FE_SUCCESS;
+}
+
+static int expr_is_zero(const struct fe_expr *e)
+{
+  const double p[3] = {0, 0, 0};
+  return !fe_expr_depends_on_t(e) && !fe_expr_depends_on_space(e) && fe_expr_eval(e, p, 0) == 0;
+}
+
+static int alloc_fields(struct fe_sim *s)
+{
+  const long n = s->m->n_nodes, nd = s->bcs->n_dirichlet + 1;
+  const int d = s->m->dim;
+  struct fe_vec **v[] = {&s->T, &s->b, &s->y, &s->k, &s->acc, &s->x};
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) FE_CALL(fe_vec_create(s->be, (size_t)n, v[i]));
+  FE_CALL(fe_cg_create(s->be, (size_t)n, &s->cg));
+  FE_MALLOC(n, &s->h_n);
+  FE_MALLOC(n, &s->h_n2);
+  FE_MALLOC(n, &s->h_exact);
+  FE_MALLOC(n * d, &s->h_vel);
+  FE_MALLOC(s->m->n_cells * FE_NSYM(d), &s->h_diff);
+  FE_CALLOC(nd, &s->h_d);
+  FE_CALL(fe_backend_alloc(s->be, (size_t)n * d * sizeof(double), NULL, &s->vel));
+  FE_CALL(fe_backend_alloc(s->be, (size_t)s->m->n_cells * FE_NSYM(d) * sizeof(double), NULL, &s->diff));
+  FE_CALL(fe_backend_alloc(s->be, (size_t)nd * sizeof(double), NULL, &s->dvals));
+  FE_CALL(fe_backend_alloc(s->be, (size_t)nd * sizeof(double), s->h_d, &s->dzero));
+  s->coef.diffusivity = s->diff;
+  s->coef.velocity = s->vel;
+  return FE_SUCCESS;
+}
+
+static int upload(const struct fe_sim *s, double *dev, const double *host, size_t count)
+{
+  return s->be->vec->to_device(dev, host, count * sizeof(double));
+}
+
+static int create_operators(struct fe_sim *s)
+{
+  FE_CALL(fe_space_create(s->be, s->m, s->bcs->is_dirichlet, &s->space));
+  FE_CALL(fe_operator_create(s->space, s->strategy, &s->dlhs));
+  FE_CALL(fe_operator_create(s->space, s->strategy, &s->drhs));
+  if (s->has_advection || !s->src_zero) {
+    FE_CALL(fe_operator_create(s->space, s->strategy, &s->mass));
+    struct fe_form mass = {1.0, s->c->mass == FE_MASS_LUMPED, 0, 0};
+    FE_CALL(fe_operator_assemble(s->mass, &mass, &s->coef));
+  }
+  if (s->has_advection) FE_CALL(fe_operator_create(s->space, s->strategy, &s->adv));
+  s->adv_time = s->diff_time = NAN;
+  s->diff_tau = 0;
+  return FE_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- the scheme */
+
+static int set_dirichlet(struct fe_sim *s, double t, struct fe_vec *v)
+{
+  if (!s->bcs->n_dirichlet) return FE_SUCCESS;
+  FE_CALL(fe_eval_dirichlet(s->c, s->m, s->bcs, t, s->h_d));
+  FE_CALL(upload(s, s->dvals, s->h_d, (size_t)s->bcs->n_dirichlet));
+  return s->be->vec->set_indexed((size_t)s->bcs->n_dirichlet, s->space->dirichlet, s->dvals, v->a);
+}
+
+static int solve(struct fe_sim *s, struct fe_op *a, const char *what, double t, int *iters)
+{
+  struct fe_cg_result r;
+  FE_CALL(fe_cg_solve(s->cg, a, s->b, s->x, &s->cgo, &r));
+  *iters += r.iterations;
+  FE_CHECK(r.converged, FE_ERR_NUMERICAL,
+           "the %s solve did not converge at step %d (t = %.9g): %d CG iterations, last residuals "
+           "%.3e %.3e %.3e, target max(rtol %.1e * %.3e, atol %.1e); try a smaller dt or a larger "
+           "<solver max_iterations>",
+           what, s->step, t, r.iterations, r.history[2], r.history[1], r.history[0], s->cgo.rtol,
+           r.rhs_norm, s->cgo.atol);
+  return FE_SUCCESS;
+}
+
+static int assemble_diffusion(struct fe_sim *s, double tau, double tmid)
+{
+  const int retime = s->diff_tdep && tmid != s->diff_time;
+  if (tau == s->diff_tau && !retime) return FE_SUCCESS;
+  if (retime || s->diff_tau == 0) {
+    FE_CALL(fe_eval_diffusivity(s->c, s->m, tmid, s->h_diff));
+    FE_CALL(upload(s, s->diff, s->h_diff, (size_t)s->m->n_cells * FE_NSYM(s->m->dim)));
+  }
+  const double th = s->c->theta;
+  const int lumped = s->c->mass == FE_MASS_LUMPED;
+  struct fe_form lhs = {1.0, lumped, th * tau, 0}, rhs = {1.0, lumped, -(1 - th) * tau, 0};
+  FE_CALL(fe_operator_assemble(s->dlhs, &lhs, &s->coef));
+  FE_CALL(fe_operator_assemble(s->drhs, &rhs, &s->coef));
+  s->diff_tau = tau;
+  s->diff_time = tmid;
+  return FE_SUCCESS;
+}
+
+/* b += tau * (theta F(t1) + (1 - theta) F(t0)) for the source and Neumann loads. */
+static int add_loads(struct fe_sim *s, double t0, double t1, double tau)
+{
+  const double th = s->c->theta;
+  const long n = s->m->n_nodes;
+  if (!s->src_zero) {
+    FE_CALL(fe_eval_nodes(s->c->source, s->m, t1, s->h_n));
+    if (s->src_tdep && th != 1) {
+      FE_CALL(fe_eval_nodes(s->c->source, s->m, t0, s->h_n2));
+      for (long i = 0; i < n; i++) s->h_n[i] = th * s->h_n[i] + (1 - th) * s->h_n2[i];
+    }
+    FE_CALL(fe_vec_upload(s->y, s->h_n));
+    FE_CALL(fe_op_apply_full(s->mass, s->y, s->k));
+    FE_CALL(fe_vec_axpy(s->b, tau, s->k));
+  }
+  if (s->bcs->n_neumann_facets) {
+    FE_CALL(fe_eval_neumann(s->c, s->m, s->bcs, t1, s->h_n));
+    if (s->bc_tdep && th != 1) {
+      FE_CALL(fe_eval_neumann(s->c, s->m, s->bcs, t0, s->h_n2));
+      for (long i = 0; i < n; i++) s->h_n[i] = th * s->h_n[i] + (1 - th) * s->h_n2[i];
+    }
+    FE_CALL(fe_vec_upload(s->y, s->h_n));
+    FE_CALL(fe_vec_axpy(s->b, tau, s->y));
+  }
+  return FE_SUCCESS;
+}
+
+/* Theta scheme from t0 to t1 = t0 + tau:
+ * (M + theta tau K) T1 = (M - (1 - theta) tau K) T0 + loads, T1 = g(t1) on Dirichlet nodes. */
+static int diffuse(struct fe_sim *s, double t0, double tau)
+{
+  const double t1 = t0 + tau, start = fe_wtime();
+  FE_CALL(assemble_diffusion(s, tau, 0.5 * (t0 + t1)));
+  FE_CALL(fe_op_apply_full(s->drhs, s->T, s->b));
+  FE_CALL(add_loads(s, t0, t1, tau));
+  if (s->bcs->n_dirichlet) {
+    FE_CALL(set_dirichlet(s, t1, s->y));
+    FE_CALL(fe_op_lift(s->dlhs, -1.0, s->y, s->b)); /* move the known values to the right */
+    FE_CALL(s->be->vec->set_indexed((size_t)s->bcs->n_dirichlet, s->space->dirichlet, s->dvals, s->b->a));
+  }
+  FE_CALL(fe_vec_copy(s->T, s->x));
+  if (s->bcs->n_dirichlet)
+    FE_CALL(s->be->vec->set_indexed((size_t)s->bcs->n_dirichlet, s->space->dirichlet, s->dvals, s->x->a));
+  FE_CALL(solve(s, s->dlhs, "diffusion", t1, &s->diff_iters));
+  FE_CALL(fe_vec_copy(s->x, s->T));
+  s->t_diff += fe_wtime() - start;
+  return FE_SUCCESS;
+}
+
+static int assemble_advection(struct fe_sim *s, double t)
+{
+  if (t == s->adv_time || (!s->adv_tdep && !isnan(s->adv_time))) return FE_SUCCESS;
+  FE_CALL(fe_eval_velocity(s->c, s->m, t, s->h_vel));
+  FE_CALL(upload(s, s->vel, s->h_vel, (size_t)s->m->n_nodes * s->m->dim));
+  struct fe_form adv = {0, 0, 0, -1.0}; /* M dT/dt = -C T */
+  FE_CALL(fe_operator_assemble(s->adv, &adv, &s->coef));
+  s->adv_time = t;
+  return FE_SUCCESS;
+}
+
+/* k = M^-1 (-C X) on the interior, 0 on Dirichlet nodes. */
+static int advection_rate(struct fe_sim *s, double t, const struct fe_vec *X)
+{
+  FE_CALL(assemble_advection(s, t));
+  FE_CALL(fe_op_apply_full(s->adv, X, s->b));
+  if (s->bcs->n_dirichlet)
+    FE_CALL(s->be->vec->set_indexed((size_t)s->bcs->n_dirichlet, s->space->dirichlet, s->dzero, s->b->a));
+  FE_CALL(solve(s, s->mass, "advection mass", t, &s->adv_iters));
+  return fe_vec_copy(s->x, s->k);
+}
+
+/* Classical RK4 over [t0, t0 + h]. */
+static int advect(struct fe_sim *s, double t0, double h)
+{
+  static const double c[4] = {0, 0.5, 0.5, 1}, w[4] = {1, 2, 2, 1};
+  const double start = fe_wtime();
+  FE_CALL(fe_vec_copy(s->T, s->acc));
+  FE_CALL(fe_vec_set(s->x, 0.0)); /* the first guess of every step: restarts reproduce runs */
+  for (int i = 0; i < 4; i++) {
+    const struct fe_vec *X = s->T;
+    if (i > 0) {
+      FE_CALL(fe_vec_copy(s->T, s->y));
+      FE_CALL(fe_vec_axpy(s->y, c[i] * h, s->k));
+      X = s->y;
+    }
+    FE_CALL(advection_rate(s, t0 + c[i] * h, X));
+    FE_CALL(fe_vec_axpy(s->acc, w[i] * h / 6, s->k));
+  }
+  FE_CALL(fe_vec_copy(s->acc, s->T));
+  FE_CALL(set_dirichlet(s, t0 + h, s->T));
+  s->t_adv += fe_wtime() - start;
+  return FE_SUCCESS;
+}
+
+/* One step of length h (dt, or what is left for the last step) from t0. */
+static int take_step(struct fe_sim *s, double t0, double h)
+{
+  s->adv_iters = s->diff_iters = 0;
+  if (!s->has_advection) return diffuse(s, t0, h);
+  if (s->c->splitting == FE_SPLIT_LIE) {
+    FE_CALL(advect(s, t0, h));
+    return diffuse(s, t0, h);
+  }
+  FE_CALL(diffuse(s, t0, 0.5 * h));
+  FE_CALL(advect(s, t0, h));
+  return diffuse(s, t0 + 0.5 * h, 0.5 * h);
+}
+
+/* ---------------------------------------------------------------- outputs */
+
+static int write_stat(struct fe_sim *s, double t, double dt)
+{
+  struct fe_stat_row row = {0};
+  row.step = s->step;
+  row.time = t;
+  row.dt = dt;
+  FE_CALL(fe_vec_minmax(s->T, &row.min, &row.max));
+  FE_CHECK(isfinite(row.min) && isfinite(row.max), FE_ERR_NUMERICAL,
+           "the tracer has non-finite values after step %d (t = %.9g); try a smaller dt", s->step, t);
+  FE_CALL(fe_vec_download(s->T, s->h_n));
+  row.integral = fe_integral(s->m, s->h_n);
+  if (s->c->exact) {
+    FE_CALL(fe_eval_nodes(s->c->exact, s->m, t, s->h_exact));
+    double linf = 0;
+    for (long i = 0; i < s->m->n_nodes; i++) {
+      s->h_n2[i] = s->h_n[i] - s->h_exact[i];
+      linf = fmax(linf, fabs(s->h_n2[i]));
+    }
+    row.l2_error = fe_l2_norm(s->m, s->h_n2);
+    row.linf_error = linf;
+  }
+  row.advection_iterations = s->adv_iters;
+  row.diffusion_iterations = s->diff_iters;
+  row.wall_seconds = s->step ? fe_wtime() - s->t_loop0 : 0;
+  return fe_stat_write(s->stat, &row);
+}
+
+/* A dump of the host copy in h_n (and h_exact, h_n2 = error, after write_stat). */
+static int write_dump(struct fe_sim *s, double t)
+{
+  const double start = fe_wtime();
+  struct fe_vtk_field f[4];
+  char exact_name[300], error_name[300];
+  int nf = 0;
+  f[nf++] = (struct fe_vtk_field){s->c->tracer_name, 1, s->h_n, 1};
+  if (s->c->n_velocity) {
+    FE_CALL(fe_eval_velocity(s->c, s->m, t, s->h_vel));
+    f[nf++] = (struct fe_vtk_field){"velocity", 3, s->h_vel, s->m->dim};
+  }
+  if (s->c->exact) {
+    snprintf(exact_name, sizeof exact_name, "%s_exact", s->c->tracer_name);
+    snprintf(error_name, sizeof error_name, "%s_error", s->c->tracer_name);
+    f[nf++] = (struct fe_vtk_field){exact_name, 1, s->h_exact, 1};
+    f[nf++] = (struct fe_vtk_field){error_name, 1, s->h_n2, 1};
+  }
+  FE_CALL(fe_vtk_write(s->outdir, s->c->name, s->n_dumps, t, s->m, nf, f));
+  s->dump_times[s->n_dumps++] = t;
+  FE_CALL(fe_vtk_write_series(s->outdir, s->c->name, s->n_dumps, s->dump_times));
+  s->t_out += fe_wtime() - start;
+  return FE_SUCCESS;
+}
+
+static int write_checkpoint(struct fe_sim *s, double t)
+{
+  struct fe_checkpoint cp = {.n_nodes = s->m->n_nodes, .step = s->step, .time = t,
+                             .n_dumps = s->n_dumps, .dump_times = s->dump_times, .field = s->h_n};
+  snprintf(cp.name, sizeof cp.name, "%s", s->c->name);
+  char path[4096];
+  return fe_checkpoint_write(s->outdir, &cp, path, sizeof path);
+}
+
+static void format_duration(double sec, char *buf, size_t n)
+{
+  long s = (long)(sec + 0.5);
+  snprintf(buf, n, "%02ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+}
+
+static void progress(struct fe_sim *s, double t, int final)
+{
+  if (s->opt->verbosity == 0 || !isatty(STDERR_FILENO)) return;
+  double now = fe_wtime();
+  if (!final && now - s->last_progress < 0.2) return;
+  s->last_progress = now;
+  char eta[32];
+  format_duration((now - s->t_loop0) / s->step * (s->n_steps - s->step), eta, sizeof eta);
+  fprintf(stderr, "\rstep %d/%d  t = %-12.6g  CG advection %4d  diffusion %4d  ETA %s ", s->step,
+          s->n_steps, t, s->adv_iters, s->diff_iters, eta);
+  if (final) fputc('\n', stderr);
+}
+
+static void summary(const struct fe_sim *s, double t)
+{
+  if (s->opt->verbosity == 0) return;
+  double local = 0, global = 0;
+  int count = 0;
+  struct fe_op *ops[] = {s->mass, s->adv, s->dlhs, s->drhs};
+  for (int i = 0; i < 4; i++)
+    if (ops[i]) {
+      const struct fe_assembly_times *at = fe_operator_times(ops[i]);
+      local += at->local;
+      global += at->global;
+      count += at->count;
+    }
+  double total = fe_wtime() - s->t_loop0;
+  printf("fesim: %s: %d steps to t = %.9g in %.3f s (backend %s, assembly %s)\n", s->c->name,
+         s->n_steps, t, total, s->be->name, fe_strategy_name(s->strategy));
+  printf("  assembly   %9.3f s local, %.3f s global (%d operator assemblies)\n", local, global, count);
+  if (s->has_advection)
+    printf("  advection  %9.3f s, %ld CG iterations\n", s->t_adv, s->total_adv_iters);
+  printf("  diffusion  %9.3f s, %ld CG iterations\n", s->t_diff, s->total_diff_iters);
+  printf("  output     %9.3f s, %d dumps: %s/%s.vtk.series, %s/%s.stat\n", s->t_out, s->n_dumps,
+         s->outdir, s->c->name, s->outdir, s->c->name);
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static int make_dir(const char *path)
+{
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      if (mkdir(buf, 0777) && errno != EEXIST)
+        FE_RAISE(FE_ERR_RESOURCE, "cannot create output directory '%s': %s", buf, strerror(errno));
+      *p = '/';
+    }
+  if (mkdir(buf, 0777) && errno != EEXIST)
+    FE_RAISE(FE_ERR_RESOURCE, "cannot create output directory '%s': %s", buf, strerror(errno));
+  return FE_SUCCESS;
+}
+
+static int restore(struct fe_sim *s, const char *path)
+{
+  struct fe_checkpoint cp;
+  FE_CALL(fe_checkpoint_read(path, &cp));
+  int err = FE_SUCCESS;
+  if (strcmp(cp.name, s->c->name) || cp.n_nodes != s->m->n_nodes || cp.step >= s->n_steps ||
+      cp.n_dumps > s->n_steps + 2)
+    err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                         "checkpoint '%s' (case '%s', %ld nodes, step %d) does not belong to case "
+                         "'%s' with %ld nodes and %d steps",
+                         path, cp.name, cp.n_nodes, cp.step, s->c->name, (long)s->m->n_nodes, s->n_steps);
+  if (!err) {
+    s->step = cp.step;
+    s->n_dumps = cp.n_dumps;
+    memcpy(s->dump_times, cp.dump_times, (size_t)cp.n_dumps * sizeof(double));
+    err = fe_vec_upload(s->T, cp.field);
+  }
+  fe_checkpoint_free(&cp);
+  return err;
+}
+
+static int time_loop(struct fe_sim *s)
+{
+  const struct fe_case *c = s->c;
+  s->t_loop0 = fe_wtime();
+  double t = step_time(s, s->step);
+  if (s->step == 0) {
+    FE_CALL(write_stat(s, t, 0));
+    FE_CALL(write_dump(s, t));
+  }
+  while (s->step < s->n_steps) {
+    const double t0 = step_time(s, s->step), t1 = step_time(s, s->step + 1);
+    const double h = step_length(s, s->step + 1);
+    s->step++;
+    FE_CALL(take_step(s, t0, h));
+    s->total_adv_iters += s->adv_iters;
+    s->total_diff_iters += s->diff_iters;
+    t = t1;
+    FE_CALL(write_stat(s, t1, h));
+    if (s->step % c->output_every == 0 || s->step == s->n_steps) FE_CALL(write_dump(s, t1));
+    if (c->checkpoint_every && s->step % c->checkpoint_every == 0 && s->step < s->n_steps)
+      FE_CALL(write_checkpoint(s, t1));
+    progress(s, t1, s->step == s->n_steps);
+  }
+  summary(s, t);
+  return FE_SUCCESS;
+}
+
+static double cfl_estimate(const struct fe_sim *s)
+{
+  const struct fe_mesh *m = s->m;
+  double cfl = 0;
+  for (long e = 0; e < m->n_cells; e++) {
+    double umax = 0, lmax = 0;
+    for (int i = 0; i < m->nv; i++) {
+      const long a = m->cells[e * m->nv + i];
+      double u2 = 0;
+      for (int k = 0; k < m->dim; k++) u2 += s->h_vel[a * m->dim + k] * s->h_vel[a * m->dim + k];
+      umax = fmax(umax, sqrt(u2));
+      for (int j = i + 1; j < m->nv; j++) {
+        const long b = m->cells[e * m->nv + j];
+        double l2 = 0;
+        for (int k = 0; k < m->dim; k++) {
+          double dx = m->coords[a * m->dim + k] - m->coords[b * m->dim + k];
+          l2 += dx * dx;
+        }
+        lmax = fmax(lmax, sqrt(l2));
+      }
+    }
+    /* minimum height: d |K| / largest facet, with |K| <= facet * h / d */
+    double vol = fe_cell_measure(m, e);
+    double h = m->dim == 2 ? 2 * vol / lmax : 3 * vol / (0.433013 * lmax * lmax);
+    cfl = fmax(cfl, umax * s->c->dt / h);
+  }
+  return cfl;
+}
+
+static void print_check(struct fe_sim *s)
+{
+  const struct fe_case *c = s->c;
+  const struct fe_mesh *m = s->m;
+  printf("case      %s (%s)\n", c->name, c->path);
+  printf("mesh      %s: %dD, %d nodes, %d %s\n", m->path, m->dim, m->n_nodes, m->n_cells,
+         m->dim == 2 ? "triangles" : "tetrahedra");
+  for (int b = 0; b < c->n_boundaries; b++) {
+    const struct fe_boundary *bd = &c->boundaries[b];
+    printf("boundary ");
+    for (int r = 0; r < bd->n_refs; r++) {
+      const struct fe_physical *g = fe_mesh_find_group(m, m->dim - 1, bd->refs[r]);
+      int nf = 0;
+      for (int f = 0; f < m->n_facets; f++) nf += m->facet_group[f] == g->tag;
+      printf(" %s (tag %d, %d facets)", g->name[0] ? g->name : "unnamed", g->tag, nf);
+    }
+    printf(": %s %s\n", bd->kind == FE_BC_DIRICHLET ? "dirichlet" : "neumann", fe_expr_text(bd->value));
+  }
+  printf("          %ld Dirichlet nodes; other boundaries: zero flux\n", s->bcs->n_dirichlet);
+  printf("time      %.9g to %.9g, dt %.9g, %d steps (last step %.9g)\n", c->t_start, c->t_end, c->dt,
+         s->n_steps, step_length(s, s->n_steps));
+  printf("scheme    %s splitting, advection %s, %s mass, theta %g\n",
+         c->splitting == FE_SPLIT_STRANG ? "strang" : "lie", s->has_advection ? "rk4" : "none",
+         c->mass == FE_MASS_LUMPED ? "lumped" : "consistent", c->theta);
+  if (s->has_advection) printf("CFL       %.3g (max |u| dt / h at t = %.9g)\n", cfl_estimate(s), c->t_start);
+  printf("solver    CG, %s, rtol %g, atol %g, max %d iterations\n",
+         c->preconditioner == FE_PC_JACOBI ? "jacobi" : "no preconditioner", c->rtol, c->atol,
+         c->max_iterations);
+  printf("assembly  %s on backend %s\n", fe_strategy_name(s->strategy), s->be->name);
+  printf("output    %s: a dump every %d steps, %s\n", s->outdir, c->output_every,
+         c->checkpoint_every ? "checkpoints" : "no checkpoints");
+}
+
+/* Everything checked before the first output is written. */
+static int setup(struct fe_sim *s)
+{
+  const struct fe_options *o = s->opt;
+  FE_CALL(fe_case_read(o->case_path, &s->c));
+  struct fe_case *c = s->c;
+  s->strategy = o->strategy_set ? o->strategy : c->strategy;
+  s->outdir = o->output_dir ? o->output_dir : c->output_dir;
+  FE_CALL(fe_mesh_read(c->mesh_file, c->mesh_size, &s->m));
+  FE_CALL(check_dimensions(s));
+  FE_CALL(fe_bcs_create(c, s->m, &s->bcs));
+  FE_CALL(pick_backend(s));
+  s->n_steps = steps_between(c->t_start, c->t_end, c->dt);
+  s->has_advection = c->n_velocity > 0 && c->advection == FE_ADVECTION_RK4;
+  s->adv_tdep = fe_case_time_dependent_velocity(c);
+  s->diff_tdep = fe_case_time_dependent_diffusivity(c);
+  s->src_tdep = fe_expr_depends_on_t(c->source);
+  s->src_zero = expr_is_zero(c->source);
+  s->bc_tdep = s->bcs->time_dependent;
+  s->cgo = (struct fe_cg_options){c->rtol, c->atol, c->max_iterations, c->preconditioner == FE_PC_JACOBI};
+  FE_CALL(alloc_fields(s));
+  FE_MALLOC(s->n_steps + 2, &s->dump_times);
+  /* every expression once on the mesh: non-finite values are input errors */
+  FE_CALL(fe_eval_nodes(c->initial, s->m, c->t_start, s->h_n));
+  FE_CALL(fe_eval_diffusivity(c, s->m, c->t_start, s->h_diff));
+  if (c->n_velocity) FE_CALL(fe_eval_velocity(c, s->m, c->t_start, s->h_vel));
+  if (c->exact) FE_CALL(fe_eval_nodes(c->exact, s->m, c->t_start, s->h_exact));
+  FE_CALL(fe_eval_nodes(c->source, s->m, c->t_start, s->h_n2));
+  FE_CALL(fe_eval_dirichlet(c, s->m, s->bcs, c->t_start, s->h_d));
+  FE_CALL(fe_eval_neumann(c, s->m, s->bcs, c->t_start, s->h_n2));
+  return FE_SUCCESS;
+}
+
+static void sim_destroy(struct fe_sim *s)
+{
+  struct fe_op *ops[] = {s->mass, s->adv, s->dlhs, s->drhs};
+  for (int i = 0; i < 4; i++) fe_op_destroy(ops[i]);
+  struct fe_vec *v[] = {s->T, s->b, s->y, s->k, s->acc, s->x};
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
+  fe_cg_destroy(s->cg);
+  if (s->be) {
+    double *dev[] = {s->vel, s->diff, s->dvals, s->dzero};
+    for (int i = 0; i < 4; i++) fe_backend_free(s->be, dev[i]);
+  }
+  fe_space_destroy(s->space);
+  double *host[] = {s->h_n, s->h_n2, s->h_vel, s->h_diff, s->h_d, s->h_exact, s->dump_times};
+  for (size_t i = 0; i < sizeof host / sizeof *host; i++) free(host[i]);
+  fe_stat_destroy(s->stat);
+  fe_bcs_destroy(s->bcs);
+  fe_mesh_destroy(s->m);
+  fe_case_destroy(s->c);
+}
+
+static int run(struct fe_sim *s)
+{
+  FE_CALL(setup(s));
+  if (s->opt->check) {
+    print_check(s);
+    return FE_SUCCESS;
+  }
+  FE_CALL(fe_vec_upload(s->T, s->h_n));
+  if (s->opt->restart) FE_CALL(restore(s, s->opt->restart));
+  FE_CALL(create_operators(s));
+  FE_CALL(make_dir(s->outdir));
+  FE_CALL(fe_stat_create(s->outdir, s->c->name, s->c->exact != NULL, &s->stat));
+  return time_loop(s);
+}
+
+int fe_run(const struct fe_options *o)
+{
+  struct fe_sim s = {.opt = o};
+  int err = run(&s);
+  sim_destroy(&s);
+  return err;
+}

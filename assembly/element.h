@@ -1,0 +1,215 @@
+/* Element math for P1 simplices, shared by the CPU and CUDA backends.
+ *
+ * Element tensors are contractions of a per-element geometry tensor G with a
+ * reference tensor K that depends only on the form (Knepley & Terrel, eqs. 1-8):
+ *   mass       E_ij = |J| K^ij
+ *   diffusion  E_ij = sum_{mu,nu} G^{mu nu} K^ij_{mu nu},
+ *              G^{mu nu} = |J| sum_{a,b} Jinv_{mu a} D_{ab} Jinv_{nu b}
+ *   advection  E_ij = sum_{k,mu} G^{k mu} K^ij_{k mu},  (P1 velocity u_k at vertex k)
+ *              G^{k mu} = |J| sum_a Jinv_{mu a} u_k^a
+ * with J_{a mu} = x^a_{mu+1} - x^a_0 the affine map from the reference simplex.
+ * Every function is static inline and FE_HOST_DEVICE so that nvcc and the C
+ * compiler build both backends from this one source; call them with a
+ * constant `d` so that the loops unroll. */
+#ifndef FE_ELEMENT_H
+#define FE_ELEMENT_H
+
+#ifdef __CUDACC__
+#define FE_HOST_DEVICE __host__ __device__
+#else
+#define FE_HOST_DEVICE
+#endif
+
+#define FE_NV(d) ((d) + 1)
+#define FE_NK_MAX 16 /* entries of a 3D element matrix */
+
+/* Reference tensors of one dimension (assembly/reference.c computes them). */
+struct fe_reference {
+  int d;
+  double mass[FE_NK_MAX];              /* K^ij = int phi_i phi_j */
+  double lumped[FE_NK_MAX];            /* row sums of mass on the diagonal */
+  double stiffness[FE_NK_MAX][9];      /* K^ij_{mu nu} = int dphi_i/dxi_mu dphi_j/dxi_nu */
+  double advection[FE_NK_MAX][4 * 3];  /* K^ij_{k mu} = int phi_i phi_k dphi_j/dxi_mu */
+  double grad[4][3];                   /* dphi_i/dxi_mu (constant for P1) */
+  double volume;                       /* 1/d! */
+};
+
+/* Coefficients of the form a*mass + b*diffusion + c*advection of one operator. */
+struct fe_form {
+  double mass;      /* a */
+  int lumped;       /* mass lumped onto the diagonal */
+  double diffusion; /* b */
+  double advection; /* c */
+};
+
+/* Element storage is blocked element-major: entry k of element e sits at
+ * ((e / B) * nk + k) * B + e % B, with B = FE_BLOCK elements per block, so
+ * that B consecutive elements read entry k from consecutive addresses (coalesced
+ * on the GPU, vectorisable on the CPU; Markall section 4.2). */
+#define FE_BLOCK 32
+
+FE_HOST_DEVICE static inline long fe_block_index(long e, int k, int nk)
+{
+  return ((e / FE_BLOCK) * nk + k) * FE_BLOCK + e % FE_BLOCK;
+}
+
+/* Number of cells rounded up to whole blocks: the length of element storage. */
+FE_HOST_DEVICE static inline long fe_blocked_cells(long n_cells)
+{
+  return (n_cells + FE_BLOCK - 1) / FE_BLOCK * FE_BLOCK;
+}
+
+/* Jacobian inverse (row mu, column a) and |det J| of the cell with vertex
+ * coordinates x[v][a].  Returns the signed determinant. */
+FE_HOST_DEVICE static inline double fe_geometry(int d, const double x[4][3], double jinv[3][3])
+{
+  double j[3][3];
+  for (int a = 0; a < d; a++)
+    for (int mu = 0; mu < d; mu++) j[a][mu] = x[mu + 1][a] - x[0][a];
+  double det;
+  if (d == 2) {
+    det = j[0][0] * j[1][1] - j[0][1] * j[1][0];
+    jinv[0][0] = j[1][1] / det;
+    jinv[0][1] = -j[0][1] / det;
+    jinv[1][0] = -j[1][0] / det;
+    jinv[1][1] = j[0][0] / det;
+  } else {
+    double c00 = j[1][1] * j[2][2] - j[1][2] * j[2][1];
+    double c01 = j[1][2] * j[2][0] - j[1][0] * j[2][2];
+    double c02 = j[1][0] * j[2][1] - j[1][1] * j[2][0];
+    det = j[0][0] * c00 + j[0][1] * c01 + j[0][2] * c02;
+    double r = 1.0 / det;
+    jinv[0][0] = c00 * r;
+    jinv[1][0] = c01 * r;
+    jinv[2][0] = c02 * r;
+    jinv[0][1] = (j[0][2] * j[2][1] - j[0][1] * j[2][2]) * r;
+    jinv[1][1] = (j[0][0] * j[2][2] - j[0][2] * j[2][0]) * r;
+    jinv[2][1] = (j[0][1] * j[2][0] - j[0][0] * j[2][1]) * r;
+    jinv[0][2] = (j[0][1] * j[1][2] - j[0][2] * j[1][1]) * r;
+    jinv[1][2] = (j[0][2] * j[1][0] - j[0][0] * j[1][2]) * r;
+    jinv[2][2] = (j[0][0] * j[1][1] - j[0][1] * j[1][0]) * r;
+  }
+  return det;
+}
+
+/* Symmetric tensor stored xx xy yy (2D) or xx xy xz yy yz zz (3D), expanded. */
+FE_HOST_DEVICE static inline void fe_sym_expand(int d, const double *s, double m[3][3])
+{
+  if (d == 2) {
+    m[0][0] = s[0];
+    m[0][1] = m[1][0] = s[1];
+    m[1][1] = s[2];
+  } else {
+    m[0][0] = s[0];
+    m[0][1] = m[1][0] = s[1];
+    m[0][2] = m[2][0] = s[2];
+    m[1][1] = s[3];
+    m[1][2] = m[2][1] = s[4];
+    m[2][2] = s[5];
+  }
+}
+
+/* Number of stored components of a symmetric d x d tensor. */
+#define FE_NSYM(d) ((d) * ((d) + 1) / 2)
+
+/* G^{mu nu} = |J| Jinv D Jinv^T (Knepley & Terrel eq. 6 with a tensor D). */
+FE_HOST_DEVICE static inline void fe_geometry_diffusion(int d, double jinv[3][3], double absdet,
+                                                        const double *dsym, double g[9])
+{
+  double dm[3][3];
+  fe_sym_expand(d, dsym, dm);
+  for (int mu = 0; mu < d; mu++)
+    for (int nu = 0; nu < d; nu++) {
+      double s = 0;
+      for (int a = 0; a < d; a++)
+        for (int b = 0; b < d; b++) s += jinv[mu][a] * dm[a][b] * jinv[nu][b];
+      g[mu * d + nu] = absdet * s;
+    }
+}
+
+/* G^{k mu} = |J| sum_a Jinv_{mu a} u_k^a for the nodal velocities u[k][a]. */
+FE_HOST_DEVICE static inline void fe_geometry_advection(int d, double jinv[3][3], double absdet,
+                                                        const double u[4][3], double g[12])
+{
+  for (int k = 0; k < d + 1; k++)
+    for (int mu = 0; mu < d; mu++) {
+      double s = 0;
+      for (int a = 0; a < d; a++) s += jinv[mu][a] * u[k][a];
+      g[k * d + mu] = absdet * s;
+    }
+}
+
+/* E = a |J| K_mass + b G_diff : K_stiffness + c G_adv : K_advection.
+ * gdiff and gadv are ignored when b or c is 0.  E is nv x nv, row-major. */
+FE_HOST_DEVICE static inline void fe_element_matrix(int d, const struct fe_reference *ref,
+                                                    const struct fe_form *form, double absdet,
+                                                    const double gdiff[9], const double gadv[12],
+                                                    double e[FE_NK_MAX])
+{
+  const int nk = (d + 1) * (d + 1);
+  const double *km = form->lumped ? ref->lumped : ref->mass;
+  for (int k = 0; k < nk; k++) {
+    double s = form->mass * absdet * km[k];
+    if (form->diffusion != 0) {
+      double t = 0;
+      for (int g = 0; g < d * d; g++) t += gdiff[g] * ref->stiffness[k][g];
+      s += form->diffusion * t;
+    }
+    if (form->advection != 0) {
+      double t = 0;
+      for (int g = 0; g < (d + 1) * d; g++) t += gadv[g] * ref->advection[k][g];
+      s += form->advection * t;
+    }
+    e[k] = s;
+  }
+}
+
+/* Strong Dirichlet conditions keep the operators symmetric: rows and columns
+ * of Dirichlet vertices are zeroed, and the cell that owns a Dirichlet vertex
+ * puts 1 on its diagonal, so the assembled operator is the identity there.
+ * dmask: bit i = vertex i is Dirichlet; bit 4+i = this cell owns vertex i. */
+FE_HOST_DEVICE static inline double fe_dirichlet_entry(int i, int j, unsigned dmask, double v)
+{
+  unsigned di = (dmask >> i) & 1u, dj = (dmask >> j) & 1u;
+  if (!di && !dj) return v;
+  return (i == j && ((dmask >> (4 + i)) & 1u)) ? 1.0 : 0.0;
+}
+
+/* Gather the vertex coordinates of cell c (cells: nv indices per cell). */
+FE_HOST_DEVICE static inline void fe_cell_coords(int d, const int *cells, const double *coords,
+                                                 long c, double x[4][3])
+{
+  for (int v = 0; v < d + 1; v++) {
+    int n = cells[c * (d + 1) + v];
+    for (int a = 0; a < d; a++) x[v][a] = coords[(long)n * d + a];
+  }
+}
+
+/* The full element matrix of cell c for the form: geometry from the
+ * coordinates, diffusivity per cell (FE_NSYM(d) values, P0), velocity per node
+ * (d values, P1).  Returns |det J|. */
+FE_HOST_DEVICE static inline double fe_cell_matrix(int d, const struct fe_reference *ref,
+                                                   const struct fe_form *form, const int *cells,
+                                                   const double *coords, const double *diffusivity,
+                                                   const double *velocity, long c,
+                                                   double e[FE_NK_MAX])
+{
+  double x[4][3], jinv[3][3], gdiff[9], gadv[12];
+  fe_cell_coords(d, cells, coords, c, x);
+  double det = fe_geometry(d, x, jinv);
+  double absdet = det < 0 ? -det : det;
+  if (form->diffusion != 0)
+    fe_geometry_diffusion(d, jinv, absdet, diffusivity + c * FE_NSYM(d), gdiff);
+  if (form->advection != 0) {
+    double u[4][3];
+    for (int v = 0; v < d + 1; v++) {
+      int n = cells[c * (d + 1) + v];
+      for (int a = 0; a < d; a++) u[v][a] = velocity[(long)n * d + a];
+    }
+    fe_geometry_advection(d, jinv, absdet, u, gadv);
+  }
+  fe_element_matrix(d, ref, form, absdet, gdiff, gadv, e);
+  return absdet;
+}
+
+#endif

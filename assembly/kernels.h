@@ -1,0 +1,31 @@
+/* The assembly kernels of one backend (CPU: assembly/{local,lma,addto}.c; CUDA:
+ * assembly/cuda/).  Element storage: blocked layout (element.h), padded to
+ * whole blocks; lift storage: full matrices of the boundary cells, nk each. */
+#ifndef FE_KERNELS_H
+#define FE_KERNELS_H
+
+#include "assembly/csr.h"
+#include "assembly/space.h"
+
+struct fe_assembly_kernels {
+  /* E' (Dirichlet-masked) of every cell; full E of every boundary cell */
+  int (*element_matrices)(const struct fe_space *s, const struct fe_form *form,
+                          const double *diffusivity, const double *velocity, double *e,
+                          double *elift);
+  /* y = sum_c A_c^T E'_c A_c x; work holds n_cells * nv doubles */
+  int (*lma_apply)(const struct fe_space *s, const double *e, const double *x, double *y,
+                   double *work);
+  int (*lma_diagonal)(const struct fe_space *s, const double *e, double *diag);
+  /* y_I += scale * A_ID x_D from the boundary cells' full matrices */
+  int (*lift)(const struct fe_space *s, const double *elift, double scale, const double *x,
+              double *y);
+  int (*csr_assemble)(const struct fe_space *s, struct fe_csr *csr, const double *e);
+  int (*csr_apply)(struct fe_csr *csr, const double *x, double *y);
+  int (*csr_diagonal)(const struct fe_csr *csr, double *diag);
+};
+
+extern const struct fe_assembly_kernels fe_assembly_kernels_cpu;
+
+const struct fe_assembly_kernels *fe_assembly_kernels(const struct fe_backend *be);
+
+#endif

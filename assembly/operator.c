@@ -1,0 +1,136 @@
+#include "assembly/operator.h"
+
+#include <stdlib.h>
+
+#include "assembly/kernels.h"
+#include "core/error.h"
+#include "core/timer.h"
+
+struct fe_assembled {
+  struct fe_space *space;
+  const struct fe_assembly_kernels *k;
+  enum fe_strategy strategy;
+  double *e;     /* element matrices, blocked layout */
+  double *elift; /* full matrices of the boundary cells */
+  double *work;  /* lma: local products, n_cells * nv */
+  struct fe_csr *csr;
+  struct fe_assembly_times times;
+};
+
+#ifdef FESIM_HAVE_CUDA
+extern const struct fe_assembly_kernels fe_assembly_kernels_cuda;
+#endif
+
+const struct fe_assembly_kernels *fe_assembly_kernels(const struct fe_backend *be)
+{
+#ifdef FESIM_HAVE_CUDA
+  if (be->type == FE_CUDA) return &fe_assembly_kernels_cuda;
+#endif
+  (void)be;
+  return &fe_assembly_kernels_cpu;
+}
+
+static struct fe_assembled *impl(const struct fe_op *op) { return op->impl; }
+
+static int apply_lma(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
+{
+  struct fe_assembled *a = impl(op);
+  return a->k->lma_apply(a->space, a->e, x->a, y->a, a->work);
+}
+
+static int apply_addto(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
+{
+  struct fe_assembled *a = impl(op);
+  return a->k->csr_apply(a->csr, x->a, y->a);
+}
+
+static int lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y)
+{
+  struct fe_assembled *a = impl(op);
+  if (!a->space->n_bcells) return FE_SUCCESS;
+  return a->k->lift(a->space, a->elift, s, x->a, y->a);
+}
+
+static int diagonal_lma(struct fe_op *op, struct fe_vec *d)
+{
+  struct fe_assembled *a = impl(op);
+  return a->k->lma_diagonal(a->space, a->e, d->a);
+}
+
+static int diagonal_addto(struct fe_op *op, struct fe_vec *d)
+{
+  struct fe_assembled *a = impl(op);
+  return a->k->csr_diagonal(a->csr, d->a);
+}
+
+static void destroy(struct fe_op *op)
+{
+  struct fe_assembled *a = impl(op);
+  if (a) {
+    fe_backend_free(op->be, a->e);
+    fe_backend_free(op->be, a->elift);
+    fe_backend_free(op->be, a->work);
+    fe_csr_destroy(a->csr);
+    free(a);
+  }
+  free(op);
+}
+
+static const struct fe_op_ops ops_lma = {apply_lma, lift, diagonal_lma, destroy};
+static const struct fe_op_ops ops_addto = {apply_addto, lift, diagonal_addto, destroy};
+
+static int create(struct fe_space *s, enum fe_strategy strategy, struct fe_op *op)
+{
+  struct fe_assembled *a;
+  FE_CALLOC(1, &a);
+  op->impl = a;
+  a->space = s;
+  a->k = fe_assembly_kernels(s->be);
+  a->strategy = strategy;
+  const size_t ne = (size_t)fe_blocked_cells(s->n_cells) * s->nk;
+  FE_CALL(fe_backend_alloc(s->be, ne * sizeof(double), NULL, &a->e));
+  FE_CALL(s->be->vec->set(ne, 0.0, a->e)); /* the padding cells stay zero */
+  FE_CALL(fe_backend_alloc(s->be, (size_t)(s->n_bcells + 1) * s->nk * sizeof(double), NULL,
+                           &a->elift));
+  if (strategy == FE_STRATEGY_ADDTO) return fe_csr_create(s, &a->csr);
+  return fe_backend_alloc(s->be, (size_t)s->n_cells * s->nv * sizeof(double) + 1, NULL, &a->work);
+}
+
+int fe_operator_create(struct fe_space *s, enum fe_strategy strategy, struct fe_op **out)
+{
+  struct fe_op *op;
+  FE_CALLOC(1, &op);
+  op->be = s->be;
+  op->n = (size_t)s->n_nodes;
+  op->ops = strategy == FE_STRATEGY_ADDTO ? &ops_addto : &ops_lma;
+  int err = create(s, strategy, op);
+  if (err) {
+    destroy(op);
+    return err;
+  }
+  *out = op;
+  return FE_SUCCESS;
+}
+
+int fe_operator_assemble(struct fe_op *op, const struct fe_form *form,
+                         const struct fe_coefficients *coef)
+{
+  struct fe_assembled *a = impl(op);
+  double t0 = fe_wtime();
+  FE_CALL(a->k->element_matrices(a->space, form, coef->diffusivity, coef->velocity, a->e,
+                                 a->elift));
+  double t1 = fe_wtime();
+  if (a->csr) FE_CALL(a->k->csr_assemble(a->space, a->csr, a->e));
+  a->times.local += t1 - t0;
+  a->times.global += fe_wtime() - t1;
+  a->times.count++;
+  op->is_diagonal = form->lumped && form->diffusion == 0 && form->advection == 0;
+  return FE_SUCCESS;
+}
+
+const struct fe_assembly_times *fe_operator_times(const struct fe_op *op)
+{
+  return &impl(op)->times;
+}
+
+struct fe_csr *fe_operator_csr(const struct fe_op *op) { return impl(op)->csr; }

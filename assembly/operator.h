@@ -1,0 +1,30 @@
+/* Global operators assembled from element matrices by one of the two
+ * strategies users compare: addto (CSR) or lma (local matrix approach). */
+#ifndef FE_OPERATOR_H
+#define FE_OPERATOR_H
+
+#include "assembly/space.h"
+#include "io/case.h"
+#include "solvers/op.h"
+
+/* Coefficient fields on the backend: diffusivity per cell (FE_NSYM(d) values,
+ * P0), velocity per node (d values, P1).  NULL where the form does not use them. */
+struct fe_coefficients {
+  const double *diffusivity;
+  const double *velocity;
+};
+
+struct fe_assembly_times {
+  double local;  /* element matrices (seconds, summed over assemblies) */
+  double global; /* CSR accumulation (addto only) */
+  int count;
+};
+
+int fe_operator_create(struct fe_space *space, enum fe_strategy strategy, struct fe_op **op);
+int fe_operator_assemble(struct fe_op *op, const struct fe_form *form,
+                         const struct fe_coefficients *coef);
+const struct fe_assembly_times *fe_operator_times(const struct fe_op *op);
+/* The CSR matrix of an addto operator (NULL for lma). */
+struct fe_csr *fe_operator_csr(const struct fe_op *op);
+
+#endif

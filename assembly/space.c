@@ -1,0 +1,117 @@
+#include "assembly/space.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "assembly/reference.h"
+#include "core/error.h"
+
+/* Node -> (cell * nv + local) incidence in CSR form, ascending in cell. */
+static int build_incidence(const struct fe_mesh *m, int **ptr_out, int **inc_out)
+{
+  const long nent = (long)m->n_cells * m->nv;
+  int *ptr, *inc, *fill;
+  FE_CALLOC(m->n_nodes + 1, &ptr);
+  for (long k = 0; k < nent; k++) ptr[m->cells[k] + 1]++;
+  for (int i = 0; i < m->n_nodes; i++) ptr[i + 1] += ptr[i];
+  int err = fe_malloc((size_t)(nent ? nent : 1) * sizeof *inc, &inc);
+  if (!err) err = fe_malloc((size_t)m->n_nodes * sizeof *fill + 1, &fill);
+  if (err) {
+    free(ptr);
+    free(inc);
+    return err;
+  }
+  memcpy(fill, ptr, (size_t)m->n_nodes * sizeof *fill);
+  for (long k = 0; k < nent; k++) inc[fill[m->cells[k]]++] = (int)k;
+  free(fill);
+  *ptr_out = ptr;
+  *inc_out = inc;
+  return FE_SUCCESS;
+}
+
+/* Dirichlet bits of each cell, and the owner bit for the first cell (in the
+ * incidence order) of each Dirichlet node. */
+static void build_dmask(const struct fe_mesh *m, const unsigned char *isd, const int *ptr,
+                        const int *inc, unsigned char *dmask)
+{
+  memset(dmask, 0, (size_t)m->n_cells);
+  if (!isd) return;
+  for (long c = 0; c < m->n_cells; c++)
+    for (int v = 0; v < m->nv; v++)
+      if (isd[m->cells[c * m->nv + v]]) dmask[c] |= (unsigned char)(1u << v);
+  for (int n = 0; n < m->n_nodes; n++)
+    if (isd[n] && ptr[n + 1] > ptr[n]) {
+      int k = inc[ptr[n]];
+      dmask[k / m->nv] |= (unsigned char)(1u << (4 + k % m->nv));
+    }
+}
+
+static int upload(const struct fe_space *s, size_t bytes, const void *host, void *dev)
+{
+  return fe_backend_alloc(s->be, bytes ? bytes : 1, bytes ? host : NULL, dev);
+}
+
+int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
+                    const unsigned char *is_dirichlet, struct fe_space **out)
+{
+  struct fe_space *s;
+  FE_CALLOC(1, &s);
+  s->be = be;
+  s->mesh = m;
+  s->d = m->dim;
+  s->nv = m->nv;
+  s->nk = m->nv * m->nv;
+  s->n_nodes = m->n_nodes;
+  s->n_cells = m->n_cells;
+  fe_reference_init(m->dim, &s->ref);
+
+  int *ptr = NULL, *inc = NULL;
+  unsigned char *dmask = NULL;
+  int err = build_incidence(m, &ptr, &inc);
+  if (!err) err = fe_malloc((size_t)m->n_cells + 1, &dmask);
+  if (!err) err = fe_calloc((size_t)m->n_nodes + 1, 1, &s->is_dirichlet_host);
+  if (!err && is_dirichlet) memcpy(s->is_dirichlet_host, is_dirichlet, (size_t)m->n_nodes);
+  if (!err) {
+    build_dmask(m, is_dirichlet, ptr, inc, dmask);
+    for (int n = 0; n < m->n_nodes; n++) s->n_dirichlet += s->is_dirichlet_host[n] != 0;
+    for (long c = 0; c < m->n_cells; c++) s->n_bcells += (dmask[c] & 15u) != 0;
+    err = fe_malloc((size_t)(s->n_dirichlet + 1) * sizeof(int), &s->dirichlet_host);
+  }
+  if (!err) err = fe_malloc((size_t)(s->n_bcells + 1) * sizeof(int), &s->bcells_host);
+  if (!err) {
+    long k = 0;
+    for (int n = 0; n < m->n_nodes; n++)
+      if (s->is_dirichlet_host[n]) s->dirichlet_host[k++] = n;
+    k = 0;
+    for (long c = 0; c < m->n_cells; c++)
+      if (dmask[c] & 15u) s->bcells_host[k++] = (int)c;
+  }
+  const size_t nent = (size_t)m->n_cells * m->nv;
+  if (!err) err = upload(s, (size_t)m->n_nodes * m->dim * sizeof(double), m->coords, &s->coords);
+  if (!err) err = upload(s, nent * sizeof(int), m->cells, &s->cells);
+  if (!err) err = upload(s, (size_t)m->n_cells, dmask, &s->dmask);
+  if (!err) err = upload(s, (size_t)s->n_dirichlet * sizeof(int), s->dirichlet_host, &s->dirichlet);
+  if (!err) err = upload(s, (size_t)s->n_bcells * sizeof(int), s->bcells_host, &s->bcells);
+  if (!err) err = upload(s, ((size_t)m->n_nodes + 1) * sizeof(int), ptr, &s->inc_ptr);
+  if (!err) err = upload(s, nent * sizeof(int), inc, &s->inc);
+  free(ptr);
+  free(inc);
+  free(dmask);
+  if (err) {
+    fe_space_destroy(s);
+    return err;
+  }
+  *out = s;
+  return FE_SUCCESS;
+}
+
+void fe_space_destroy(struct fe_space *s)
+{
+  if (!s) return;
+  void *dev[] = {s->coords, s->cells, s->dmask, s->dirichlet, s->bcells, s->inc_ptr, s->inc};
+  for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) fe_backend_free(s->be, dev[i]);
+  free(s->dirichlet_host);
+  free(s->bcells_host);
+  free(s->is_dirichlet_host);
+  free(s);
+}

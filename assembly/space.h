@@ -1,0 +1,39 @@
+/* The P1 space on a mesh, as the kernels of a backend need it: coordinates,
+ * cells, the Dirichlet mask of each cell, the boundary cells (cells with a
+ * Dirichlet vertex), and the node -> cell-entry incidence.  Moved to the
+ * backend once, at creation. */
+#ifndef FE_SPACE_H
+#define FE_SPACE_H
+
+#include "assembly/element.h"
+#include "io/mesh.h"
+#include "solvers/backend.h"
+
+struct fe_space {
+  const struct fe_backend *be;
+  const struct fe_mesh *mesh; /* host copy, not owned */
+  int d, nv, nk;
+  long n_nodes, n_cells;
+  struct fe_reference ref;
+  /* on the backend */
+  double *coords;         /* n_nodes * d */
+  int *cells;             /* n_cells * nv */
+  unsigned char *dmask;   /* n_cells: see fe_dirichlet_entry */
+  long n_dirichlet;
+  int *dirichlet;         /* the Dirichlet nodes, ascending */
+  long n_bcells;
+  int *bcells;            /* cells with a Dirichlet vertex, ascending */
+  int *inc_ptr;           /* n_nodes + 1 */
+  int *inc;               /* cell * nv + local vertex, per node, ascending */
+  /* host copies of the small lists */
+  int *dirichlet_host;
+  int *bcells_host;
+  unsigned char *is_dirichlet_host; /* n_nodes flags */
+};
+
+/* is_dirichlet: n_nodes flags (may be NULL: no Dirichlet nodes). */
+int fe_space_create(const struct fe_backend *be, const struct fe_mesh *mesh,
+                    const unsigned char *is_dirichlet, struct fe_space **space);
+void fe_space_destroy(struct fe_space *space);
+
+#endif

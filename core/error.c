@@ -1,0 +1,70 @@
+#include "core/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int quiet_errors; /* the only mutable global: a probe's silence switch */
+
+const char *fe_error_name(int code)
+{
+  switch (code) {
+  case FE_SUCCESS: return "success";
+  case FE_ERR_USAGE: return "usage error";
+  case FE_ERR_INPUT: return "invalid input";
+  case FE_ERR_NUMERICAL: return "numerical failure";
+  case FE_ERR_RESOURCE: return "device or resource failure";
+  case FE_ERR_INTERRUPTED: return "interrupted";
+  default: return "unknown error";
+  }
+}
+
+void fe_error_set_quiet(int quiet) { quiet_errors = quiet; }
+
+int fe_error_raise(int code, const char *src_file, int src_line, const char *fmt, ...)
+{
+  if (quiet_errors) return code;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("fesim: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  if (getenv("FESIM_TRACE")) fprintf(stderr, " [%s:%d]", src_file, src_line);
+  fputc('\n', stderr);
+  return code;
+}
+
+void fe_warn(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("fesim: warning: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+}
+
+int fe_malloc(size_t bytes, void *ptr_to_ptr)
+{
+  void *p = bytes ? malloc(bytes) : NULL;
+  FE_CHECK(p || !bytes, FE_ERR_RESOURCE, "out of host memory: could not allocate %zu bytes", bytes);
+  memcpy(ptr_to_ptr, &p, sizeof p);
+  return FE_SUCCESS;
+}
+
+int fe_calloc(size_t count, size_t size, void *ptr_to_ptr)
+{
+  void *p = count && size ? calloc(count, size) : NULL;
+  FE_CHECK(p || !count || !size, FE_ERR_RESOURCE,
+           "out of host memory: could not allocate %zu bytes", count * size);
+  memcpy(ptr_to_ptr, &p, sizeof p);
+  return FE_SUCCESS;
+}
+
+int fe_strdup(const char *s, char **out)
+{
+  size_t n = strlen(s) + 1;
+  FE_CALL(fe_malloc(n, out));
+  memcpy(*out, s, n);
+  return FE_SUCCESS;
+}

@@ -1,0 +1,76 @@
+/* The case file (case-format.md, format version 1), read with libxml2 and
+ * validated against io/fesim.xsd before anything else is looked at. */
+#ifndef FE_CASE_H
+#define FE_CASE_H
+
+#include "io/expr.h"
+
+enum fe_backend_kind { FE_BACKEND_AUTO, FE_BACKEND_CPU, FE_BACKEND_CUDA };
+enum fe_strategy { FE_STRATEGY_LMA, FE_STRATEGY_ADDTO };
+enum fe_splitting { FE_SPLIT_STRANG, FE_SPLIT_LIE };
+enum fe_advection { FE_ADVECTION_RK4, FE_ADVECTION_NONE };
+enum fe_mass { FE_MASS_CONSISTENT, FE_MASS_LUMPED };
+enum fe_preconditioner { FE_PC_JACOBI, FE_PC_NONE };
+enum fe_bc_kind { FE_BC_DIRICHLET, FE_BC_NEUMANN };
+
+struct fe_boundary {
+  int n_refs;
+  char **refs;              /* physical groups as written: names or numbers */
+  enum fe_bc_kind kind;
+  struct fe_expr *value;    /* Dirichlet value or Neumann flux mu grad T . n */
+  int line;                 /* line of <boundary> in the case file */
+};
+
+struct fe_case {
+  char *path;               /* the case file as given */
+  char *dir;                /* its directory, for relative mesh paths */
+  char *name;
+  char *mesh_file;          /* resolved against dir */
+  double mesh_size;         /* 0 when absent */
+  int mesh_line;
+  struct fe_params params;
+  double t_start, t_end, dt;
+  int n_velocity;           /* 0 (absent), 2 (x y) or 3 (x y z) */
+  struct fe_expr *velocity[3];
+  int velocity_line;
+  char *tracer_name;
+  struct fe_expr *initial;
+  struct fe_expr *source;   /* never NULL: "0" when absent */
+  struct fe_expr *exact;    /* NULL when absent */
+  int n_diffusivity;        /* 1 (scalar), 3 (xx xy yy) or 6 (xx xy xz yy yz zz) */
+  struct fe_expr *diffusivity[6];
+  int diffusivity_line;
+  int n_boundaries;
+  struct fe_boundary *boundaries;
+  double theta;
+  enum fe_splitting splitting;
+  enum fe_advection advection;
+  enum fe_mass mass;
+  double rtol, atol;
+  int max_iterations;
+  enum fe_preconditioner preconditioner;
+  enum fe_strategy strategy;
+  enum fe_backend_kind backend;
+  char *output_dir;         /* relative to the working directory; default "." */
+  int output_every;         /* default 1 */
+  int checkpoint_every;     /* 0: no checkpoints */
+};
+
+/* Read, validate against the schema (io/fesim.xsd, compiled into the program
+ * as fe_case_schema), and check the values
+ * (dt > 0, end > start, theta in [0,1], periods > 0, expressions compile, ...).
+ * Every error is FE_ERR_INPUT with "FILE:LINE: <element>: what was found,
+ * what was expected". */
+int fe_case_read(const char *path, struct fe_case **c);
+void fe_case_destroy(struct fe_case *c);
+
+extern const char fe_case_schema[]; /* generated from io/fesim.xsd */
+extern const unsigned long fe_case_schema_size;
+
+const char *fe_strategy_name(enum fe_strategy s);
+const char *fe_backend_name(enum fe_backend_kind b);
+/* Parse the command-line spellings; FE_ERR_USAGE on an unknown word. */
+int fe_strategy_parse(const char *word, enum fe_strategy *s);
+int fe_backend_parse(const char *word, enum fe_backend_kind *b);
+
+#endif

@@ -1,0 +1,36 @@
+/* Expressions of the case file, compiled once and evaluated at nodes, cell
+ * centroids and facet nodes.  Variables: x y z t and the case parameters;
+ * constants pi and e; operators + - * / ^; functions sin cos tan asin acos atan
+ * sinh cosh tanh exp log sqrt abs (case-format.md). */
+#ifndef FE_EXPR_H
+#define FE_EXPR_H
+
+struct fe_expr;
+
+struct fe_params {
+  int n;
+  char **names;
+  double *values;
+};
+
+/* Compile `text` (from `file`, line `line`, element `element`, for messages).
+ * Syntax errors, unknown variables and unknown functions are FE_ERR_INPUT. */
+int fe_expr_create(const char *text, const struct fe_params *params, const char *file,
+                   int line, const char *element, struct fe_expr **expr);
+void fe_expr_destroy(struct fe_expr *expr);
+
+/* Value at point xyz (3 entries; unused ones 0) and time t.  Not thread-safe:
+ * one thread evaluates one expression at a time. */
+double fe_expr_eval(const struct fe_expr *expr, const double xyz[3], double t);
+
+int fe_expr_depends_on_t(const struct fe_expr *expr);
+int fe_expr_depends_on_space(const struct fe_expr *expr);
+const char *fe_expr_text(const struct fe_expr *expr);
+/* Where it was written, for messages: "case.xml:12 (<initial>)". */
+const char *fe_expr_where(const struct fe_expr *expr);
+
+/* 1 when `name` cannot name a parameter: x y z t, pi, e, a function, or one of
+ * libmatheval's own constants and functions (which would silently win). */
+int fe_expr_name_reserved(const char *name);
+
+#endif

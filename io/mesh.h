@@ -1,0 +1,50 @@
+/* Unstructured P1 simplex meshes read through the Gmsh C API.
+ *
+ * A mesh is triangles (dim 2) or tetrahedra (dim 3), with the boundary facets
+ * (segments / triangles) that belong to physical groups, so that boundary
+ * conditions can be attached to them, and the physical region of each cell. */
+#ifndef FE_MESH_H
+#define FE_MESH_H
+
+#include <stddef.h>
+
+#define FE_MAX_DIM 3
+#define FE_MAX_NV 4 /* vertices of a cell: dim + 1 */
+
+struct fe_physical {
+  int dim;       /* dim of the mesh entities in the group: mesh dim or dim - 1 */
+  int tag;       /* Gmsh physical tag (number) */
+  char *name;    /* Gmsh physical name, "" when the group has none */
+};
+
+struct fe_mesh {
+  char *path;    /* the file it was read from, for messages */
+  int dim;       /* 2 or 3 */
+  int nv;        /* vertices per cell: dim + 1 */
+  int n_nodes;
+  int n_cells;
+  double *coords;    /* n_nodes * dim, node-major: x0 y0 [z0] x1 ... */
+  int *cells;        /* n_cells * nv node indices, 0-based */
+  int *cell_region;  /* n_cells: physical tag of the cell, 0 when none */
+  size_t *cell_id;   /* n_cells: Gmsh element tag, for messages */
+  int n_facets;      /* boundary facets, once per physical group they belong to */
+  int *facets;       /* n_facets * dim node indices */
+  int *facet_group;  /* n_facets: physical tag */
+  int n_groups;
+  struct fe_physical *groups;
+};
+
+/* Read a .msh (2.2 or 4.1, ASCII or binary) or mesh a .geo with maximum element
+ * size `size` (size <= 0: Gmsh's default).  Nodes are renumbered by reverse
+ * Cuthill-McKee for locality; only nodes used by cells are kept.  Errors
+ * (exit code 2) name the file and, for bad elements, the Gmsh element tag:
+ * missing or unreadable file, no 2D/3D cells, cells other than linear triangles
+ * or tetrahedra, mixed dimensions, degenerate (zero-measure) cells. */
+int fe_mesh_read(const char *path, double size, struct fe_mesh **mesh);
+void fe_mesh_destroy(struct fe_mesh *mesh);
+
+/* Physical group of dimension dim by name or, when `ref` is a number, by tag.
+ * Returns NULL when absent. */
+const struct fe_physical *fe_mesh_find_group(const struct fe_mesh *mesh, int dim, const char *ref);
+
+#endif

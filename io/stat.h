@@ -1,0 +1,23 @@
+/* The .stat file: one CSV row per step (case-format.md, "Outputs"). */
+#ifndef FE_STAT_H
+#define FE_STAT_H
+
+#include <stdio.h>
+
+struct fe_stat_row {
+  int step;
+  double time, dt, min, max, integral;
+  double l2_error, linf_error; /* written only when the case has <exact> */
+  int advection_iterations, diffusion_iterations;
+  double wall_seconds;
+};
+
+struct fe_stat;
+
+/* Create dir/NAME.stat with its header.  FE_ERR_RESOURCE when it cannot. */
+int fe_stat_create(const char *dir, const char *name, int has_exact, struct fe_stat **stat);
+/* Append one row (17 significant digits) and flush it. */
+int fe_stat_write(struct fe_stat *stat, const struct fe_stat_row *row);
+void fe_stat_destroy(struct fe_stat *stat);
+
+#endif

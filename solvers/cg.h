@@ -1,0 +1,32 @@
+/* Preconditioned conjugate gradients (Jacobi or none) on an fe_op. */
+#ifndef FE_CG_H
+#define FE_CG_H
+
+#include "solvers/op.h"
+
+struct fe_cg_options {
+  double rtol, atol;
+  int max_iterations;
+  int jacobi;
+};
+
+struct fe_cg_result {
+  int iterations;
+  int converged;
+  double residual;  /* ||b - A x|| at the end */
+  double rhs_norm;  /* ||b|| */
+  double history[3]; /* the last residual norms, newest first, for messages */
+};
+
+struct fe_cg;
+
+int fe_cg_create(const struct fe_backend *be, size_t n, struct fe_cg **cg);
+void fe_cg_destroy(struct fe_cg *cg);
+
+/* Solve A x = b from the initial guess in x.  Converged when
+ * ||r|| <= max(rtol ||b||, atol).  Not converging is reported in result, not
+ * as an error: the caller names the solve in its message. */
+int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
+                const struct fe_cg_options *opt, struct fe_cg_result *result);
+
+#endif

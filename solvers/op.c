@@ -1,0 +1,28 @@
+#include "solvers/op.h"
+
+#include <stdlib.h>
+
+#include "core/error.h"
+
+int fe_op_apply(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
+{
+  return op->ops->apply(op, x, y);
+}
+
+int fe_op_lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y)
+{
+  return op->ops->lift(op, s, x, y);
+}
+
+int fe_op_apply_full(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
+{
+  FE_CALL(op->ops->apply(op, x, y));
+  return op->ops->lift(op, 1.0, x, y);
+}
+
+int fe_op_diagonal(struct fe_op *op, struct fe_vec *diag) { return op->ops->diagonal(op, diag); }
+
+void fe_op_destroy(struct fe_op *op)
+{
+  if (op) op->ops->destroy(op);
+}

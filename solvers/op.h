@@ -1,0 +1,36 @@
+/* A linear operator on a backend, as CG sees it: apply and diagonal.
+ *
+ * Operators carry strong Dirichlet conditions: `apply` is the operator with
+ * the rows and columns of Dirichlet nodes replaced by the identity (A'), and
+ * `lift` adds the couplings that were removed, interior rows from Dirichlet
+ * columns (A_ID), so that A x = A' x + lift(x) on the interior rows. */
+#ifndef FE_OP_H
+#define FE_OP_H
+
+#include "solvers/vec.h"
+
+struct fe_op;
+
+struct fe_op_ops {
+  int (*apply)(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y); /* y = A' x */
+  int (*lift)(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y); /* y_I += s A_ID x_D */
+  int (*diagonal)(struct fe_op *op, struct fe_vec *diag);
+  void (*destroy)(struct fe_op *op);
+};
+
+struct fe_op {
+  const struct fe_op_ops *ops;
+  const struct fe_backend *be;
+  size_t n;
+  void *impl;
+  int is_diagonal; /* lumped mass: solves are divisions */
+};
+
+int fe_op_apply(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
+/* y = A x on the interior rows (A' x + lift), x_D on the Dirichlet rows. */
+int fe_op_apply_full(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
+int fe_op_lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y);
+int fe_op_diagonal(struct fe_op *op, struct fe_vec *diag);
+void fe_op_destroy(struct fe_op *op);
+
+#endif

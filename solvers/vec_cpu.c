@@ -1,0 +1,109 @@
+/* Vector kernels of the CPU backend (OpenMP). */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "solvers/backend.h"
+
+static int malloc_cpu(size_t bytes, void **p) { return fe_malloc(bytes ? bytes : 1, p); }
+static void free_cpu(void *p) { free(p); }
+
+static int copy_bytes_cpu(void *dst, const void *src, size_t bytes)
+{
+  if (bytes) memcpy(dst, src, bytes);
+  return FE_SUCCESS;
+}
+
+static int set_cpu(size_t n, double alpha, double *y)
+{
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) y[i] = alpha;
+  return FE_SUCCESS;
+}
+
+static int copy_cpu(size_t n, const double *x, double *y)
+{
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) y[i] = x[i];
+  return FE_SUCCESS;
+}
+
+static int axpby_cpu(size_t n, double a, const double *x, double b, double *y)
+{
+  if (b == 1.0) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) y[i] += a * x[i];
+  } else if (b == 0.0) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) y[i] = a * x[i];
+  } else {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) y[i] = a * x[i] + b * y[i];
+  }
+  return FE_SUCCESS;
+}
+
+static int pointwise_mult_cpu(size_t n, const double *x, const double *y, double *w)
+{
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) w[i] = x[i] * y[i];
+  return FE_SUCCESS;
+}
+
+static int pointwise_div_cpu(size_t n, const double *x, const double *y, double *w)
+{
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) w[i] = x[i] / y[i];
+  return FE_SUCCESS;
+}
+
+static int dot_cpu(size_t n, const double *x, const double *y, double *r)
+{
+  double s = 0;
+#pragma omp parallel for schedule(static) reduction(+ : s)
+  for (size_t i = 0; i < n; i++) s += x[i] * y[i];
+  *r = s;
+  return FE_SUCCESS;
+}
+
+static int minmax_cpu(size_t n, const double *x, double *min, double *max)
+{
+  double lo = DBL_MAX, hi = -DBL_MAX;
+  int bad = 0;
+#pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi) reduction(| : bad)
+  for (size_t i = 0; i < n; i++) {
+    lo = x[i] < lo ? x[i] : lo;
+    hi = x[i] > hi ? x[i] : hi;
+    bad |= x[i] != x[i] || x[i] - x[i] != 0; /* NaN or Inf */
+  }
+  *min = bad ? NAN : lo;
+  *max = bad ? NAN : hi;
+  return FE_SUCCESS;
+}
+
+static int set_indexed_cpu(size_t m, const int *idx, const double *values, double *y)
+{
+  for (size_t i = 0; i < m; i++) y[idx[i]] = values[i];
+  return FE_SUCCESS;
+}
+
+static const struct fe_vec_ops vec_ops_cpu = {
+  .malloc = malloc_cpu,
+  .free = free_cpu,
+  .to_device = copy_bytes_cpu,
+  .to_host = copy_bytes_cpu,
+  .set = set_cpu,
+  .copy = copy_cpu,
+  .axpby = axpby_cpu,
+  .pointwise_mult = pointwise_mult_cpu,
+  .pointwise_div = pointwise_div_cpu,
+  .dot = dot_cpu,
+  .minmax = minmax_cpu,
+  .set_indexed = set_indexed_cpu,
+};
+
+static const struct fe_backend backend_cpu = {FE_CPU, "cpu", &vec_ops_cpu};
+
+const struct fe_backend *fe_backend_cpu(void) { return &backend_cpu; }

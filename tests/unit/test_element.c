@@ -1,0 +1,169 @@
+/* Element matrices by tensor contraction against matrices computed by hand:
+ * reference, rotated, stretched and anisotropic cells, 2D and 3D. */
+#include <math.h>
+#include <string.h>
+
+#include "assembly/reference.h"
+#include "test.h"
+
+static const struct fe_form MASS = {1, 0, 0, 0}, LUMPED = {1, 1, 0, 0}, DIFF = {0, 0, 1, 0},
+                            ADV = {0, 0, 0, 1};
+
+/* Element matrix of one cell given by its vertices, diffusivity and velocity. */
+static void element(int d, const double x[4][3], const double *dsym, const double u[4][3],
+                    const struct fe_form *form, double e[16])
+{
+  struct fe_reference ref;
+  fe_reference_init(d, &ref);
+  int cells[4] = {0, 1, 2, 3};
+  double coords[12], vel[12], diff[6] = {0};
+  for (int v = 0; v < d + 1; v++)
+    for (int a = 0; a < d; a++) {
+      coords[v * d + a] = x[v][a];
+      vel[v * d + a] = u ? u[v][a] : 0;
+    }
+  if (dsym) memcpy(diff, dsym, sizeof(double) * FE_NSYM(d));
+  fe_cell_matrix(d, &ref, form, cells, coords, diff, vel, 0, e);
+}
+
+static void check_matrix(int nv, const double *e, const double *expect, double scale, double tol)
+{
+  for (int k = 0; k < nv * nv; k++) CHECK_CLOSE(e[k], expect[k] * scale, tol);
+}
+
+static void reference_triangle(void)
+{
+  const double x[4][3] = {{0, 0}, {1, 0}, {0, 1}};
+  const double iso[3] = {1, 0, 1};
+  double e[16];
+  const double k[9] = {2, -1, -1, -1, 1, 0, -1, 0, 1};
+  element(2, x, iso, NULL, &DIFF, e);
+  check_matrix(3, e, k, 0.5, 1e-15);
+  const double m[9] = {2, 1, 1, 1, 2, 1, 1, 1, 2};
+  element(2, x, NULL, NULL, &MASS, e);
+  check_matrix(3, e, m, 1.0 / 24, 1e-15);
+  const double l[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  element(2, x, NULL, NULL, &LUMPED, e);
+  check_matrix(3, e, l, 1.0 / 6, 1e-15);
+  /* u = (1, 0): E_ij = int phi_i dphi_j/dx = (1/6) (-1, 1, 0)_j */
+  const double u[4][3] = {{1, 0}, {1, 0}, {1, 0}};
+  const double a[9] = {-1, 1, 0, -1, 1, 0, -1, 1, 0};
+  element(2, x, NULL, u, &ADV, e);
+  check_matrix(3, e, a, 1.0 / 6, 1e-15);
+}
+
+/* Right triangle with legs a, b and diffusivity diag(dx, dy). */
+static void stretched_anisotropic(void)
+{
+  const double a = 3.0, b = 0.25, dx = 2.0, dy = 0.1;
+  const double x[4][3] = {{0, 0}, {a, 0}, {0, b}};
+  const double dsym[3] = {dx, 0, dy};
+  const double k[9] = {dx * b / (2 * a) + dy * a / (2 * b), -dx * b / (2 * a), -dy * a / (2 * b),
+                       -dx * b / (2 * a), dx * b / (2 * a), 0,
+                       -dy * a / (2 * b), 0, dy * a / (2 * b)};
+  double e[16];
+  element(2, x, dsym, NULL, &DIFF, e);
+  check_matrix(3, e, k, 1.0, 1e-14);
+  /* rotating the cell and the tensor together leaves the matrix unchanged */
+  const double th = 0.7, c = cos(th), s = sin(th);
+  double xr[4][3] = {{0}};
+  for (int v = 0; v < 3; v++) {
+    xr[v][0] = 1.5 + c * x[v][0] - s * x[v][1];
+    xr[v][1] = -0.5 + s * x[v][0] + c * x[v][1];
+  }
+  /* D' = R D R^T */
+  const double drot[3] = {c * c * dx + s * s * dy, c * s * (dx - dy), s * s * dx + c * c * dy};
+  double er[16];
+  element(2, xr, drot, NULL, &DIFF, er);
+  check_matrix(3, er, k, 1.0, 1e-13);
+  /* an isotropic tensor is unchanged by rotation, so the same cell rotated
+   * without rotating D = I gives the reference stiffness of the stretched cell */
+  const double iso[3] = {1, 0, 1};
+  element(2, x, iso, NULL, &DIFF, e);
+  element(2, xr, iso, NULL, &DIFF, er);
+  check_matrix(3, er, e, 1.0, 1e-13);
+  /* mass scales with the area ab/2 */
+  const double m[9] = {2, 1, 1, 1, 2, 1, 1, 1, 2};
+  element(2, xr, NULL, NULL, &MASS, e);
+  check_matrix(3, e, m, a * b / 2 / 12, 1e-15);
+}
+
+static void reference_tetrahedron(void)
+{
+  const double x[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  const double iso[6] = {1, 0, 0, 1, 0, 1};
+  double e[16];
+  const double k[16] = {3, -1, -1, -1, -1, 1, 0, 0, -1, 0, 1, 0, -1, 0, 0, 1};
+  element(3, x, iso, NULL, &DIFF, e);
+  check_matrix(4, e, k, 1.0 / 6, 1e-15);
+  const double m[16] = {2, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2};
+  element(3, x, NULL, NULL, &MASS, e);
+  check_matrix(4, e, m, 1.0 / 120, 1e-16);
+  /* u = (0, 0, 2): E_ij = (1/24) * 2 * dphi_j/dz = (1/12) (-1, 0, 0, 1)_j */
+  const double u[4][3] = {{0, 0, 2}, {0, 0, 2}, {0, 0, 2}, {0, 0, 2}};
+  const double a[16] = {-1, 0, 0, 1, -1, 0, 0, 1, -1, 0, 0, 1, -1, 0, 0, 1};
+  element(3, x, NULL, u, &ADV, e);
+  check_matrix(4, e, a, 1.0 / 12, 1e-15);
+}
+
+/* Box-corner tetrahedron with edges a, b, c along the axes and an anisotropic
+ * diagonal tensor: K_ij = V grad phi_i . D grad phi_j, V = abc/6. */
+static void stretched_tetrahedron(void)
+{
+  const double a = 2, b = 0.5, c = 0.1, d[3] = {1.0, 3.0, 0.2};
+  const double x[4][3] = {{0, 0, 0}, {a, 0, 0}, {0, b, 0}, {0, 0, c}};
+  const double dsym[6] = {d[0], 0, 0, d[1], 0, d[2]};
+  const double g[4][3] = {{-1 / a, -1 / b, -1 / c}, {1 / a, 0, 0}, {0, 1 / b, 0}, {0, 0, 1 / c}};
+  double k[16], e[16];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) {
+      k[i * 4 + j] = 0;
+      for (int s = 0; s < 3; s++) k[i * 4 + j] += a * b * c / 6 * g[i][s] * d[s] * g[j][s];
+    }
+  element(3, x, dsym, NULL, &DIFF, e);
+  check_matrix(4, e, k, 1.0, 1e-13);
+  /* a P1 velocity: rows of the advection matrix sum to zero (u.grad 1 = 0),
+   * and its entries are linear in u */
+  const double u[4][3] = {{1, 2, 3}, {-1, 0.5, 2}, {0.3, -2, 1}, {4, 1, -1}};
+  double u2[4][3], e2[16];
+  element(3, x, NULL, u, &ADV, e);
+  for (int v = 0; v < 4; v++)
+    for (int s = 0; s < 3; s++) u2[v][s] = 2 * u[v][s];
+  element(3, x, NULL, u2, &ADV, e2);
+  for (int i = 0; i < 4; i++) {
+    double row = 0;
+    for (int j = 0; j < 4; j++) {
+      row += e[i * 4 + j];
+      CHECK_CLOSE(e2[i * 4 + j], 2 * e[i * 4 + j], 1e-14);
+    }
+    CHECK_CLOSE(row, 0, 1e-14);
+  }
+  /* sum_ij E_ij u-weighted: 1^T E x = int u.grad x_h; for x = z: int u_z = V * mean(u_z) */
+  double s = 0;
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) s += e[i * 4 + j] * x[j][2];
+  CHECK_CLOSE(s, a * b * c / 6 * (3 + 2 + 1 - 1) / 4.0, 1e-14);
+}
+
+static void dirichlet_masking(void)
+{
+  /* vertex 1 Dirichlet and owned, vertex 2 Dirichlet not owned */
+  unsigned dmask = (1u << 1) | (1u << 2) | (1u << 5);
+  CHECK(fe_dirichlet_entry(0, 0, dmask, 7.0) == 7.0);
+  CHECK(fe_dirichlet_entry(0, 1, dmask, 7.0) == 0.0);
+  CHECK(fe_dirichlet_entry(1, 0, dmask, 7.0) == 0.0);
+  CHECK(fe_dirichlet_entry(1, 1, dmask, 7.0) == 1.0);
+  CHECK(fe_dirichlet_entry(2, 2, dmask, 7.0) == 0.0);
+  CHECK(fe_block_index(0, 0, 9) == 0 && fe_block_index(1, 0, 9) == 1);
+  CHECK(fe_block_index(0, 1, 9) == FE_BLOCK && fe_block_index(FE_BLOCK, 0, 9) == 9 * FE_BLOCK);
+}
+
+int main(void)
+{
+  reference_triangle();
+  stretched_anisotropic();
+  reference_tetrahedron();
+  stretched_tetrahedron();
+  dirichlet_masking();
+  TEST_DONE();
+}

@@ -1,0 +1,155 @@
+/* addto and lma give the same operator action, diagonal and lifting, equal to
+ * a dense matrix assembled independently from the element matrices with the
+ * Dirichlet rows and columns eliminated by hand.  2D and 3D, perturbed meshes,
+ * a random anisotropic tensor per cell and a random nodal velocity. */
+#include <stdlib.h>
+
+#include "assembly/csr.h"
+#include "assembly/operator.h"
+#include "assembly/reference.h"
+#include "meshgen.h"
+#include "test.h"
+
+struct problem {
+  struct fe_mesh *m;
+  unsigned char *isd;
+  double *diff, *vel;
+};
+
+static void make_problem(int dim, int n, struct problem *p)
+{
+  unsigned seed = 12345u + (unsigned)dim;
+  p->m = meshgen(dim, n, 0.4, seed);
+  const int ns = FE_NSYM(dim);
+  p->isd = calloc((size_t)p->m->n_nodes, 1);
+  for (int i = 0; i < p->m->n_nodes; i++)
+    p->isd[i] = meshgen_on_boundary(p->m, i) && p->m->coords[i * dim] < 0.5; /* part of the boundary */
+  p->diff = malloc(sizeof(double) * p->m->n_cells * ns);
+  for (int c = 0; c < p->m->n_cells; c++) {
+    double *s = p->diff + c * ns;
+    for (int k = 0; k < ns; k++) s[k] = 0.2 * (meshgen_rand(&seed) - 0.5);
+    s[0] += 1.0; /* diagonally dominant: positive definite */
+    s[dim == 2 ? 2 : 3] += 2.0;
+    if (dim == 3) s[5] += 0.5;
+  }
+  p->vel = malloc(sizeof(double) * p->m->n_nodes * dim);
+  for (int i = 0; i < p->m->n_nodes * dim; i++) p->vel[i] = meshgen_rand(&seed) - 0.5;
+}
+
+static void free_problem(struct problem *p)
+{
+  meshgen_free(p->m);
+  free(p->isd);
+  free(p->diff);
+  free(p->vel);
+}
+
+/* Dense A (unmasked) from the element matrices. */
+static double *dense(const struct problem *p, const struct fe_form *form)
+{
+  const struct fe_mesh *m = p->m;
+  const int nv = m->nv, n = m->n_nodes;
+  struct fe_reference ref;
+  fe_reference_init(m->dim, &ref);
+  double *a = calloc((size_t)n * n, sizeof *a);
+  for (long c = 0; c < m->n_cells; c++) {
+    double e[16];
+    fe_cell_matrix(m->dim, &ref, form, m->cells, m->coords, p->diff, p->vel, c, e);
+    for (int i = 0; i < nv; i++)
+      for (int j = 0; j < nv; j++) a[(long)m->cells[c * nv + i] * n + m->cells[c * nv + j]] += e[i * nv + j];
+  }
+  return a;
+}
+
+static double max_abs(const double *v, int n)
+{
+  double s = 0;
+  for (int i = 0; i < n; i++) s = fmax(s, fabs(v[i]));
+  return s;
+}
+
+static void check_dim(int dim, int n, const struct fe_form *form)
+{
+  struct problem p;
+  make_problem(dim, n, &p);
+  const int nn = p.m->n_nodes;
+  const struct fe_backend *be = fe_backend_cpu();
+  struct fe_space *space;
+  CHECK_OK(fe_space_create(be, p.m, p.isd, &space));
+  double *dd, *dv;
+  CHECK_OK(fe_backend_alloc(be, sizeof(double) * p.m->n_cells * FE_NSYM(dim), p.diff, &dd));
+  CHECK_OK(fe_backend_alloc(be, sizeof(double) * nn * dim, p.vel, &dv));
+  struct fe_coefficients coef = {dd, dv};
+  struct fe_op *lma, *addto;
+  CHECK_OK(fe_operator_create(space, FE_STRATEGY_LMA, &lma));
+  CHECK_OK(fe_operator_create(space, FE_STRATEGY_ADDTO, &addto));
+  CHECK_OK(fe_operator_assemble(lma, form, &coef));
+  CHECK_OK(fe_operator_assemble(addto, form, &coef));
+
+  double *a = dense(&p, form);
+  double *x = malloc(sizeof(double) * nn), *ref_masked = calloc(nn, sizeof(double)),
+         *ref_full = calloc(nn, sizeof(double)), *ref_diag = malloc(sizeof(double) * nn),
+         *y = malloc(sizeof(double) * nn);
+  unsigned seed = 99;
+  for (int i = 0; i < nn; i++) x[i] = meshgen_rand(&seed) - 0.5;
+  for (int i = 0; i < nn; i++) {
+    for (int j = 0; j < nn; j++) {
+      double aij = a[(long)i * nn + j];
+      if (!p.isd[i] && !p.isd[j]) ref_masked[i] += aij * x[j];
+      if (!p.isd[i]) ref_full[i] += aij * x[j];
+    }
+    if (p.isd[i]) ref_masked[i] = ref_full[i] = x[i];
+    ref_diag[i] = p.isd[i] ? 1.0 : a[(long)i * nn + i];
+  }
+  const double scale = max_abs(ref_full, nn) + max_abs(ref_masked, nn);
+  struct fe_vec *vx, *vy;
+  CHECK_OK(fe_vec_create(be, nn, &vx));
+  CHECK_OK(fe_vec_create(be, nn, &vy));
+  CHECK_OK(fe_vec_upload(vx, x));
+  struct fe_op *ops[2] = {lma, addto};
+  for (int o = 0; o < 2; o++) {
+    CHECK_OK(fe_op_apply(ops[o], vx, vy));
+    CHECK_OK(fe_vec_download(vy, y));
+    for (int i = 0; i < nn; i++) CHECK_CLOSE(y[i] / scale, ref_masked[i] / scale, 1e-12);
+    CHECK_OK(fe_op_apply_full(ops[o], vx, vy));
+    CHECK_OK(fe_vec_download(vy, y));
+    for (int i = 0; i < nn; i++) CHECK_CLOSE(y[i] / scale, ref_full[i] / scale, 1e-12);
+    CHECK_OK(fe_op_diagonal(ops[o], vy));
+    CHECK_OK(fe_vec_download(vy, y));
+    for (int i = 0; i < nn; i++) CHECK_CLOSE(y[i], ref_diag[i], 1e-12);
+  }
+  /* the addto CSR has the sparsity of the node graph */
+  struct fe_csr *csr = fe_operator_csr(addto);
+  CHECK(csr && fe_operator_csr(lma) == NULL);
+  long nnz = 0;
+  for (long k = 0; k < (long)nn * nn; k++) nnz += a[k] != 0;
+  CHECK(csr->nnz >= nnz);
+  CHECK(csr->nnz <= (dim == 2 ? 7 : 27) * (long)nn);
+
+  fe_vec_destroy(vx);
+  fe_vec_destroy(vy);
+  fe_op_destroy(lma);
+  fe_op_destroy(addto);
+  fe_backend_free(be, dd);
+  fe_backend_free(be, dv);
+  fe_space_destroy(space);
+  free(a);
+  free(x);
+  free(y);
+  free(ref_masked);
+  free(ref_full);
+  free(ref_diag);
+  free_problem(&p);
+}
+
+int main(void)
+{
+  const struct fe_form diffusion = {1.0, 0, 0.3, 0}, advection = {0, 0, 0, -1.0},
+                       everything = {0.7, 0, 0.2, 0.5}, lumped = {1.0, 1, 0.1, 0};
+  const struct fe_form *forms[] = {&diffusion, &advection, &everything, &lumped};
+  for (int f = 0; f < 4; f++) {
+    check_dim(2, 7, forms[f]);
+    check_dim(3, 3, forms[f]);
+  }
+  TEST_DONE();
+}
