@@ -20,6 +20,7 @@
 #include "io/stat.h"
 #include "io/vtk.h"
 #include "solvers/cg.h"
+#include "solvers/cuda.h"
 
 struct fe_sim {
   const struct fe_options *opt;
@@ -27,6 +28,7 @@ struct fe_sim {
   struct fe_mesh *m;
   struct fe_bcs *bcs;
   const struct fe_backend *be;
+  struct fe_backend *owned_be; /* a CUDA backend this run created */
   enum fe_strategy strategy;
   const char *outdir;
   int n_steps;
@@ -70,13 +72,33 @@ static double step_length(const struct fe_sim *s, int step)
   return step < s->n_steps || fabs(left - s->c->dt) <= 1e-9 * s->c->dt ? s->c->dt : left;
 }
 
+/* cuda: the GPU or exit 4; auto: the GPU when one is usable, else the CPU, said once. */
 static int pick_backend(struct fe_sim *s)
 {
   enum fe_backend_kind kind = s->opt->backend_set ? s->opt->backend : s->c->backend;
-  if (kind == FE_BACKEND_CUDA)
-    FE_RAISE(FE_ERR_RESOURCE, "backend 'cuda' was asked for, but this fesim was built without the "
-             "CUDA backend; use --backend cpu or auto");
   s->be = fe_backend_cpu();
+#ifdef FESIM_HAVE_CUDA
+  if (kind == FE_BACKEND_CUDA) {
+    FE_CALL(fe_backend_cuda_create(&s->owned_be));
+    s->be = s->owned_be;
+    return FE_SUCCESS;
+  }
+  if (kind == FE_BACKEND_AUTO && fe_cuda_device_count() > 0) {
+    fe_error_set_quiet(1);
+    int err = fe_backend_cuda_create(&s->owned_be);
+    fe_error_set_quiet(0);
+    if (!err) {
+      s->be = s->owned_be;
+      return FE_SUCCESS;
+    }
+  }
+  if (kind == FE_BACKEND_AUTO && s->opt->verbosity > 0)
+    fprintf(stderr, "fesim: note: no usable GPU found; backend auto runs on the CPU\n");
+#else
+  FE_CHECK(kind != FE_BACKEND_CUDA, FE_ERR_RESOURCE,
+           "backend 'cuda' was asked for, but this fesim was built without the CUDA backend; use "
+           "--backend cpu or auto");
+#endif
   return FE_SUCCESS;
 }
 
@@ -121,12 +143,13 @@ static int alloc_fields(struct fe_sim *s)
 
 static int upload(const struct fe_sim *s, double *dev, const double *host, size_t count)
 {
-  return s->be->vec->to_device(dev, host, count * sizeof(double));
+  return s->be->vec->to_device(s->be, dev, host, count * sizeof(double));
 }
 
 static int create_operators(struct fe_sim *s)
 {
   FE_CALL(fe_space_create(s->be, s->m, s->bcs->is_dirichlet, &s->space));
+  s->space->deterministic = s->opt->deterministic || s->c->deterministic;
   FE_CALL(fe_operator_create(s->space, s->strategy, &s->dlhs));
   FE_CALL(fe_operator_create(s->space, s->strategy, &s->drhs));
   if (s->has_advection || !s->src_zero) {
@@ -142,12 +165,20 @@ static int create_operators(struct fe_sim *s)
 
 /* ---------------------------------------------------------------- the scheme */
 
+/* v = values (backend array in Dirichlet-node order) on the Dirichlet nodes */
+static int set_on_dirichlet(struct fe_sim *s, const double *values, struct fe_vec *v)
+{
+  if (!s->bcs->n_dirichlet) return FE_SUCCESS;
+  return s->be->vec->set_indexed(s->be, (size_t)s->bcs->n_dirichlet, s->space->dirichlet, values, v->a);
+}
+
+/* v = g(t) on the Dirichlet nodes (g kept in dvals) */
 static int set_dirichlet(struct fe_sim *s, double t, struct fe_vec *v)
 {
   if (!s->bcs->n_dirichlet) return FE_SUCCESS;
   FE_CALL(fe_eval_dirichlet(s->c, s->m, s->bcs, t, s->h_d));
   FE_CALL(upload(s, s->dvals, s->h_d, (size_t)s->bcs->n_dirichlet));
-  return s->be->vec->set_indexed((size_t)s->bcs->n_dirichlet, s->space->dirichlet, s->dvals, v->a);
+  return set_on_dirichlet(s, s->dvals, v);
 }
 
 static int solve(struct fe_sim *s, struct fe_op *a, const char *what, double t, int *iters)
@@ -220,11 +251,10 @@ static int diffuse(struct fe_sim *s, double t0, double tau)
   if (s->bcs->n_dirichlet) {
     FE_CALL(set_dirichlet(s, t1, s->y));
     FE_CALL(fe_op_lift(s->dlhs, -1.0, s->y, s->b)); /* move the known values to the right */
-    FE_CALL(s->be->vec->set_indexed((size_t)s->bcs->n_dirichlet, s->space->dirichlet, s->dvals, s->b->a));
+    FE_CALL(set_on_dirichlet(s, s->dvals, s->b));
   }
   FE_CALL(fe_vec_copy(s->T, s->x));
-  if (s->bcs->n_dirichlet)
-    FE_CALL(s->be->vec->set_indexed((size_t)s->bcs->n_dirichlet, s->space->dirichlet, s->dvals, s->x->a));
+  FE_CALL(set_on_dirichlet(s, s->dvals, s->x));
   FE_CALL(solve(s, s->dlhs, "diffusion", t1, &s->diff_iters));
   FE_CALL(fe_vec_copy(s->x, s->T));
   s->t_diff += fe_wtime() - start;
@@ -247,8 +277,7 @@ static int advection_rate(struct fe_sim *s, double t, const struct fe_vec *X)
 {
   FE_CALL(assemble_advection(s, t));
   FE_CALL(fe_op_apply_full(s->adv, X, s->b));
-  if (s->bcs->n_dirichlet)
-    FE_CALL(s->be->vec->set_indexed((size_t)s->bcs->n_dirichlet, s->space->dirichlet, s->dzero, s->b->a));
+  FE_CALL(set_on_dirichlet(s, s->dzero, s->b));
   FE_CALL(solve(s, s->mass, "advection mass", t, &s->adv_iters));
   return fe_vec_copy(s->x, s->k);
 }
@@ -353,6 +382,15 @@ static int write_checkpoint(struct fe_sim *s, double t)
   return fe_checkpoint_write(s->outdir, &cp, path, sizeof path);
 }
 
+static const char *backend_description(const struct fe_sim *s, char *buf, size_t size)
+{
+  snprintf(buf, size, "%s", s->be->name);
+#ifdef FESIM_HAVE_CUDA
+  if (s->be->type == FE_CUDA) snprintf(buf, size, "cuda: %s", fe_backend_cuda_describe(s->be));
+#endif
+  return buf;
+}
+
 static void format_duration(double sec, char *buf, size_t n)
 {
   long s = (long)(sec + 0.5);
@@ -386,8 +424,9 @@ static void summary(const struct fe_sim *s, double t)
       count += at->count;
     }
   double total = fe_wtime() - s->t_loop0;
+  char be[320];
   printf("fesim: %s: %d steps to t = %.9g in %.3f s (backend %s, assembly %s)\n", s->c->name,
-         s->n_steps, t, total, s->be->name, fe_strategy_name(s->strategy));
+         s->n_steps, t, total, backend_description(s, be, sizeof be), fe_strategy_name(s->strategy));
   printf("  assembly   %9.3f s local, %.3f s global (%d operator assemblies)\n", local, global, count);
   if (s->has_advection)
     printf("  advection  %9.3f s, %ld CG iterations\n", s->t_adv, s->total_adv_iters);
@@ -519,7 +558,8 @@ static void print_check(struct fe_sim *s)
   printf("solver    CG, %s, rtol %g, atol %g, max %d iterations\n",
          c->preconditioner == FE_PC_JACOBI ? "jacobi" : "no preconditioner", c->rtol, c->atol,
          c->max_iterations);
-  printf("assembly  %s on backend %s\n", fe_strategy_name(s->strategy), s->be->name);
+  char be[320];
+  printf("assembly  %s on backend %s\n", fe_strategy_name(s->strategy), backend_description(s, be, sizeof be));
   printf("output    %s: a dump every %d steps, %s\n", s->outdir, c->output_every,
          c->checkpoint_every ? "checkpoints" : "no checkpoints");
 }
@@ -575,6 +615,9 @@ static void sim_destroy(struct fe_sim *s)
   fe_bcs_destroy(s->bcs);
   fe_mesh_destroy(s->m);
   fe_case_destroy(s->c);
+#ifdef FESIM_HAVE_CUDA
+  fe_backend_cuda_destroy(s->owned_be);
+#endif
 }
 
 static int run(struct fe_sim *s)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assembly/kernels.h"
 #include "core/error.h"
 
 static int cmp_int(const void *a, const void *b)
@@ -53,8 +54,8 @@ static int host_build(const struct fe_space *s, struct host_csr *h)
   const int nv = m->nv, nk = s->nk, n = m->n_nodes;
   FE_MALLOC(n + 1, &h->ptr);
   FE_MALLOC((long)m->n_cells * nv + 1, &h->inc);
-  FE_CALL(s->be->vec->to_host(h->ptr, s->inc_ptr, (size_t)(n + 1) * sizeof(int)));
-  FE_CALL(s->be->vec->to_host(h->inc, s->inc, (size_t)m->n_cells * nv * sizeof(int)));
+  FE_CALL(s->be->vec->to_host(s->be, h->ptr, s->inc_ptr, (size_t)(n + 1) * sizeof(int)));
+  FE_CALL(s->be->vec->to_host(s->be, h->inc, s->inc, (size_t)m->n_cells * nv * sizeof(int)));
   int maxinc = 0;
   for (int i = 0; i < n; i++)
     if (h->ptr[i + 1] - h->ptr[i] > maxinc) maxinc = h->ptr[i + 1] - h->ptr[i];
@@ -114,7 +115,7 @@ int fe_csr_create(const struct fe_space *s, struct fe_csr **out)
   if (!err) err = fe_backend_alloc(s->be, nb * sizeof(int), h.map, &a->map);
   if (!err) err = fe_backend_alloc(s->be, a->n * sizeof(int), h.diag, &a->diag);
   if (!err) err = fe_backend_alloc(s->be, a->nnz * sizeof(double), NULL, &a->values);
-  if (!err) err = s->be->vec->set(a->nnz, 0.0, a->values);
+  if (!err) err = s->be->vec->set(s->be, a->nnz, 0.0, a->values);
   host_free(&h);
   if (err) {
     fe_csr_destroy(a);
@@ -129,15 +130,15 @@ void fe_csr_destroy(struct fe_csr *a)
   if (!a) return;
   void *dev[] = {a->rowptr, a->colind, a->map, a->diag, a->values};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) fe_backend_free(a->be, dev[i]);
-  free(a->ctx);
+  if (a->ctx) fe_assembly_kernels(a->be)->csr_release(a);
   free(a);
 }
 
 int fe_csr_download(const struct fe_csr *a, int *rowptr, int *colind, double *values)
 {
   const struct fe_vec_ops *v = a->be->vec;
-  if (rowptr) FE_CALL(v->to_host(rowptr, a->rowptr, (a->n + 1) * sizeof(int)));
-  if (colind) FE_CALL(v->to_host(colind, a->colind, a->nnz * sizeof(int)));
-  if (values) FE_CALL(v->to_host(values, a->values, a->nnz * sizeof(double)));
+  if (rowptr) FE_CALL(v->to_host(a->be, rowptr, a->rowptr, (a->n + 1) * sizeof(int)));
+  if (colind) FE_CALL(v->to_host(a->be, colind, a->colind, a->nnz * sizeof(int)));
+  if (values) FE_CALL(v->to_host(a->be, values, a->values, a->nnz * sizeof(double)));
   return FE_SUCCESS;
 }

@@ -6,6 +6,11 @@
 
 #include "assembly/space.h"
 
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct fe_csr {
   const struct fe_backend *be;
   long n, nnz;
@@ -21,5 +26,9 @@ void fe_csr_destroy(struct fe_csr *csr);
 
 /* Host-side pieces, for tests and peers: row pointers and column indices. */
 int fe_csr_download(const struct fe_csr *csr, int *rowptr, int *colind, double *values);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,11 @@
 #ifndef FE_ELEMENT_H
 #define FE_ELEMENT_H
 
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #ifdef __CUDACC__
 #define FE_HOST_DEVICE __host__ __device__
 #else
@@ -211,5 +216,9 @@ FE_HOST_DEVICE static inline double fe_cell_matrix(int d, const struct fe_refere
   fe_element_matrix(d, ref, form, absdet, gdiff, gadv, e);
   return absdet;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

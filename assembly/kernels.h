@@ -7,7 +7,14 @@
 #include "assembly/csr.h"
 #include "assembly/space.h"
 
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct fe_assembly_kernels {
+  /* once per space: e.g. the reference tensors into constant memory */
+  int (*prepare)(const struct fe_space *s);
   /* E' (Dirichlet-masked) of every cell; full E of every boundary cell */
   int (*element_matrices)(const struct fe_space *s, const struct fe_form *form,
                           const double *diffusivity, const double *velocity, double *e,
@@ -22,10 +29,15 @@ struct fe_assembly_kernels {
   int (*csr_assemble)(const struct fe_space *s, struct fe_csr *csr, const double *e);
   int (*csr_apply)(struct fe_csr *csr, const double *x, double *y);
   int (*csr_diagonal)(const struct fe_csr *csr, double *diag);
+  void (*csr_release)(struct fe_csr *csr); /* backend data in csr->ctx */
 };
 
 extern const struct fe_assembly_kernels fe_assembly_kernels_cpu;
 
 const struct fe_assembly_kernels *fe_assembly_kernels(const struct fe_backend *be);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

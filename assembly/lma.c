@@ -73,7 +73,16 @@ int fe_csr_assemble_cpu(const struct fe_space *s, struct fe_csr *csr, const doub
 int fe_csr_apply_cpu(struct fe_csr *csr, const double *x, double *y);
 int fe_csr_diagonal_cpu(const struct fe_csr *csr, double *diag);
 
+static int prepare_cpu(const struct fe_space *s)
+{
+  (void)s;
+  return FE_SUCCESS;
+}
+
+static void csr_release_cpu(struct fe_csr *csr) { (void)csr; }
+
 const struct fe_assembly_kernels fe_assembly_kernels_cpu = {
+  .prepare = prepare_cpu,
   .element_matrices = fe_element_matrices_cpu,
   .lma_apply = lma_apply_cpu,
   .lma_diagonal = lma_diagonal_cpu,
@@ -81,4 +90,5 @@ const struct fe_assembly_kernels fe_assembly_kernels_cpu = {
   .csr_assemble = fe_csr_assemble_cpu,
   .csr_apply = fe_csr_apply_cpu,
   .csr_diagonal = fe_csr_diagonal_cpu,
+  .csr_release = csr_release_cpu,
 };

@@ -89,7 +89,7 @@ static int create(struct fe_space *s, enum fe_strategy strategy, struct fe_op *o
   a->strategy = strategy;
   const size_t ne = (size_t)fe_blocked_cells(s->n_cells) * s->nk;
   FE_CALL(fe_backend_alloc(s->be, ne * sizeof(double), NULL, &a->e));
-  FE_CALL(s->be->vec->set(ne, 0.0, a->e)); /* the padding cells stay zero */
+  FE_CALL(s->be->vec->set(s->be, ne, 0.0, a->e)); /* the padding cells stay zero */
   FE_CALL(fe_backend_alloc(s->be, (size_t)(s->n_bcells + 1) * s->nk * sizeof(double), NULL,
                            &a->elift));
   if (strategy == FE_STRATEGY_ADDTO) return fe_csr_create(s, &a->csr);
@@ -131,6 +131,13 @@ int fe_operator_assemble(struct fe_op *op, const struct fe_form *form,
 const struct fe_assembly_times *fe_operator_times(const struct fe_op *op)
 {
   return &impl(op)->times;
+}
+
+int fe_operator_download_elements(const struct fe_op *op, double *host)
+{
+  const struct fe_assembled *a = impl(op);
+  const size_t n = (size_t)fe_blocked_cells(a->space->n_cells) * a->space->nk;
+  return op->be->vec->to_host(op->be, host, a->e, n * sizeof *host);
 }
 
 struct fe_csr *fe_operator_csr(const struct fe_op *op) { return impl(op)->csr; }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assembly/kernels.h"
 #include "assembly/reference.h"
 #include "core/error.h"
 
@@ -86,17 +87,26 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
     for (long c = 0; c < m->n_cells; c++)
       if (dmask[c] & 15u) s->bcells_host[k++] = (int)c;
   }
+  int *bindex = NULL;
+  if (!err) err = fe_malloc(((size_t)m->n_cells + 1) * sizeof(int), &bindex);
+  if (!err) {
+    for (long c = 0; c < m->n_cells; c++) bindex[c] = -1;
+    for (long b = 0; b < s->n_bcells; b++) bindex[s->bcells_host[b]] = (int)b;
+  }
   const size_t nent = (size_t)m->n_cells * m->nv;
   if (!err) err = upload(s, (size_t)m->n_nodes * m->dim * sizeof(double), m->coords, &s->coords);
   if (!err) err = upload(s, nent * sizeof(int), m->cells, &s->cells);
   if (!err) err = upload(s, (size_t)m->n_cells, dmask, &s->dmask);
   if (!err) err = upload(s, (size_t)s->n_dirichlet * sizeof(int), s->dirichlet_host, &s->dirichlet);
   if (!err) err = upload(s, (size_t)s->n_bcells * sizeof(int), s->bcells_host, &s->bcells);
+  if (!err) err = upload(s, (size_t)m->n_cells * sizeof(int), bindex, &s->bindex);
   if (!err) err = upload(s, ((size_t)m->n_nodes + 1) * sizeof(int), ptr, &s->inc_ptr);
   if (!err) err = upload(s, nent * sizeof(int), inc, &s->inc);
   free(ptr);
   free(inc);
   free(dmask);
+  free(bindex);
+  if (!err) err = fe_assembly_kernels(be)->prepare(s);
   if (err) {
     fe_space_destroy(s);
     return err;
@@ -108,7 +118,7 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
 void fe_space_destroy(struct fe_space *s)
 {
   if (!s) return;
-  void *dev[] = {s->coords, s->cells, s->dmask, s->dirichlet, s->bcells, s->inc_ptr, s->inc};
+  void *dev[] = {s->coords, s->cells, s->dmask, s->dirichlet, s->bcells, s->bindex, s->inc_ptr, s->inc};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) fe_backend_free(s->be, dev[i]);
   free(s->dirichlet_host);
   free(s->bcells_host);

@@ -9,10 +9,16 @@
 #include "io/mesh.h"
 #include "solvers/backend.h"
 
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct fe_space {
   const struct fe_backend *be;
   const struct fe_mesh *mesh; /* host copy, not owned */
   int d, nv, nk;
+  int deterministic;      /* LMA scatter by gather instead of atomics (CUDA) */
   long n_nodes, n_cells;
   struct fe_reference ref;
   /* on the backend */
@@ -23,6 +29,7 @@ struct fe_space {
   int *dirichlet;         /* the Dirichlet nodes, ascending */
   long n_bcells;
   int *bcells;            /* cells with a Dirichlet vertex, ascending */
+  int *bindex;            /* n_cells: position of the cell in bcells, -1 if absent */
   int *inc_ptr;           /* n_nodes + 1 */
   int *inc;               /* cell * nv + local vertex, per node, ascending */
   /* host copies of the small lists */
@@ -35,5 +42,9 @@ struct fe_space {
 int fe_space_create(const struct fe_backend *be, const struct fe_mesh *mesh,
                     const unsigned char *is_dirichlet, struct fe_space **space);
 void fe_space_destroy(struct fe_space *space);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

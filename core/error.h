@@ -8,6 +8,12 @@
 #define FE_ERROR_H
 
 #include <stdarg.h>
+#include <stddef.h>
+
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum fe_error {
   FE_SUCCESS = 0,
@@ -46,11 +52,14 @@ void fe_error_set_quiet(int quiet);
   } while (0)
 
 /* Allocation that reports the bytes it could not get. */
-#include <stddef.h>
 int fe_malloc(size_t bytes, void *ptr_to_ptr);
 int fe_calloc(size_t count, size_t size, void *ptr_to_ptr);
 int fe_strdup(const char *s, char **out);
 #define FE_MALLOC(n, ptr) FE_CALL(fe_malloc((size_t)(n) * sizeof(**(ptr)), (ptr)))
 #define FE_CALLOC(n, ptr) FE_CALL(fe_calloc((size_t)(n), sizeof(**(ptr)), (ptr)))
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

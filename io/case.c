@@ -1,1 +1,881 @@
-/* under construction */
+#include "io/case.h"
+
+#include "core/error.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+#include <libxml/xmlschemas.h>
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* Words of the case file and the command line, indexed by enum value. */
+static const char *const splitting_words[] = {[FE_SPLIT_STRANG] = "strang", [FE_SPLIT_LIE] = "lie"};
+static const char *const advection_words[] = {
+    [FE_ADVECTION_RK4] = "rk4", [FE_ADVECTION_NONE] = "none"};
+static const char *const mass_words[] = {
+    [FE_MASS_CONSISTENT] = "consistent", [FE_MASS_LUMPED] = "lumped"};
+static const char *const pc_words[] = {[FE_PC_JACOBI] = "jacobi", [FE_PC_NONE] = "none"};
+static const char *const strategy_words[] = {
+    [FE_STRATEGY_LMA] = "lma", [FE_STRATEGY_ADDTO] = "addto"};
+static const char *const backend_words[] = {
+    [FE_BACKEND_AUTO] = "auto", [FE_BACKEND_CPU] = "cpu", [FE_BACKEND_CUDA] = "cuda"};
+static const char *const tensor_names[6] = {"xx", "xy", "xz", "yy", "yz", "zz"};
+
+struct reader {
+  const char *path;
+  struct fe_case *c;
+};
+
+/* ---- messages ---------------------------------------------------------- */
+
+static int word_index(const char *word, const char *const *words, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (!strcmp(word, words[i])) return i;
+  return -1;
+}
+
+static void word_list(const char *const *words, int n, char *buf, size_t size)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < n && used < size; i++)
+    used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", words[i]);
+}
+
+/* "FILE:LINE: <element attr="value">: message", FE_ERR_INPUT. */
+static int node_error(const struct reader *r, xmlNode *n, const char *attr, const char *src,
+                      int src_line, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int node_error(const struct reader *r, xmlNode *n, const char *attr, const char *src,
+                      int src_line, const char *fmt, ...)
+{
+  char msg[1024], tag[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  xmlChar *value = attr ? xmlGetNoNsProp(n, BAD_CAST attr) : NULL;
+  if (value)
+    snprintf(tag, sizeof tag, "%s %s=\"%s\"", (const char *)n->name, attr, (const char *)value);
+  else
+    snprintf(tag, sizeof tag, "%s", (const char *)n->name);
+  xmlFree(value);
+  return fe_error_raise(FE_ERR_INPUT, src, src_line, "%s:%ld: <%s>: %s", r->path, xmlGetLineNo(n),
+                        tag, msg);
+}
+
+#define NODE_CHECK(cond, r, n, attr, ...)                                                          \
+  do {                                                                                             \
+    if (!(cond)) return node_error((r), (n), (attr), __FILE__, __LINE__, __VA_ARGS__);             \
+  } while (0)
+
+/* ---- libxml2 errors: keep the first one, print nothing ------------------- */
+
+struct xml_error {
+  int have;
+  int line;
+  xmlNode *node;
+  char msg[1024];
+};
+
+#if LIBXML_VERSION >= 21200
+static void keep_first(void *data, const xmlError *e)
+#else
+static void keep_first(void *data, xmlErrorPtr e)
+#endif
+{
+  struct xml_error *s = data;
+  if (s->have || e->level < XML_ERR_ERROR) return;
+  s->have = 1;
+  s->line = e->line;
+  s->node = e->node;
+  snprintf(s->msg, sizeof s->msg, "%s", e->message ? e->message : "unknown error");
+}
+
+static void ignore_generic(void *ctx, const char *msg, ...)
+{
+  (void)ctx;
+  (void)msg;
+}
+
+struct xml_quiet {
+  xmlGenericErrorFunc generic;
+  void *generic_ctx;
+  xmlStructuredErrorFunc structured;
+  void *structured_ctx;
+};
+
+static void quiet_begin(struct xml_quiet *q, struct xml_error *err)
+{
+  q->generic = xmlGenericError;
+  q->generic_ctx = xmlGenericErrorContext;
+  q->structured = xmlStructuredError;
+  q->structured_ctx = xmlStructuredErrorContext;
+  xmlSetGenericErrorFunc(NULL, ignore_generic);
+  xmlSetStructuredErrorFunc(err, keep_first);
+}
+
+static void quiet_end(const struct xml_quiet *q)
+{
+  xmlSetStructuredErrorFunc(q->structured_ctx, q->structured);
+  xmlSetGenericErrorFunc(q->generic_ctx, q->generic);
+}
+
+/* One line, no "[facet ...]" tag, no final period, lower-case start. */
+static void tidy(char *msg)
+{
+  static const char *const replace[][2] = {
+      {"a valid value of the atomic type 'xs:double'", "a number"},
+      {"a valid value of the atomic type 'xs:integer'", "an integer"},
+      {"is not an element of the set", "is not one of"},
+  };
+  char *w = msg;
+  for (const char *s = msg; *s; s++) {
+    if (*s == '[' && !strncmp(s, "[facet '", 8) && strstr(s, "] ")) {
+      s = strstr(s, "] ") + 1;
+      continue;
+    }
+    if (isspace((unsigned char)*s) && (w == msg || w[-1] == ' ')) continue;
+    *w++ = isspace((unsigned char)*s) ? ' ' : *s;
+  }
+  while (w > msg && (w[-1] == ' ' || w[-1] == '.')) w--;
+  *w = '\0';
+  for (int i = 0; i < COUNT(replace); i++) {
+    char *at = strstr(msg, replace[i][0]);
+    if (!at) continue;
+    size_t old_len = strlen(replace[i][0]), new_len = strlen(replace[i][1]);
+    memmove(at + new_len, at + old_len, strlen(at + old_len) + 1);
+    memcpy(at, replace[i][1], new_len);
+  }
+  if (isupper((unsigned char)msg[0]) && islower((unsigned char)msg[1]))
+    msg[0] = (char)tolower((unsigned char)msg[0]);
+}
+
+/* ---- parsing and validation --------------------------------------------- */
+
+static int parse_file(const char *path, xmlDoc **doc)
+{
+  struct stat st;
+  FE_CHECK(!stat(path, &st), FE_ERR_INPUT, "cannot open case file '%s': %s", path, strerror(errno));
+  FE_CHECK(!S_ISDIR(st.st_mode), FE_ERR_INPUT, "case file '%s' is a directory", path);
+  struct xml_error err = {0};
+  struct xml_quiet q;
+  quiet_begin(&q, &err);
+  *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_BIG_LINES);
+  quiet_end(&q);
+  if (*doc && !err.have) return FE_SUCCESS;
+  xmlFreeDoc(*doc);
+  *doc = NULL;
+  FE_CHECK(err.have, FE_ERR_INPUT, "%s: cannot read the case file", path);
+  tidy(err.msg);
+  FE_RAISE(FE_ERR_INPUT, "%s:%d: malformed XML: %s", path, err.line, err.msg);
+}
+
+/* The root and version are checked before the schema for a clearer message. */
+static int check_root(const struct reader *r, xmlNode *root)
+{
+  NODE_CHECK(!strcmp((const char *)root->name, "fesim") && !root->ns, r, root, NULL,
+             "not a fesim case file: the root element must be <fesim version=\"1\">");
+  /* Entities would need substitution before validation; a case file needs none. */
+  NODE_CHECK(!root->doc->intSubset && !root->doc->extSubset, r, root, NULL,
+             "document type declarations (<!DOCTYPE ...>) are not allowed in a case file");
+  xmlChar *v = xmlGetNoNsProp(root, BAD_CAST "version");
+  NODE_CHECK(v, r, root, NULL, "missing attribute version=\"1\" (the case format version)");
+  int ok = !strcmp((const char *)v, "1");
+  xmlFree(v);
+  NODE_CHECK(ok, r, root, "version", "unsupported case format version; this fesim reads version 1");
+  return FE_SUCCESS;
+}
+
+/* "Element 'time', attribute 'dt': 'abc' is not ..." becomes
+ * "FILE:LINE: <time dt="abc">: 'abc' is not ...". */
+static int schema_error(const struct reader *r, xmlNode *root, struct xml_error *err)
+{
+  xmlNode *n = err->node ? err->node : root;
+  if (n->type == XML_ATTRIBUTE_NODE && n->parent) n = n->parent;
+  char attr[128] = "";
+  const char *msg = err->msg;
+  if (!strncmp(msg, "Element '", 9) && strstr(msg + 9, "'")) {
+    msg = strstr(msg + 9, "'") + 1;
+    if (!strncmp(msg, ", attribute '", 13) && strstr(msg + 13, "'")) {
+      const char *end = strstr(msg + 13, "'");
+      snprintf(attr, sizeof attr, "%.*s", (int)(end - (msg + 13)), msg + 13);
+      msg = end + 1;
+    }
+    if (msg[0] == ':') msg++;
+  }
+  char text[1024];
+  snprintf(text, sizeof text, "%s", msg);
+  tidy(text);
+  xmlNode *up = n->parent;
+  if (!strcmp(text, "this element is not expected") && up && up->type == XML_ELEMENT_NODE)
+    snprintf(text, sizeof text, "unexpected element in <%s>", (const char *)up->name);
+  const char *a = attr[0] && n->type == XML_ELEMENT_NODE ? attr : NULL;
+  if (attr[0] && !a)
+    return node_error(r, n, NULL, __FILE__, __LINE__, "attribute '%s': %s", attr, text);
+  return node_error(r, n, a, __FILE__, __LINE__, "%s", text);
+}
+
+static int validate(const struct reader *r, xmlDoc *doc)
+{
+  struct xml_error err = {0};
+  struct xml_quiet q;
+  quiet_begin(&q, &err);
+  xmlSchemaParserCtxt *pc = xmlSchemaNewMemParserCtxt(fe_case_schema, (int)fe_case_schema_size);
+  xmlSchema *schema = NULL;
+  if (pc) {
+    xmlSchemaSetParserStructuredErrors(pc, keep_first, &err);
+    schema = xmlSchemaParse(pc);
+    xmlSchemaFreeParserCtxt(pc);
+  }
+  xmlSchemaValidCtxt *vc = schema ? xmlSchemaNewValidCtxt(schema) : NULL;
+  int rc = -1;
+  if (vc) {
+    xmlSchemaSetValidStructuredErrors(vc, keep_first, &err);
+    rc = xmlSchemaValidateDoc(vc, doc);
+    xmlSchemaFreeValidCtxt(vc);
+  }
+  xmlSchemaFree(schema);
+  quiet_end(&q);
+  FE_CHECK(schema, FE_ERR_RESOURCE, "internal error: the built-in case schema does not load: %s",
+           err.msg);
+  if (rc == 0) return FE_SUCCESS;
+  FE_CHECK(err.have, FE_ERR_INPUT, "%s: the case file does not follow the case schema", r->path);
+  return schema_error(r, xmlDocGetRootElement(doc), &err);
+}
+
+/* ---- values ------------------------------------------------------------- */
+
+static xmlNode *child(xmlNode *parent, const char *name)
+{
+  for (xmlNode *n = parent ? parent->children : NULL; n; n = n->next)
+    if (n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name)) return n;
+  return NULL;
+}
+
+static int required_child(const struct reader *r, xmlNode *parent, const char *name, xmlNode **n)
+{
+  *n = child(parent, name);
+  NODE_CHECK(*n, r, parent, NULL, "missing <%s>", name);
+  return FE_SUCCESS;
+}
+
+static int is_element(xmlNode *n, const char *name)
+{
+  return n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
+}
+
+/* Before the schema: libxml2's message for a missing child of xs:all also
+ * lists the optional ones. */
+static int check_required(const struct reader *r, xmlNode *root)
+{
+  static const char *const needed[] = {"name", "mesh", "time", "tracer"};
+  static const char *const axes[] = {"x", "y"};
+  for (int i = 0; i < COUNT(needed); i++)
+    NODE_CHECK(child(root, needed[i]), r, root, NULL,
+               "missing <%s>; a case needs <name>, <mesh>, <time> and <tracer>", needed[i]);
+  xmlNode *v = child(root, "velocity");
+  for (int d = 0; v && d < COUNT(axes); d++)
+    NODE_CHECK(child(v, axes[d]), r, v, NULL,
+               "missing <%s>; a velocity has components x and y (and z in 3D)", axes[d]);
+  return FE_SUCCESS;
+}
+
+/* Trimmed copy of the text of n. */
+static int text_of(xmlNode *n, char **out)
+{
+  xmlChar *raw = xmlNodeGetContent(n);
+  const char *s = raw ? (const char *)raw : "";
+  while (isspace((unsigned char)*s)) s++;
+  size_t len = strlen(s);
+  while (len > 0 && isspace((unsigned char)s[len - 1])) len--;
+  int err = fe_malloc(len + 1, out);
+  if (!err) {
+    memcpy(*out, s, len);
+    (*out)[len] = '\0';
+  }
+  xmlFree(raw);
+  return err;
+}
+
+static int parse_double(const char *s, double *v)
+{
+  char *end;
+  *v = strtod(s, &end);
+  while (isspace((unsigned char)*end)) end++;
+  return end != s && !*end;
+}
+
+/* Leaves *v alone when the attribute is absent. */
+static int attr_double(const struct reader *r, xmlNode *n, const char *attr, double *v)
+{
+  xmlChar *s = xmlGetNoNsProp(n, BAD_CAST attr);
+  if (!s) return FE_SUCCESS;
+  double x;
+  int ok = parse_double((const char *)s, &x);
+  xmlFree(s);
+  NODE_CHECK(ok, r, n, attr, "%s must be a number", attr);
+  NODE_CHECK(isfinite(x), r, n, attr, "%s must be a finite number", attr);
+  *v = x;
+  return FE_SUCCESS;
+}
+
+static int attr_int(const struct reader *r, xmlNode *n, const char *attr, int *v)
+{
+  xmlChar *s = xmlGetNoNsProp(n, BAD_CAST attr);
+  if (!s) return FE_SUCCESS;
+  char *end;
+  errno = 0;
+  long x = strtol((const char *)s, &end, 10);
+  while (isspace((unsigned char)*end)) end++;
+  int ok = end != (char *)s && !*end;
+  int range = errno != ERANGE && x >= INT_MIN && x <= INT_MAX;
+  xmlFree(s);
+  NODE_CHECK(ok, r, n, attr, "%s must be an integer", attr);
+  NODE_CHECK(range, r, n, attr, "%s is out of range", attr);
+  *v = (int)x;
+  return FE_SUCCESS;
+}
+
+static int lookup_word(const struct reader *r, xmlNode *n, const char *attr, const char *word,
+                       const char *const *words, int n_words, int *v)
+{
+  int i = word_index(word, words, n_words);
+  char list[256];
+  word_list(words, n_words, list, sizeof list);
+  NODE_CHECK(i >= 0, r, n, attr, "unknown value '%s'; expected one of %s", word, list);
+  *v = i;
+  return FE_SUCCESS;
+}
+
+/* The schema's xs:token collapses spaces: so must we. */
+static int attr_word(const struct reader *r, xmlNode *n, const char *attr, const char *const *words,
+                     int n_words, int *v)
+{
+  xmlChar *s = xmlGetNoNsProp(n, BAD_CAST attr);
+  if (!s) return FE_SUCCESS;
+  char word[64];
+  if (sscanf((const char *)s, " %63s", word) != 1) word[0] = '\0';
+  xmlFree(s);
+  return lookup_word(r, n, attr, word, words, n_words, v);
+}
+
+static int read_expr(struct reader *r, xmlNode *n, struct fe_expr **e)
+{
+  xmlChar *text = xmlNodeGetContent(n);
+  int err = fe_expr_create(text ? (const char *)text : "", &r->c->params, r->path,
+                           (int)xmlGetLineNo(n), (const char *)n->name, e);
+  xmlFree(text);
+  return err;
+}
+
+/* Letters, digits, '_', '-', '.': safe in every file name we build. */
+static int valid_base_name(const char *s)
+{
+  if (!*s) return 0;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && !strchr("_-.", *s)) return 0;
+  return 1;
+}
+
+static int valid_identifier(const char *s)
+{
+  if (!isalpha((unsigned char)*s) && *s != '_') return 0;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && *s != '_') return 0;
+  return 1;
+}
+
+/* ---- elements ----------------------------------------------------------- */
+
+static int read_name(struct reader *r, xmlNode *n)
+{
+  FE_CALL(text_of(n, &r->c->name));
+  NODE_CHECK(valid_base_name(r->c->name), r, n, NULL,
+             "'%s' is not a valid output base name; expected letters, digits, '_', '-' or '.'",
+             r->c->name);
+  return FE_SUCCESS;
+}
+
+static int join_path(const char *dir, const char *file, char **out)
+{
+  if (file[0] == '/' || !strcmp(dir, ".")) return fe_strdup(file, out);
+  size_t n = strlen(dir) + strlen(file) + 2;
+  FE_CALL(fe_malloc(n, out));
+  snprintf(*out, n, "%s/%s", dir, file);
+  return FE_SUCCESS;
+}
+
+static int read_mesh(struct reader *r, xmlNode *n)
+{
+  struct fe_case *c = r->c;
+  c->mesh_line = (int)xmlGetLineNo(n);
+  xmlChar *file = xmlGetNoNsProp(n, BAD_CAST "file");
+  int empty = !file || !file[0];
+  if (empty) xmlFree(file);
+  NODE_CHECK(!empty, r, n, "file", "the mesh file name is empty");
+  int err = join_path(c->dir, (const char *)file, &c->mesh_file);
+  xmlFree(file);
+  FE_CALL(err);
+  struct stat st;
+  int found = !stat(c->mesh_file, &st);
+  NODE_CHECK(found, r, n, "file", "mesh file '%s' not found: %s", c->mesh_file, strerror(errno));
+  NODE_CHECK(S_ISREG(st.st_mode), r, n, "file", "mesh file '%s' is not a regular file",
+             c->mesh_file);
+  if (xmlHasProp(n, BAD_CAST "size")) {
+    FE_CALL(attr_double(r, n, "size", &c->mesh_size));
+    NODE_CHECK(c->mesh_size > 0, r, n, "size", "size must be > 0");
+  }
+  return FE_SUCCESS;
+}
+
+static int param_line(const char *name, xmlNode *parameters)
+{
+  for (xmlNode *p = parameters->children; p; p = p->next) {
+    if (!is_element(p, "param")) continue;
+    xmlChar *s = xmlGetNoNsProp(p, BAD_CAST "name");
+    int same = s && !strcmp((const char *)s, name);
+    xmlFree(s);
+    if (same) return (int)xmlGetLineNo(p);
+  }
+  return 0;
+}
+
+static int read_param(struct reader *r, xmlNode *p, xmlNode *parameters)
+{
+  struct fe_params *ps = &r->c->params;
+  xmlChar *s = xmlGetNoNsProp(p, BAD_CAST "name");
+  NODE_CHECK(s, r, p, NULL, "missing attribute name");
+  int err = fe_strdup((const char *)s, &ps->names[ps->n]);
+  xmlFree(s);
+  FE_CALL(err);
+  const char *name = ps->names[ps->n++];
+  NODE_CHECK(valid_identifier(name), r, p, "name",
+             "'%s' is not a valid parameter name; expected a letter or '_' followed by letters, "
+             "digits or '_'",
+             name);
+  NODE_CHECK(
+      !fe_expr_name_reserved(name), r, p, "name",
+      "'%s' is a reserved name; parameters may not be named x y z t pi e or after a function",
+      name);
+  for (int i = 0; i < ps->n - 1; i++)
+    NODE_CHECK(strcmp(ps->names[i], name), r, p, "name",
+               "parameter '%s' is already defined at line %d", name, param_line(name, parameters));
+  char *text;
+  FE_CALL(text_of(p, &text));
+  int ok = parse_double(text, &ps->values[ps->n - 1]) && isfinite(ps->values[ps->n - 1]);
+  free(text);
+  NODE_CHECK(ok, r, p, "name", "the value of a parameter must be a finite number");
+  return FE_SUCCESS;
+}
+
+static int read_parameters(struct reader *r, xmlNode *n)
+{
+  int count = 0;
+  for (xmlNode *p = n ? n->children : NULL; p; p = p->next) count += is_element(p, "param");
+  if (!count) return FE_SUCCESS;
+  FE_CALLOC(count, &r->c->params.names);
+  FE_CALLOC(count, &r->c->params.values);
+  for (xmlNode *p = n->children; p; p = p->next)
+    if (is_element(p, "param")) FE_CALL(read_param(r, p, n));
+  return FE_SUCCESS;
+}
+
+static int read_time(struct reader *r, xmlNode *n)
+{
+  struct fe_case *c = r->c;
+  FE_CALL(attr_double(r, n, "start", &c->t_start));
+  FE_CALL(attr_double(r, n, "end", &c->t_end));
+  FE_CALL(attr_double(r, n, "dt", &c->dt));
+  NODE_CHECK(c->dt > 0, r, n, "dt", "dt must be > 0");
+  NODE_CHECK(c->t_end > c->t_start, r, n, "end", "end must be > start (start=\"%g\")", c->t_start);
+  return FE_SUCCESS;
+}
+
+static int read_velocity(struct reader *r, xmlNode *n)
+{
+  static const char *const axes[3] = {"x", "y", "z"};
+  if (!n) return FE_SUCCESS;
+  struct fe_case *c = r->c;
+  c->velocity_line = (int)xmlGetLineNo(n);
+  for (int d = 0; d < 3; d++) {
+    xmlNode *v = child(n, axes[d]);
+    if (!v && d == 2) break;
+    NODE_CHECK(v, r, n, NULL, "missing <%s>; a velocity has components x and y (and z in 3D)",
+               axes[d]);
+    FE_CALL(read_expr(r, v, &c->velocity[d]));
+    c->n_velocity = d + 1;
+  }
+  return FE_SUCCESS;
+}
+
+static int has_text(xmlNode *n)
+{
+  for (xmlNode *t = n->children; t; t = t->next) {
+    if (t->type != XML_TEXT_NODE && t->type != XML_CDATA_SECTION_NODE) continue;
+    for (const xmlChar *s = t->content; s && *s; s++)
+      if (!isspace(*s)) return 1;
+  }
+  return 0;
+}
+
+static int read_diffusivity(struct reader *r, xmlNode *n)
+{
+  static const int set2[3] = {0, 1, 3}, set3[6] = {0, 1, 2, 3, 4, 5};
+  struct fe_case *c = r->c;
+  c->diffusivity_line = (int)xmlGetLineNo(n);
+  xmlNode *comp[6] = {0};
+  char given[64] = "";
+  int n_comp = 0;
+  for (xmlNode *e = n->children; e; e = e->next) {
+    if (e->type != XML_ELEMENT_NODE) continue;
+    int i = word_index((const char *)e->name, tensor_names, 6);
+    NODE_CHECK(i >= 0, r, e, NULL, "unknown diffusivity component; expected xx xy xz yy yz zz");
+    NODE_CHECK(!comp[i], r, e, NULL, "component given twice (first at line %ld)",
+               xmlGetLineNo(comp[i]));
+    comp[i] = e;
+    n_comp++;
+    strcat(given, " ");
+    strcat(given, tensor_names[i]);
+  }
+  int text = has_text(n);
+  NODE_CHECK(!(text && n_comp), r, n, NULL,
+             "both a scalar expression and tensor components given; expected one of the two");
+  if (!n_comp) {
+    NODE_CHECK(text, r, n, NULL,
+               "empty; expected a scalar expression, or components xx xy yy (2D) or xx xy xz yy "
+               "yz zz (3D)");
+    c->n_diffusivity = 1;
+    return read_expr(r, n, &c->diffusivity[0]);
+  }
+  const int *set = n_comp == 3 ? set2 : set3;
+  int complete = n_comp == 3 || n_comp == 6;
+  for (int k = 0; complete && k < n_comp; k++) complete = comp[set[k]] != NULL;
+  NODE_CHECK(complete, r, n, NULL,
+             "incomplete tensor: found%s; expected xx xy yy (2D) or xx xy xz yy yz zz (3D)", given);
+  for (int k = 0; k < n_comp; k++) FE_CALL(read_expr(r, comp[set[k]], &c->diffusivity[k]));
+  c->n_diffusivity = n_comp;
+  return FE_SUCCESS;
+}
+
+/* A group named twice is an error: the message names both lines. */
+static int check_group_unique(const struct reader *r, xmlNode *n, const char *ref)
+{
+  const struct fe_case *c = r->c;
+  for (int b = 0; b < c->n_boundaries - 1; b++) /* the last one is being read */
+    for (int k = 0; k < c->boundaries[b].n_refs; k++)
+      NODE_CHECK(strcmp(c->boundaries[b].refs[k], ref), r, n, "physical",
+                 "physical group '%s' already has a condition at line %d; a group may appear in "
+                 "one <boundary> only",
+                 ref, c->boundaries[b].line);
+  return FE_SUCCESS;
+}
+
+static int read_refs(struct reader *r, xmlNode *n, struct fe_boundary *b)
+{
+  xmlChar *raw = xmlGetNoNsProp(n, BAD_CAST "physical");
+  char *list = NULL;
+  int err = fe_strdup(raw ? (const char *)raw : "", &list);
+  xmlFree(raw);
+  FE_CALL(err);
+  int count = 0;
+  for (char *s = list; *s; s++)
+    count += !isspace((unsigned char)*s) && (s == list || isspace((unsigned char)s[-1]));
+  err = count ? fe_calloc((size_t)count, sizeof *b->refs, &b->refs) : FE_SUCCESS;
+  char *save = NULL;
+  for (char *tok = strtok_r(list, " \t\r\n", &save); tok && !err;
+       tok = strtok_r(NULL, " \t\r\n", &save)) {
+    err = check_group_unique(r, n, tok);
+    for (int k = 0; k < b->n_refs && !err; k++)
+      if (!strcmp(b->refs[k], tok))
+        err = node_error(r, n, "physical", __FILE__, __LINE__, "physical group '%s' named twice",
+                         tok);
+    if (!err) err = fe_strdup(tok, &b->refs[b->n_refs]);
+    if (!err) b->n_refs++;
+  }
+  free(list);
+  FE_CALL(err);
+  NODE_CHECK(b->n_refs > 0, r, n, "physical",
+             "no physical group given; expected names or numbers of Gmsh physical groups");
+  return FE_SUCCESS;
+}
+
+static int read_boundary(struct reader *r, xmlNode *n)
+{
+  struct fe_case *c = r->c;
+  struct fe_boundary *b = &c->boundaries[c->n_boundaries++]; /* owned by c, even on error */
+  b->line = (int)xmlGetLineNo(n);
+  FE_CALL(read_refs(r, n, b));
+  xmlNode *d = child(n, "dirichlet"), *f = child(n, "neumann");
+  NODE_CHECK((d != NULL) != (f != NULL), r, n, NULL,
+             "expected exactly one of <dirichlet> or <neumann>");
+  b->kind = d ? FE_BC_DIRICHLET : FE_BC_NEUMANN;
+  return read_expr(r, d ? d : f, &b->value);
+}
+
+static int read_tracer(struct reader *r, xmlNode *t)
+{
+  static const char *const once[] = {"initial", "diffusivity", "source", "exact"};
+  struct fe_case *c = r->c;
+  xmlNode *seen[4] = {0};
+  int n_boundaries = 0;
+  xmlChar *name = xmlGetNoNsProp(t, BAD_CAST "name");
+  int err = fe_strdup(name ? (const char *)name : "", &c->tracer_name);
+  xmlFree(name);
+  FE_CALL(err);
+  NODE_CHECK(valid_base_name(c->tracer_name), r, t, "name",
+             "'%s' is not a valid field name; expected letters, digits, '_', '-' or '.'",
+             c->tracer_name);
+  for (xmlNode *e = t->children; e; e = e->next) {
+    if (e->type != XML_ELEMENT_NODE) continue;
+    if (is_element(e, "boundary")) {
+      n_boundaries++;
+      continue;
+    }
+    int i = word_index((const char *)e->name, once, COUNT(once));
+    NODE_CHECK(i >= 0, r, e, NULL, "unexpected element in <tracer>");
+    NODE_CHECK(!seen[i], r, e, NULL, "given twice (first at line %ld); a <tracer> has one <%s>",
+               xmlGetLineNo(seen[i]), once[i]);
+    seen[i] = e;
+  }
+  NODE_CHECK(seen[0], r, t, NULL, "missing <initial> (the initial condition)");
+  NODE_CHECK(seen[1], r, t, NULL, "missing <diffusivity>");
+  FE_CALL(read_expr(r, seen[0], &c->initial));
+  FE_CALL(read_diffusivity(r, seen[1]));
+  if (seen[2])
+    FE_CALL(read_expr(r, seen[2], &c->source));
+  else
+    FE_CALL(fe_expr_create("0", &c->params, r->path, (int)xmlGetLineNo(t), "source", &c->source));
+  if (seen[3]) FE_CALL(read_expr(r, seen[3], &c->exact));
+  if (n_boundaries) FE_CALLOC(n_boundaries, &c->boundaries);
+  for (xmlNode *e = t->children; e; e = e->next)
+    if (is_element(e, "boundary")) FE_CALL(read_boundary(r, e));
+  return FE_SUCCESS;
+}
+
+static int read_scheme(struct reader *r, xmlNode *n)
+{
+  struct fe_case *c = r->c;
+  if (!n) return FE_SUCCESS;
+  int s = (int)c->splitting, a = (int)c->advection, m = (int)c->mass;
+  FE_CALL(attr_double(r, n, "theta", &c->theta));
+  NODE_CHECK(c->theta >= 0 && c->theta <= 1, r, n, "theta", "theta must be in [0, 1]");
+  FE_CALL(attr_word(r, n, "splitting", splitting_words, COUNT(splitting_words), &s));
+  FE_CALL(attr_word(r, n, "advection", advection_words, COUNT(advection_words), &a));
+  FE_CALL(attr_word(r, n, "mass", mass_words, COUNT(mass_words), &m));
+  c->splitting = (enum fe_splitting)s;
+  c->advection = (enum fe_advection)a;
+  c->mass = (enum fe_mass)m;
+  return FE_SUCCESS;
+}
+
+static int read_solver(struct reader *r, xmlNode *n)
+{
+  struct fe_case *c = r->c;
+  if (!n) return FE_SUCCESS;
+  int pc = (int)c->preconditioner;
+  FE_CALL(attr_double(r, n, "rtol", &c->rtol));
+  NODE_CHECK(c->rtol >= 0, r, n, "rtol", "rtol must be >= 0");
+  FE_CALL(attr_double(r, n, "atol", &c->atol));
+  NODE_CHECK(c->atol >= 0, r, n, "atol", "atol must be >= 0");
+  FE_CALL(attr_int(r, n, "max_iterations", &c->max_iterations));
+  NODE_CHECK(c->max_iterations > 0, r, n, "max_iterations", "max_iterations must be > 0");
+  FE_CALL(attr_word(r, n, "preconditioner", pc_words, COUNT(pc_words), &pc));
+  c->preconditioner = (enum fe_preconditioner)pc;
+  return FE_SUCCESS;
+}
+
+static int read_assembly(struct reader *r, xmlNode *n)
+{
+  if (!n) return FE_SUCCESS;
+  int s = (int)r->c->strategy;
+  FE_CALL(attr_word(r, n, "strategy", strategy_words, COUNT(strategy_words), &s));
+  r->c->strategy = (enum fe_strategy)s;
+  xmlChar *v = xmlGetProp(n, (const xmlChar *)"deterministic");
+  if (v) {
+    r->c->deterministic = !strcmp((const char *)v, "true") || !strcmp((const char *)v, "1");
+    xmlFree(v);
+  }
+  return FE_SUCCESS;
+}
+
+static int read_backend(struct reader *r, xmlNode *n)
+{
+  if (!n) return FE_SUCCESS;
+  char *word;
+  int b = (int)r->c->backend;
+  FE_CALL(text_of(n, &word));
+  int err = lookup_word(r, n, NULL, word, backend_words, COUNT(backend_words), &b);
+  free(word);
+  FE_CALL(err);
+  r->c->backend = (enum fe_backend_kind)b;
+  return FE_SUCCESS;
+}
+
+static int read_output(struct reader *r, xmlNode *n)
+{
+  struct fe_case *c = r->c;
+  if (!n) return FE_SUCCESS;
+  xmlChar *dir = xmlGetNoNsProp(n, BAD_CAST "dir");
+  if (dir) {
+    free(c->output_dir);
+    c->output_dir = NULL;
+    int err = fe_strdup((const char *)dir, &c->output_dir);
+    xmlFree(dir);
+    FE_CALL(err);
+    NODE_CHECK(c->output_dir[0], r, n, "dir", "the output directory is empty; use \".\" for here");
+  }
+  FE_CALL(attr_int(r, n, "every", &c->output_every));
+  NODE_CHECK(c->output_every > 0, r, n, "every", "every must be > 0 (a period in steps)");
+  return FE_SUCCESS;
+}
+
+static int read_checkpoint(struct reader *r, xmlNode *n)
+{
+  if (!n) return FE_SUCCESS;
+  FE_CALL(attr_int(r, n, "every", &r->c->checkpoint_every));
+  NODE_CHECK(r->c->checkpoint_every > 0, r, n, "every", "every must be > 0 (a period in steps)");
+  return FE_SUCCESS;
+}
+
+/* Parameters first: every expression may use them, wherever they are written. */
+static int read_root(struct reader *r, xmlNode *root)
+{
+  xmlNode *n;
+  FE_CALL(required_child(r, root, "name", &n));
+  FE_CALL(read_name(r, n));
+  FE_CALL(required_child(r, root, "mesh", &n));
+  FE_CALL(read_mesh(r, n));
+  FE_CALL(read_parameters(r, child(root, "parameters")));
+  FE_CALL(required_child(r, root, "time", &n));
+  FE_CALL(read_time(r, n));
+  FE_CALL(read_velocity(r, child(root, "velocity")));
+  FE_CALL(required_child(r, root, "tracer", &n));
+  FE_CALL(read_tracer(r, n));
+  FE_CALL(read_scheme(r, child(root, "scheme")));
+  FE_CALL(read_solver(r, child(root, "solver")));
+  FE_CALL(read_assembly(r, child(root, "assembly")));
+  FE_CALL(read_backend(r, child(root, "backend")));
+  FE_CALL(read_output(r, child(root, "output")));
+  return read_checkpoint(r, child(root, "checkpoint"));
+}
+
+static int case_create(const char *path, struct fe_case **out)
+{
+  struct fe_case *c;
+  FE_CALLOC(1, &c);
+  *out = c;
+  c->theta = 0.5;
+  c->splitting = FE_SPLIT_STRANG;
+  c->advection = FE_ADVECTION_RK4;
+  c->mass = FE_MASS_CONSISTENT;
+  c->rtol = 1e-10;
+  c->atol = 1e-14;
+  c->max_iterations = 1000;
+  c->preconditioner = FE_PC_JACOBI;
+  c->strategy = FE_STRATEGY_LMA;
+  c->backend = FE_BACKEND_AUTO;
+  c->output_every = 1;
+  FE_CALL(fe_strdup(".", &c->output_dir));
+  FE_CALL(fe_strdup(path, &c->path));
+  const char *slash = strrchr(path, '/');
+  if (!slash) return fe_strdup(".", &c->dir);
+  size_t n = slash == path ? 1 : (size_t)(slash - path);
+  FE_CALL(fe_malloc(n + 1, &c->dir));
+  memcpy(c->dir, path, n);
+  c->dir[n] = '\0';
+  return FE_SUCCESS;
+}
+
+int fe_case_read(const char *path, struct fe_case **out)
+{
+  xmlDoc *doc = NULL;
+  struct fe_case *c = NULL;
+  *out = NULL;
+  FE_CALL(parse_file(path, &doc));
+  struct reader r = {path, NULL};
+  xmlNode *root = xmlDocGetRootElement(doc);
+  int err = root ? check_root(&r, root)
+                 : fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__, "%s: no root element", path);
+  if (!err) err = check_required(&r, root);
+  if (!err) err = validate(&r, doc);
+  if (!err) err = case_create(path, &c);
+  r.c = c;
+  if (!err) err = read_root(&r, root);
+  xmlFreeDoc(doc);
+  if (err) {
+    fe_case_destroy(c);
+    return err;
+  }
+  *out = c;
+  return FE_SUCCESS;
+}
+
+void fe_case_destroy(struct fe_case *c)
+{
+  if (!c) return;
+  free(c->path);
+  free(c->dir);
+  free(c->name);
+  free(c->mesh_file);
+  for (int i = 0; i < c->params.n; i++) free(c->params.names[i]);
+  free(c->params.names);
+  free(c->params.values);
+  for (int d = 0; d < 3; d++) fe_expr_destroy(c->velocity[d]);
+  free(c->tracer_name);
+  fe_expr_destroy(c->initial);
+  fe_expr_destroy(c->source);
+  fe_expr_destroy(c->exact);
+  for (int k = 0; k < 6; k++) fe_expr_destroy(c->diffusivity[k]);
+  for (int b = 0; b < c->n_boundaries; b++) {
+    for (int k = 0; k < c->boundaries[b].n_refs; k++) free(c->boundaries[b].refs[k]);
+    free(c->boundaries[b].refs);
+    fe_expr_destroy(c->boundaries[b].value);
+  }
+  free(c->boundaries);
+  free(c->output_dir);
+  free(c);
+}
+
+/* ---- words of the command line ------------------------------------------ */
+
+const char *fe_strategy_name(enum fe_strategy s)
+{
+  return (int)s >= 0 && (int)s < COUNT(strategy_words) ? strategy_words[s] : "unknown";
+}
+
+const char *fe_backend_name(enum fe_backend_kind b)
+{
+  return (int)b >= 0 && (int)b < COUNT(backend_words) ? backend_words[b] : "unknown";
+}
+
+int fe_strategy_parse(const char *word, enum fe_strategy *s)
+{
+  char list[256];
+  int i = word_index(word, strategy_words, COUNT(strategy_words));
+  word_list(strategy_words, COUNT(strategy_words), list, sizeof list);
+  FE_CHECK(i >= 0, FE_ERR_USAGE, "unknown assembly strategy '%s'; expected one of %s", word, list);
+  *s = (enum fe_strategy)i;
+  return FE_SUCCESS;
+}
+
+int fe_backend_parse(const char *word, enum fe_backend_kind *b)
+{
+  char list[256];
+  int i = word_index(word, backend_words, COUNT(backend_words));
+  word_list(backend_words, COUNT(backend_words), list, sizeof list);
+  FE_CHECK(i >= 0, FE_ERR_USAGE, "unknown backend '%s'; expected one of %s", word, list);
+  *b = (enum fe_backend_kind)i;
+  return FE_SUCCESS;
+}

@@ -50,6 +50,7 @@ struct fe_case {
   int max_iterations;
   enum fe_preconditioner preconditioner;
   enum fe_strategy strategy;
+  int deterministic;        /* assembly@deterministic: reproducible LMA scatter on the GPU */
   enum fe_backend_kind backend;
   char *output_dir;         /* relative to the working directory; default "." */
   int output_every;         /* default 1 */

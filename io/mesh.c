@@ -1,1 +1,752 @@
-/* under construction */
+#include "io/mesh.h"
+
+#include "core/error.h"
+
+#include <errno.h>
+#include <gmshc.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum { GMSH_LINE2 = 1, GMSH_TRIANGLE3 = 2, GMSH_TETRAHEDRON4 = 4 };
+
+/* Gmsh 4.8 keeps the unread rest of a .geo file in its lexer after a syntax
+ * error, and the next .geo parsed in this process would start with it; the
+ * flush Gmsh itself uses is not in its API, so it is called when present. */
+void fe_gmsh_yyflush(void) __asm__("_Z12gmsh_yyflushv") __attribute__((weak));
+
+/* What is taken from Gmsh before it is finalized: node indices are positions
+ * in Gmsh's node list. */
+struct raw {
+  size_t n_nodes;
+  size_t *node_tags;
+  double *xyz; /* 3 per node */
+  int *dense;  /* node tag -> index when tags are compact, else NULL */
+  size_t dense_n;
+  size_t *sorted_tags; /* sorted (tag, index) pairs when tags are sparse */
+  int *sorted_index;
+  int dim;
+  size_t n_cells, cap_cells;
+  int *cells;
+  size_t *cell_id;
+  int *cell_region;
+  size_t n_facets, cap_facets;
+  int *facets;
+  size_t *facet_id;
+  int *facet_group;
+};
+
+static void raw_free(struct raw *r)
+{
+  gmshFree(r->node_tags);
+  gmshFree(r->xyz);
+  free(r->dense);
+  free(r->sorted_tags);
+  free(r->sorted_index);
+  free(r->cells);
+  free(r->cell_id);
+  free(r->cell_region);
+  free(r->facets);
+  free(r->facet_id);
+  free(r->facet_group);
+}
+
+/* Makes room for `need` elements in arrays that share one capacity. */
+static int grow(size_t need, size_t *cap, int nv, int **conn, size_t **ids, int **labels)
+{
+  if (need <= *cap) return FE_SUCCESS;
+  size_t n = *cap ? 2 * *cap : 1024;
+  n = n < need ? need : n;
+  int *c = realloc(*conn, n * nv * sizeof *c);
+  if (c) *conn = c;
+  size_t *i = c ? realloc(*ids, n * sizeof *i) : NULL;
+  if (i) *ids = i;
+  int *l = i ? realloc(*labels, n * sizeof *l) : NULL;
+  if (l) *labels = l;
+  FE_CHECK(l, FE_ERR_RESOURCE, "out of host memory: could not allocate %zu elements", n);
+  *cap = n;
+  return FE_SUCCESS;
+}
+
+/* ---- Gmsh session ---------------------------------------------------------- */
+
+/* Reports the first error Gmsh logged, if any or if ierr is set. */
+static int gmsh_status(const char *path, int ierr, const char *what)
+{
+  char **log = NULL;
+  size_t n = 0;
+  int lerr;
+  char first[512] = "";
+  gmshLoggerGet(&log, &n, &lerr);
+  for (size_t i = 0; i < n; i++) {
+    if (!first[0] && !strncmp(log[i], "Error", 5)) {
+      const char *s = log[i] + 5;
+      s += strspn(s, " :");
+      snprintf(first, sizeof first, "%s", s);
+    }
+    gmshFree(log[i]);
+  }
+  gmshFree(log);
+  if (!ierr && !first[0]) return FE_SUCCESS;
+  if (fe_gmsh_yyflush) fe_gmsh_yyflush();
+  FE_RAISE(FE_ERR_INPUT, "%s: Gmsh could not %s it: %s", path, what,
+           first[0] ? first : "no message");
+}
+
+static int gmsh_load(const char *path, int geo, double size)
+{
+  int ierr = 0;
+  gmshOpen(path, &ierr);
+  FE_CALL(gmsh_status(path, ierr, "read"));
+  if (!geo) return FE_SUCCESS;
+  int dim = gmshModelGetDimension(&ierr);
+  FE_CHECK(dim >= 2, FE_ERR_INPUT, "%s: nothing to mesh: the model has no surface or volume", path);
+  if (size > 0) gmshOptionSetNumber("Mesh.MeshSizeMax", size, &ierr);
+  gmshModelMeshGenerate(dim, &ierr);
+  return gmsh_status(path, ierr, "mesh");
+}
+
+static int element_name(int type, char *name, size_t len)
+{
+  char *s = NULL;
+  double *local = NULL;
+  size_t n_local;
+  int dim, order, n_nodes, n_primary, ierr = 0;
+  gmshModelMeshGetElementProperties(type, &s, &dim, &order, &n_nodes, &local, &n_local, &n_primary,
+                                    &ierr);
+  snprintf(name, len, "%s", s && !ierr ? s : "unknown element");
+  gmshFree(s);
+  gmshFree(local);
+  return ierr ? -1 : dim;
+}
+
+static int mesh_dimension(const char *path, int *dim)
+{
+  int *types = NULL, ierr = 0;
+  size_t n = 0;
+  char name[64];
+  gmshModelMeshGetElementTypes(&types, &n, -1, -1, &ierr);
+  *dim = -1;
+  for (size_t i = 0; i < n && !ierr; i++) {
+    int d = element_name(types[i], name, sizeof name);
+    if (d > *dim) *dim = d;
+  }
+  gmshFree(types);
+  FE_CALL(gmsh_status(path, ierr, "read"));
+  FE_CHECK(n > 0, FE_ERR_INPUT, "%s: the mesh has no elements", path);
+  FE_CHECK(*dim >= 2, FE_ERR_INPUT,
+           "%s: the mesh has no cells: its highest element dimension is %d, expected triangles "
+           "(2D) or tetrahedra (3D)",
+           path, *dim);
+  return FE_SUCCESS;
+}
+
+/* ---- nodes ----------------------------------------------------------------- */
+
+static int cmp_size(const void *a, const void *b)
+{
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int node_map_build(struct raw *r)
+{
+  size_t max_tag = 0, n = r->n_nodes;
+  for (size_t i = 0; i < n; i++)
+    if (r->node_tags[i] > max_tag) max_tag = r->node_tags[i];
+  if (max_tag / 2 <= n + 1024) {
+    r->dense_n = max_tag + 1;
+    FE_MALLOC(r->dense_n, &r->dense);
+    for (size_t t = 0; t < r->dense_n; t++) r->dense[t] = -1;
+    for (size_t i = 0; i < n; i++) r->dense[r->node_tags[i]] = (int)i;
+    return FE_SUCCESS;
+  }
+  /* Sparse tags: (tag, index) pairs sorted by tag, searched by bisection. */
+  size_t *pairs;
+  FE_MALLOC(2 * n, &pairs);
+  for (size_t i = 0; i < n; i++) {
+    pairs[2 * i] = r->node_tags[i];
+    pairs[2 * i + 1] = i;
+  }
+  qsort(pairs, n, 2 * sizeof *pairs, cmp_size);
+  int err = fe_malloc(n * sizeof *r->sorted_tags, &r->sorted_tags);
+  if (!err) err = fe_malloc(n * sizeof *r->sorted_index, &r->sorted_index);
+  for (size_t i = 0; i < n && !err; i++) {
+    r->sorted_tags[i] = pairs[2 * i];
+    r->sorted_index[i] = (int)pairs[2 * i + 1];
+  }
+  free(pairs);
+  return err;
+}
+
+static int node_index(const struct raw *r, size_t tag)
+{
+  if (r->dense) return tag < r->dense_n ? r->dense[tag] : -1;
+  size_t lo = 0, hi = r->n_nodes;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (r->sorted_tags[mid] < tag)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < r->n_nodes && r->sorted_tags[lo] == tag ? r->sorted_index[lo] : -1;
+}
+
+static int read_nodes(const char *path, struct raw *r)
+{
+  size_t n_xyz = 0, n_param = 0;
+  double *param = NULL;
+  int ierr = 0;
+  /* The whole model: each node once, on the entity it is classified on. */
+  gmshModelMeshGetNodes(&r->node_tags, &r->n_nodes, &r->xyz, &n_xyz, &param, &n_param, -1, -1, 0, 0,
+                        &ierr);
+  gmshFree(param);
+  FE_CALL(gmsh_status(path, ierr, "read"));
+  FE_CHECK(r->n_nodes < INT_MAX, FE_ERR_RESOURCE, "%s: %zu nodes: at most %d are supported", path,
+           r->n_nodes, INT_MAX - 1);
+  return node_map_build(r);
+}
+
+/* ---- elements -------------------------------------------------------------- */
+
+static const char *expected_name(int type)
+{
+  switch (type) {
+  case GMSH_LINE2: return "2-node lines ('Line 2') as boundary of a 2D mesh";
+  case GMSH_TRIANGLE3: return "3-node triangles ('Triangle 3')";
+  default: return "4-node tetrahedra ('Tetrahedron 4')";
+  }
+}
+
+/* Every element of entity (dim, tag) must be of `type`. */
+static int check_types(const char *path, int dim, int tag, int type)
+{
+  int *types = NULL, ierr = 0, bad = -1;
+  size_t n = 0;
+  gmshModelMeshGetElementTypes(&types, &n, dim, tag, &ierr);
+  for (size_t i = 0; i < n && !ierr; i++)
+    if (types[i] != type) bad = types[i];
+  gmshFree(types);
+  FE_CALL(gmsh_status(path, ierr, "read"));
+  if (bad < 0) return FE_SUCCESS;
+  size_t *tags = NULL, *nodes = NULL, n_tags = 0, n_nodes = 0;
+  char name[64];
+  gmshModelMeshGetElementsByType(bad, &tags, &n_tags, &nodes, &n_nodes, tag, 0, 1, &ierr);
+  size_t first = n_tags ? tags[0] : 0;
+  gmshFree(tags);
+  gmshFree(nodes);
+  element_name(bad, name, sizeof name);
+  FE_RAISE(FE_ERR_INPUT, "%s: element %zu is a '%s'; fesim reads only %s", path, first, name,
+           expected_name(type));
+}
+
+static int elements_of(const char *path, int tag, int type, size_t **tags, size_t *n_tags,
+                       size_t **nodes)
+{
+  size_t n_nodes = 0;
+  int ierr = 0;
+  gmshModelMeshGetElementsByType(type, tags, n_tags, nodes, &n_nodes, tag, 0, 1, &ierr);
+  return gmsh_status(path, ierr, "read");
+}
+
+/* Appends the elements of `type` of entity `tag` (nv node indices each) with
+ * label `label` to conn / ids / labels. */
+static int append_elements(const char *path, const struct raw *r, int tag, int type, int nv,
+                           int label, size_t *count, size_t *cap, int **conn, size_t **ids,
+                           int **labels)
+{
+  size_t *tags = NULL, *nodes = NULL, n = 0, bad = 0;
+  int err = elements_of(path, tag, type, &tags, &n, &nodes);
+  if (!err) err = grow(*count + n, cap, nv, conn, ids, labels);
+  for (size_t e = 0; e < n && !err && !bad; e++) {
+    size_t k = *count + e;
+    (*ids)[k] = tags[e];
+    (*labels)[k] = label;
+    for (int v = 0; v < nv; v++) {
+      int i = node_index(r, nodes[e * nv + v]);
+      if (i < 0) bad = e + 1;
+      (*conn)[k * nv + v] = i;
+    }
+  }
+  if (bad)
+    err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                         "%s: element %zu refers to a node that the mesh does not have", path,
+                         tags[bad - 1]);
+  if (!err) *count += n;
+  gmshFree(tags);
+  gmshFree(nodes);
+  return err;
+}
+
+static int first_physical(int dim, int tag)
+{
+  int *tags = NULL, ierr = 0;
+  size_t n = 0;
+  gmshModelGetPhysicalGroupsForEntity(dim, tag, &tags, &n, &ierr);
+  int first = !ierr && n ? tags[0] : 0;
+  gmshFree(tags);
+  return first;
+}
+
+static int read_cells(const char *path, struct raw *r)
+{
+  int *entities = NULL, ierr = 0, err = FE_SUCCESS;
+  size_t n = 0;
+  int type = r->dim == 2 ? GMSH_TRIANGLE3 : GMSH_TETRAHEDRON4;
+  gmshModelGetEntities(&entities, &n, r->dim, &ierr);
+  for (size_t i = 0; i < n / 2 && !err && !ierr; i++) {
+    int tag = entities[2 * i + 1];
+    err = check_types(path, r->dim, tag, type);
+    if (!err)
+      err = append_elements(path, r, tag, type, r->dim + 1, first_physical(r->dim, tag),
+                            &r->n_cells, &r->cap_cells, &r->cells, &r->cell_id, &r->cell_region);
+  }
+  gmshFree(entities);
+  if (!err) err = gmsh_status(path, ierr, "read");
+  FE_CALL(err);
+  FE_CHECK(r->n_cells > 0, FE_ERR_INPUT, "%s: the mesh has no cells", path);
+  FE_CHECK(r->n_cells < INT_MAX, FE_ERR_RESOURCE, "%s: %zu cells: at most %d are supported", path,
+           r->n_cells, INT_MAX - 1);
+  return FE_SUCCESS;
+}
+
+static int read_group_facets(const char *path, struct raw *r, int group)
+{
+  int *entities = NULL, ierr = 0, err = FE_SUCCESS;
+  size_t n = 0;
+  int fdim = r->dim - 1, type = r->dim == 2 ? GMSH_LINE2 : GMSH_TRIANGLE3;
+  gmshModelGetEntitiesForPhysicalGroup(fdim, group, &entities, &n, &ierr);
+  for (size_t i = 0; i < n && !err && !ierr; i++) {
+    err = check_types(path, fdim, entities[i], type);
+    if (!err)
+      err = append_elements(path, r, entities[i], type, r->dim, group, &r->n_facets, &r->cap_facets,
+                            &r->facets, &r->facet_id, &r->facet_group);
+  }
+  gmshFree(entities);
+  FE_CALL(err);
+  return gmsh_status(path, ierr, "read");
+}
+
+static int read_groups(const char *path, struct raw *r, struct fe_mesh *m)
+{
+  int *dim_tags = NULL, ierr = 0, err = FE_SUCCESS;
+  size_t n = 0;
+  gmshModelGetPhysicalGroups(&dim_tags, &n, -1, &ierr);
+  size_t count = 0;
+  for (size_t i = 0; i < n / 2; i++)
+    if (dim_tags[2 * i] == r->dim || dim_tags[2 * i] == r->dim - 1) count++;
+  if (count) err = fe_calloc(count, sizeof *m->groups, &m->groups);
+  for (size_t i = 0; i < n / 2 && !err && !ierr; i++) {
+    int dim = dim_tags[2 * i], tag = dim_tags[2 * i + 1];
+    if (dim != r->dim && dim != r->dim - 1) continue;
+    char *name = NULL;
+    gmshModelGetPhysicalName(dim, tag, &name, &ierr);
+    struct fe_physical *g = &m->groups[m->n_groups++];
+    g->dim = dim;
+    g->tag = tag;
+    err = fe_strdup(name && !ierr ? name : "", &g->name);
+    gmshFree(name);
+    if (!err && dim == r->dim - 1) err = read_group_facets(path, r, tag);
+  }
+  gmshFree(dim_tags);
+  FE_CALL(err);
+  FE_CHECK(r->n_facets < INT_MAX, FE_ERR_RESOURCE, "%s: %zu facets: at most %d are supported", path,
+           r->n_facets, INT_MAX - 1);
+  return gmsh_status(path, ierr, "read");
+}
+
+static int read_model(const char *path, int geo, double size, struct raw *r, struct fe_mesh *m)
+{
+  FE_CALL(gmsh_load(path, geo, size));
+  FE_CALL(mesh_dimension(path, &r->dim));
+  FE_CALL(read_nodes(path, r));
+  FE_CALL(read_cells(path, r));
+  return read_groups(path, r, m);
+}
+
+static int read_with_gmsh(const char *path, int geo, double size, struct raw *r, struct fe_mesh *m)
+{
+  int ierr = 0;
+  gmshInitialize(0, NULL, 0, &ierr);
+  FE_CHECK(!ierr, FE_ERR_RESOURCE, "%s: could not start Gmsh", path);
+  gmshOptionSetNumber("General.Terminal", 0, &ierr);
+  gmshLoggerStart(&ierr);
+  int err = read_model(path, geo, size, r, m);
+  gmshLoggerStop(&ierr);
+  gmshFinalize(&ierr);
+  return err;
+}
+
+/* ---- node ordering: reverse Cuthill-McKee ---------------------------------- */
+
+struct graph {
+  int n;
+  size_t *xadj;
+  int *adj;
+};
+
+static void graph_free(struct graph *g)
+{
+  free(g->xadj);
+  free(g->adj);
+}
+
+/* Node adjacency through shared cells, from the node -> cell incidence. */
+static int graph_build(int n, int n_cells, int nv, const int *cells, struct graph *g)
+{
+  size_t *inc_ptr = NULL;
+  int *inc = NULL, *mark = NULL;
+  int err = fe_calloc((size_t)n + 1, sizeof *inc_ptr, &inc_ptr);
+  if (!err) err = fe_malloc((size_t)n_cells * nv * sizeof *inc, &inc);
+  if (!err) err = fe_malloc((size_t)n * sizeof *mark, &mark);
+  if (!err) err = fe_calloc((size_t)n + 1, sizeof *g->xadj, &g->xadj);
+  if (err) goto done;
+  for (size_t k = 0; k < (size_t)n_cells * nv; k++) inc_ptr[cells[k] + 1]++;
+  for (int i = 0; i < n; i++) inc_ptr[i + 1] += inc_ptr[i];
+  for (size_t k = 0; k < (size_t)n_cells * nv; k++) inc[inc_ptr[cells[k]]++] = (int)(k / nv);
+  for (int i = n; i > 0; i--) inc_ptr[i] = inc_ptr[i - 1];
+  inc_ptr[0] = 0;
+  for (int pass = 0; pass < 2 && !err; pass++) {
+    for (int i = 0; i < n; i++) mark[i] = -1;
+    for (int a = 0; a < n; a++) {
+      size_t deg = pass ? g->xadj[a] : 0;
+      for (size_t j = inc_ptr[a]; j < inc_ptr[a + 1]; j++) {
+        const int *c = cells + (size_t)inc[j] * nv;
+        for (int v = 0; v < nv; v++) {
+          int b = c[v];
+          if (b == a || mark[b] == a) continue;
+          mark[b] = a;
+          if (pass) g->adj[deg] = b;
+          deg++;
+        }
+      }
+      if (!pass) g->xadj[a + 1] = g->xadj[a] + deg;
+    }
+    if (!pass) err = fe_malloc(g->xadj[n] * sizeof *g->adj, &g->adj);
+  }
+  g->n = n;
+done:
+  free(inc_ptr);
+  free(inc);
+  free(mark);
+  return err;
+}
+
+static int degree(const struct graph *g, int v) { return (int)(g->xadj[v + 1] - g->xadj[v]); }
+
+/* Breadth-first levels from root; q receives the component in BFS order.
+ * Returns the number of levels; level[] must be -1 on the component. */
+static int bfs_levels(const struct graph *g, int root, int *level, int *q, int *count)
+{
+  int head = 0, tail = 0;
+  q[tail++] = root;
+  level[root] = 0;
+  while (head < tail) {
+    int v = q[head++];
+    for (size_t j = g->xadj[v]; j < g->xadj[v + 1]; j++) {
+      int u = g->adj[j];
+      if (level[u] >= 0) continue;
+      level[u] = level[v] + 1;
+      q[tail++] = u;
+    }
+  }
+  *count = tail;
+  return level[q[tail - 1]] + 1;
+}
+
+/* George & Liu's pseudo-peripheral node: BFS again from a least-degree node
+ * of the last level while the number of levels grows. */
+static int pseudo_peripheral(const struct graph *g, int start, int *level, int *q)
+{
+  int root = start, count;
+  int depth = bfs_levels(g, root, level, q, &count);
+  for (int iter = 0; iter < 32; iter++) {
+    int last = level[q[count - 1]], best = q[count - 1];
+    for (int i = count - 1; i >= 0 && level[q[i]] == last; i--)
+      if (degree(g, q[i]) < degree(g, best)) best = q[i];
+    for (int i = 0; i < count; i++) level[q[i]] = -1;
+    int d = bfs_levels(g, best, level, q, &count);
+    if (d <= depth) break;
+    root = best;
+    depth = d;
+  }
+  for (int i = 0; i < count; i++) level[q[i]] = -1;
+  return root;
+}
+
+/* perm[old] = new, by reverse Cuthill-McKee, component after component. */
+static int rcm_order(const struct graph *g, int *perm)
+{
+  int n = g->n, *level = NULL, *q = NULL, *order = NULL;
+  int err = fe_malloc((size_t)n * sizeof *level, &level);
+  if (!err) err = fe_malloc((size_t)n * sizeof *q, &q);
+  if (!err) err = fe_malloc((size_t)n * sizeof *order, &order);
+  if (err) goto done;
+  for (int i = 0; i < n; i++) level[i] = perm[i] = -1;
+  int tail = 0;
+  for (int s = 0; s < n; s++) {
+    if (perm[s] >= 0) continue;
+    int root = pseudo_peripheral(g, s, level, q);
+    int head = tail;
+    order[tail++] = root;
+    perm[root] = 1;
+    while (head < tail) {
+      int v = order[head++], first = tail;
+      for (size_t j = g->xadj[v]; j < g->xadj[v + 1]; j++) {
+        int u = g->adj[j];
+        if (perm[u] >= 0) continue;
+        perm[u] = 1;
+        /* insert by increasing degree */
+        int k = tail++;
+        while (k > first && degree(g, order[k - 1]) > degree(g, u)) {
+          order[k] = order[k - 1];
+          k--;
+        }
+        order[k] = u;
+      }
+    }
+  }
+  for (int i = 0; i < n; i++) perm[order[i]] = n - 1 - i;
+done:
+  free(level);
+  free(q);
+  free(order);
+  return err;
+}
+
+/* ---- building the mesh ----------------------------------------------------- */
+
+static int check_plane(const char *path, const struct raw *r, const int *used_old, int n)
+{
+  double z0 = r->xyz[3 * (size_t)used_old[0] + 2], lo = INFINITY, hi = -INFINITY;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++) {
+      double x = r->xyz[3 * (size_t)used_old[i] + k];
+      lo = x < lo ? x : lo;
+      hi = x > hi ? x : hi;
+    }
+  double tol = 1e-10 * (hi - lo);
+  for (int i = 0; i < n; i++) {
+    double z = r->xyz[3 * (size_t)used_old[i] + 2];
+    FE_CHECK(fabs(z - z0) <= tol, FE_ERR_INPUT,
+             "%s: a 2D mesh must lie in a plane z = const: node %zu has z = %g, node %zu has "
+             "z = %g",
+             path, r->node_tags[used_old[i]], z, r->node_tags[used_old[0]], z0);
+  }
+  return FE_SUCCESS;
+}
+
+/* Signed area (2D) or volume (3D) of cell c and its longest edge. */
+static double signed_measure(const struct fe_mesh *m, const int *c, double *longest)
+{
+  int d = m->dim;
+  double e[FE_MAX_NV][FE_MAX_DIM] = {{0}}, l2 = 0;
+  for (int v = 1; v < m->nv; v++)
+    for (int k = 0; k < d; k++)
+      e[v][k] = m->coords[(size_t)c[v] * d + k] - m->coords[(size_t)c[0] * d + k];
+  for (int a = 0; a < m->nv; a++)
+    for (int b = a + 1; b < m->nv; b++) {
+      double s = 0;
+      for (int k = 0; k < d; k++) {
+        double t = m->coords[(size_t)c[b] * d + k] - m->coords[(size_t)c[a] * d + k];
+        s += t * t;
+      }
+      l2 = s > l2 ? s : l2;
+    }
+  *longest = sqrt(l2);
+  if (d == 2) return 0.5 * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
+  return (e[1][0] * (e[2][1] * e[3][2] - e[2][2] * e[3][1]) -
+          e[1][1] * (e[2][0] * e[3][2] - e[2][2] * e[3][0]) +
+          e[1][2] * (e[2][0] * e[3][1] - e[2][1] * e[3][0])) /
+         6.0;
+}
+
+static int orient_cells(struct fe_mesh *m)
+{
+  for (int c = 0; c < m->n_cells; c++) {
+    int *cell = m->cells + (size_t)c * m->nv;
+    double longest, s = signed_measure(m, cell, &longest);
+    FE_CHECK(fabs(s) > 1e-12 * longest * longest * (m->dim == 3 ? longest : 1), FE_ERR_INPUT,
+             "%s: element %zu (%s) is degenerate (%s %g)", m->path, m->cell_id[c],
+             m->dim == 2 ? "triangle" : "tetrahedron", m->dim == 2 ? "area" : "volume", fabs(s));
+    if (s < 0) {
+      int t = cell[m->nv - 1];
+      cell[m->nv - 1] = cell[m->nv - 2];
+      cell[m->nv - 2] = t;
+    }
+  }
+  return FE_SUCCESS;
+}
+
+/* Cells in the order of their smallest new node (a stable counting sort). */
+static int sort_cells(struct fe_mesh *m, const struct raw *r, const int *local, const int *perm)
+{
+  int n = m->n_nodes, nv = m->nv, *start = NULL;
+  FE_CALL(fe_calloc((size_t)n + 1, sizeof *start, &start));
+  for (int c = 0; c < m->n_cells; c++) {
+    int lo = n;
+    for (int v = 0; v < nv; v++) {
+      int i = perm[local[r->cells[(size_t)c * nv + v]]];
+      lo = i < lo ? i : lo;
+    }
+    start[lo + 1]++;
+  }
+  for (int i = 0; i < n; i++) start[i + 1] += start[i];
+  for (int c = 0; c < m->n_cells; c++) {
+    int lo = n, tmp[FE_MAX_NV] = {0};
+    for (int v = 0; v < nv; v++) {
+      tmp[v] = perm[local[r->cells[(size_t)c * nv + v]]];
+      lo = tmp[v] < lo ? tmp[v] : lo;
+    }
+    int k = start[lo]++;
+    memcpy(m->cells + (size_t)k * nv, tmp, sizeof(int) * nv);
+    m->cell_id[k] = r->cell_id[c];
+    m->cell_region[k] = r->cell_region[c];
+  }
+  free(start);
+  return FE_SUCCESS;
+}
+
+static int map_facets(struct fe_mesh *m, const struct raw *r, const int *local, const int *perm)
+{
+  m->n_facets = (int)r->n_facets;
+  FE_MALLOC((size_t)m->n_facets * m->dim, &m->facets);
+  FE_MALLOC(m->n_facets, &m->facet_group);
+  for (int f = 0; f < m->n_facets; f++) {
+    for (int v = 0; v < m->dim; v++) {
+      int i = local[r->facets[(size_t)f * m->dim + v]];
+      FE_CHECK(i >= 0, FE_ERR_INPUT,
+               "%s: mixed dimensions: element %zu of physical group %d is not on the boundary of "
+               "the %s (its node %zu belongs to no cell)",
+               m->path, r->facet_id[f], r->facet_group[f], m->dim == 2 ? "triangles" : "tetrahedra",
+               r->node_tags[r->facets[(size_t)f * m->dim + v]]);
+      m->facets[(size_t)f * m->dim + v] = perm[i];
+    }
+    m->facet_group[f] = r->facet_group[f];
+  }
+  return FE_SUCCESS;
+}
+
+static int build_mesh(struct fe_mesh *m, const struct raw *r)
+{
+  int nv = r->dim + 1, *local = NULL, *used = NULL, *perm = NULL, *cells = NULL, err;
+  struct graph g = {0};
+  size_t nc = r->n_cells;
+  m->dim = r->dim;
+  m->nv = nv;
+  m->n_cells = (int)nc;
+  FE_CALL(fe_malloc(r->n_nodes * sizeof *local, &local));
+  for (size_t i = 0; i < r->n_nodes; i++) local[i] = -1;
+  int n = 0;
+  for (size_t k = 0; k < nc * nv; k++)
+    if (local[r->cells[k]] < 0) local[r->cells[k]] = n++;
+  m->n_nodes = n;
+  err = fe_malloc((size_t)n * sizeof *used, &used);
+  if (!err) err = fe_malloc(nc * nv * sizeof *cells, &cells);
+  if (err) goto done;
+  for (size_t i = 0; i < r->n_nodes; i++)
+    if (local[i] >= 0) used[local[i]] = (int)i;
+  if (m->dim == 2) err = check_plane(m->path, r, used, n);
+  for (size_t k = 0; k < nc * nv && !err; k++) cells[k] = local[r->cells[k]];
+  if (!err) err = graph_build(n, (int)nc, nv, cells, &g);
+  if (!err) err = fe_malloc((size_t)n * sizeof *perm, &perm);
+  if (!err) err = rcm_order(&g, perm);
+  if (!err) err = fe_malloc((size_t)n * m->dim * sizeof *m->coords, &m->coords);
+  if (!err) err = fe_malloc(nc * nv * sizeof *m->cells, &m->cells);
+  if (!err) err = fe_malloc(nc * sizeof *m->cell_id, &m->cell_id);
+  if (!err) err = fe_malloc(nc * sizeof *m->cell_region, &m->cell_region);
+  if (err) goto done;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < m->dim; k++)
+      m->coords[(size_t)perm[i] * m->dim + k] = r->xyz[3 * (size_t)used[i] + k];
+  err = sort_cells(m, r, local, perm);
+  if (!err) err = orient_cells(m);
+  if (!err) err = map_facets(m, r, local, perm);
+done:
+  graph_free(&g);
+  free(local);
+  free(used);
+  free(perm);
+  free(cells);
+  return err;
+}
+
+/* ---- public ---------------------------------------------------------------- */
+
+static int check_file(const char *path, int *geo)
+{
+  const char *dot = strrchr(path, '.');
+  const char *ext = dot && !strchr(dot, '/') ? dot : "(none)";
+  *geo = !strcasecmp(ext, ".geo");
+  FE_CHECK(*geo || !strcasecmp(ext, ".msh"), FE_ERR_INPUT,
+           "mesh '%s': unknown mesh file type '%s'; expected a Gmsh mesh (.msh, format 2.2 or "
+           "4.1) or a Gmsh geometry (.geo)",
+           path, ext);
+  FILE *fp = fopen(path, "rb");
+  FE_CHECK(fp || errno != ENOENT, FE_ERR_INPUT, "mesh '%s' not found", path);
+  FE_CHECK(fp, FE_ERR_INPUT, "mesh '%s' cannot be read: %s", path, strerror(errno));
+  char line[64] = "";
+  int empty = !fgets(line, sizeof line, fp);
+  fclose(fp);
+  if (*geo) return FE_SUCCESS;
+  /* Gmsh hands a file that is not a mesh to its .geo parser, whose messages
+   * would be about geometry syntax, so that case is reported here. */
+  FE_CHECK(!empty, FE_ERR_INPUT, "%s: empty file; expected a Gmsh mesh", path);
+  line[strcspn(line, "\r\n")] = '\0';
+  FE_CHECK(!strncmp(line, "$MeshFormat", 11), FE_ERR_INPUT,
+           "%s: not a Gmsh mesh: it starts with '%.40s', expected '$MeshFormat'", path, line);
+  return FE_SUCCESS;
+}
+
+int fe_mesh_read(const char *path, double size, struct fe_mesh **mesh)
+{
+  int geo;
+  *mesh = NULL;
+  FE_CALL(check_file(path, &geo));
+  struct fe_mesh *m;
+  struct raw r = {0};
+  FE_CALLOC(1, &m);
+  int err = fe_strdup(path, &m->path);
+  if (!err) err = read_with_gmsh(path, geo, size, &r, m);
+  if (!err) err = build_mesh(m, &r);
+  raw_free(&r);
+  if (err) {
+    fe_mesh_destroy(m);
+    return err;
+  }
+  *mesh = m;
+  return FE_SUCCESS;
+}
+
+void fe_mesh_destroy(struct fe_mesh *mesh)
+{
+  if (!mesh) return;
+  for (int i = 0; i < mesh->n_groups; i++) free(mesh->groups[i].name);
+  free(mesh->groups);
+  free(mesh->path);
+  free(mesh->coords);
+  free(mesh->cells);
+  free(mesh->cell_region);
+  free(mesh->cell_id);
+  free(mesh->facets);
+  free(mesh->facet_group);
+  free(mesh);
+}
+
+const struct fe_physical *fe_mesh_find_group(const struct fe_mesh *mesh, int dim, const char *ref)
+{
+  if (!mesh || !ref) return NULL;
+  for (int i = 0; i < mesh->n_groups; i++)
+    if (mesh->groups[i].dim == dim && !strcmp(mesh->groups[i].name, ref)) return &mesh->groups[i];
+  char *end;
+  errno = 0;
+  long tag = strtol(ref, &end, 10);
+  if (end == ref || *end || errno) return NULL;
+  for (int i = 0; i < mesh->n_groups; i++)
+    if (mesh->groups[i].dim == dim && mesh->groups[i].tag == tag) return &mesh->groups[i];
+  return NULL;
+}

@@ -8,6 +8,11 @@
 
 #include <stddef.h>
 
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define FE_MAX_DIM 3
 #define FE_MAX_NV 4 /* vertices of a cell: dim + 1 */
 
@@ -46,5 +51,9 @@ void fe_mesh_destroy(struct fe_mesh *mesh);
 /* Physical group of dimension dim by name or, when `ref` is a number, by tag.
  * Returns NULL when absent. */
 const struct fe_physical *fe_mesh_find_group(const struct fe_mesh *mesh, int dim, const char *ref);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

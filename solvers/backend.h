@@ -6,28 +6,39 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum fe_backend_type { FE_CPU, FE_CUDA };
 
+struct fe_backend;
+
+/* Every op receives its backend (for its context: streams, scratch, handles). */
 struct fe_vec_ops {
-  int (*malloc)(size_t bytes, void **p);
-  void (*free)(void *p);
-  int (*to_device)(void *dev, const void *host, size_t bytes);
-  int (*to_host)(void *host, const void *dev, size_t bytes);
-  int (*set)(size_t n, double alpha, double *y);
-  int (*copy)(size_t n, const double *x, double *y);
-  int (*axpby)(size_t n, double a, const double *x, double b, double *y);   /* y = a x + b y */
-  int (*pointwise_mult)(size_t n, const double *x, const double *y, double *w); /* w = x.*y */
-  int (*pointwise_div)(size_t n, const double *x, const double *y, double *w);  /* w = x./y */
-  int (*dot)(size_t n, const double *x, const double *y, double *r);
-  int (*minmax)(size_t n, const double *x, double *min, double *max); /* NaN if any non-finite */
+  int (*malloc)(const struct fe_backend *be, size_t bytes, void **p);
+  void (*free)(const struct fe_backend *be, void *p);
+  int (*to_device)(const struct fe_backend *be, void *dev, const void *host, size_t bytes);
+  int (*to_host)(const struct fe_backend *be, void *host, const void *dev, size_t bytes);
+  int (*set)(const struct fe_backend *be, size_t n, double alpha, double *y);
+  int (*copy)(const struct fe_backend *be, size_t n, const double *x, double *y);
+  /* y = a x + b y */
+  int (*axpby)(const struct fe_backend *be, size_t n, double a, const double *x, double b, double *y);
+  /* w = x .* y and w = x ./ y */
+  int (*pointwise_mult)(const struct fe_backend *be, size_t n, const double *x, const double *y, double *w);
+  int (*pointwise_div)(const struct fe_backend *be, size_t n, const double *x, const double *y, double *w);
+  int (*dot)(const struct fe_backend *be, size_t n, const double *x, const double *y, double *r);
+  /* NaN in both when any value is not finite */
+  int (*minmax)(const struct fe_backend *be, size_t n, const double *x, double *min, double *max);
   /* y[idx[i]] = values[i] for i < m (Dirichlet values); idx, values on the backend */
-  int (*set_indexed)(size_t m, const int *idx, const double *values, double *y);
+  int (*set_indexed)(const struct fe_backend *be, size_t m, const int *idx, const double *values, double *y);
 };
 
 struct fe_backend {
   enum fe_backend_type type;
   const char *name;
   const struct fe_vec_ops *vec;
+  void *ctx; /* backend data (CUDA: device, scratch, library handles) */
 };
 
 /* The CPU backend (OpenMP); always available. */
@@ -36,5 +47,9 @@ const struct fe_backend *fe_backend_cpu(void);
 /* Backend memory: allocate `bytes` and copy `host` into it (host may be NULL). */
 int fe_backend_alloc(const struct fe_backend *be, size_t bytes, const void *host, void *ptr_to_ptr);
 void fe_backend_free(const struct fe_backend *be, void *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

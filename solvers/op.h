@@ -9,6 +9,11 @@
 
 #include "solvers/vec.h"
 
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct fe_op;
 
 struct fe_op_ops {
@@ -32,5 +37,9 @@ int fe_op_apply_full(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 int fe_op_lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y);
 int fe_op_diagonal(struct fe_op *op, struct fe_vec *diag);
 void fe_op_destroy(struct fe_op *op);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -4,6 +4,11 @@
 
 #include "solvers/backend.h"
 
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct fe_vec {
   const struct fe_backend *be;
   size_t n;
@@ -24,5 +29,9 @@ int fe_vec_pointwise_div(struct fe_vec *w, const struct fe_vec *x, const struct 
 int fe_vec_dot(const struct fe_vec *x, const struct fe_vec *y, double *r);
 int fe_vec_norm(const struct fe_vec *x, double *r);
 int fe_vec_minmax(const struct fe_vec *x, double *min, double *max);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,31 +7,44 @@
 #include "core/error.h"
 #include "solvers/backend.h"
 
-static int malloc_cpu(size_t bytes, void **p) { return fe_malloc(bytes ? bytes : 1, p); }
-static void free_cpu(void *p) { free(p); }
-
-static int copy_bytes_cpu(void *dst, const void *src, size_t bytes)
+static int malloc_cpu(const struct fe_backend *be, size_t bytes, void **p)
 {
+  (void)be;
+  return fe_malloc(bytes ? bytes : 1, p);
+}
+
+static void free_cpu(const struct fe_backend *be, void *p)
+{
+  (void)be;
+  free(p);
+}
+
+static int copy_bytes_cpu(const struct fe_backend *be, void *dst, const void *src, size_t bytes)
+{
+  (void)be;
   if (bytes) memcpy(dst, src, bytes);
   return FE_SUCCESS;
 }
 
-static int set_cpu(size_t n, double alpha, double *y)
+static int set_cpu(const struct fe_backend *be, size_t n, double alpha, double *y)
 {
+  (void)be;
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < n; i++) y[i] = alpha;
   return FE_SUCCESS;
 }
 
-static int copy_cpu(size_t n, const double *x, double *y)
+static int copy_cpu(const struct fe_backend *be, size_t n, const double *x, double *y)
 {
+  (void)be;
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < n; i++) y[i] = x[i];
   return FE_SUCCESS;
 }
 
-static int axpby_cpu(size_t n, double a, const double *x, double b, double *y)
+static int axpby_cpu(const struct fe_backend *be, size_t n, double a, const double *x, double b, double *y)
 {
+  (void)be;
   if (b == 1.0) {
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++) y[i] += a * x[i];
@@ -45,22 +58,25 @@ static int axpby_cpu(size_t n, double a, const double *x, double b, double *y)
   return FE_SUCCESS;
 }
 
-static int pointwise_mult_cpu(size_t n, const double *x, const double *y, double *w)
+static int pointwise_mult_cpu(const struct fe_backend *be, size_t n, const double *x, const double *y, double *w)
 {
+  (void)be;
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < n; i++) w[i] = x[i] * y[i];
   return FE_SUCCESS;
 }
 
-static int pointwise_div_cpu(size_t n, const double *x, const double *y, double *w)
+static int pointwise_div_cpu(const struct fe_backend *be, size_t n, const double *x, const double *y, double *w)
 {
+  (void)be;
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < n; i++) w[i] = x[i] / y[i];
   return FE_SUCCESS;
 }
 
-static int dot_cpu(size_t n, const double *x, const double *y, double *r)
+static int dot_cpu(const struct fe_backend *be, size_t n, const double *x, const double *y, double *r)
 {
+  (void)be;
   double s = 0;
 #pragma omp parallel for schedule(static) reduction(+ : s)
   for (size_t i = 0; i < n; i++) s += x[i] * y[i];
@@ -68,8 +84,9 @@ static int dot_cpu(size_t n, const double *x, const double *y, double *r)
   return FE_SUCCESS;
 }
 
-static int minmax_cpu(size_t n, const double *x, double *min, double *max)
+static int minmax_cpu(const struct fe_backend *be, size_t n, const double *x, double *min, double *max)
 {
+  (void)be;
   double lo = DBL_MAX, hi = -DBL_MAX;
   int bad = 0;
 #pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi) reduction(| : bad)
@@ -83,8 +100,9 @@ static int minmax_cpu(size_t n, const double *x, double *min, double *max)
   return FE_SUCCESS;
 }
 
-static int set_indexed_cpu(size_t m, const int *idx, const double *values, double *y)
+static int set_indexed_cpu(const struct fe_backend *be, size_t m, const int *idx, const double *values, double *y)
 {
+  (void)be;
   for (size_t i = 0; i < m; i++) y[idx[i]] = values[i];
   return FE_SUCCESS;
 }
@@ -104,6 +122,6 @@ static const struct fe_vec_ops vec_ops_cpu = {
   .set_indexed = set_indexed_cpu,
 };
 
-static const struct fe_backend backend_cpu = {FE_CPU, "cpu", &vec_ops_cpu};
+static const struct fe_backend backend_cpu = {FE_CPU, "cpu", &vec_ops_cpu, NULL};
 
 const struct fe_backend *fe_backend_cpu(void) { return &backend_cpu; }

@@ -1,5 +1,5 @@
-// Square [-2,2]^2 with one boundary group.
-L = 2;
+// Square [-2.5,2.5]^2 with one boundary group.
+L = 2.5;
 Point(1) = {-L, -L, 0};
 Point(2) = {L, -L, 0};
 Point(3) = {L, L, 0};

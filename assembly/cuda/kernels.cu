@@ -1,0 +1,283 @@
+/* Assembly kernels of the CUDA backend: element matrices by tensor
+ * contraction (the element math of assembly/element.h, compiled by nvcc),
+ * the local matrix approach (scatter with atomics, or a deterministic gather
+ * through the node incidence), and addto (atomics into CSR, cuSPARSE SpMV). */
+#include <cstdlib>
+
+#include "assembly/kernels.h"
+#include "core/cuda_check.h"
+#include "solvers/cuda/backend_cuda.h"
+
+/* K of 2D and 3D: read with warp-uniform addresses, so constant memory broadcasts. */
+__constant__ struct fe_reference c_ref[2];
+
+#define THREADS 256
+
+static int prepare_cuda(const struct fe_space *s)
+{
+  FE_CUDA_CALL(cudaMemcpyToSymbol(c_ref, &s->ref, sizeof s->ref, (s->d - 2) * sizeof s->ref));
+  return FE_SUCCESS;
+}
+
+/* ---- local assembly: one thread per cell, stores coalesced in the blocked layout */
+
+template <int D>
+__global__ void element_kernel(long n_cells, struct fe_form form, const int *cells, const double *coords,
+                               const unsigned char *dmask, const double *diff, const double *vel, double *e)
+{
+  const int nv = D + 1, nk = nv * nv;
+  const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (c >= n_cells) return;
+  double m[FE_NK_MAX];
+  fe_cell_matrix(D, &c_ref[D - 2], &form, cells, coords, diff, vel, c, m);
+  const unsigned dm = dmask[c];
+#pragma unroll
+  for (int i = 0; i < nv; i++)
+#pragma unroll
+    for (int j = 0; j < nv; j++) e[fe_block_index(c, i * nv + j, nk)] = fe_dirichlet_entry(i, j, dm, m[i * nv + j]);
+}
+
+template <int D>
+__global__ void boundary_kernel(long n_bcells, struct fe_form form, const int *bcells, const int *cells,
+                                const double *coords, const double *diff, const double *vel, double *elift)
+{
+  const int nk = (D + 1) * (D + 1);
+  const long b = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (b >= n_bcells) return;
+  fe_cell_matrix(D, &c_ref[D - 2], &form, cells, coords, diff, vel, bcells[b], elift + b * nk);
+}
+
+template <int D>
+static int element_matrices_d(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                              const double *vel, double *e, double *elift)
+{
+  unsigned blocks = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
+  element_kernel<D><<<blocks, THREADS>>>(s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, e);
+  FE_CUDA_LAUNCHED("element_kernel");
+  if (s->n_bcells) {
+    blocks = (unsigned)((s->n_bcells + THREADS - 1) / THREADS);
+    boundary_kernel<D><<<blocks, THREADS>>>(s->n_bcells, *f, s->bcells, s->cells, s->coords, diff, vel, elift);
+    FE_CUDA_LAUNCHED("boundary_kernel");
+  }
+  return FE_SUCCESS;
+}
+
+static int element_matrices_cuda(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                                 const double *vel, double *e, double *elift)
+{
+  return s->d == 2 ? element_matrices_d<2>(s, f, diff, vel, e, elift)
+                   : element_matrices_d<3>(s, f, diff, vel, e, elift);
+}
+
+/* ---- LMA: y = A^T (E (A x)) */
+
+/* gather, local product and scatter with atomics, in one kernel */
+template <int D>
+__global__ void lma_atomic_kernel(long n_cells, const int *cells, const double *e, const double *x, double *y)
+{
+  const int nv = D + 1, nk = nv * nv;
+  const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (c >= n_cells) return;
+  int node[nv];
+  double xe[nv];
+#pragma unroll
+  for (int j = 0; j < nv; j++) {
+    node[j] = cells[c * nv + j];
+    xe[j] = x[node[j]];
+  }
+#pragma unroll
+  for (int i = 0; i < nv; i++) {
+    double v = 0;
+#pragma unroll
+    for (int j = 0; j < nv; j++) v += e[fe_block_index(c, i * nv + j, nk)] * xe[j];
+    atomicAdd(&y[node[i]], v);
+  }
+}
+
+/* gather and local product into work (c * nv + i); the scatter is a gather below */
+template <int D>
+__global__ void lma_product_kernel(long n_cells, const int *cells, const double *e, const double *x, double *work)
+{
+  const int nv = D + 1, nk = nv * nv;
+  const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (c >= n_cells) return;
+  double xe[nv];
+#pragma unroll
+  for (int j = 0; j < nv; j++) xe[j] = x[cells[c * nv + j]];
+#pragma unroll
+  for (int i = 0; i < nv; i++) {
+    double v = 0;
+#pragma unroll
+    for (int j = 0; j < nv; j++) v += e[fe_block_index(c, i * nv + j, nk)] * xe[j];
+    work[c * nv + i] = v;
+  }
+}
+
+__global__ void incidence_sum_kernel(long n_nodes, const int *inc_ptr, const int *inc, const double *work, double *y)
+{
+  const long n = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (n >= n_nodes) return;
+  double sum = 0;
+  for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++) sum += work[inc[k]];
+  y[n] = sum;
+}
+
+template <int D>
+static int lma_apply_d(const struct fe_space *s, const double *e, const double *x, double *y, double *work)
+{
+  const unsigned cb = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
+  if (!s->deterministic) {
+    FE_CUDA_CALL(cudaMemsetAsync(y, 0, s->n_nodes * sizeof *y));
+    lma_atomic_kernel<D><<<cb, THREADS>>>(s->n_cells, s->cells, e, x, y);
+    FE_CUDA_LAUNCHED("lma_atomic_kernel");
+    return FE_SUCCESS;
+  }
+  lma_product_kernel<D><<<cb, THREADS>>>(s->n_cells, s->cells, e, x, work);
+  FE_CUDA_LAUNCHED("lma_product_kernel");
+  const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
+  incidence_sum_kernel<<<nb, THREADS>>>(s->n_nodes, s->inc_ptr, s->inc, work, y);
+  FE_CUDA_LAUNCHED("incidence_sum_kernel");
+  return FE_SUCCESS;
+}
+
+static int lma_apply_cuda(const struct fe_space *s, const double *e, const double *x, double *y, double *work)
+{
+  return s->d == 2 ? lma_apply_d<2>(s, e, x, y, work) : lma_apply_d<3>(s, e, x, y, work);
+}
+
+__global__ void lma_diagonal_kernel(long n_nodes, int nv, const int *inc_ptr, const int *inc, const double *e,
+                                    double *diag)
+{
+  const long n = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (n >= n_nodes) return;
+  double sum = 0;
+  for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++) {
+    const int c = inc[k] / nv, i = inc[k] % nv;
+    sum += e[fe_block_index(c, i * nv + i, nv * nv)];
+  }
+  diag[n] = sum;
+}
+
+static int lma_diagonal_cuda(const struct fe_space *s, const double *e, double *diag)
+{
+  const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
+  lma_diagonal_kernel<<<nb, THREADS>>>(s->n_nodes, s->nv, s->inc_ptr, s->inc, e, diag);
+  FE_CUDA_LAUNCHED("lma_diagonal_kernel");
+  return FE_SUCCESS;
+}
+
+/* y_n += scale * sum over the boundary cells at interior node n of E_{n j} x_j,
+ * j Dirichlet: a gather per node, so the sums have a fixed order. */
+__global__ void lift_kernel(long n_nodes, int nv, const int *inc_ptr, const int *inc, const int *cells,
+                            const unsigned char *dmask, const int *bindex, const double *elift, double scale,
+                            const double *x, double *y)
+{
+  const long n = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (n >= n_nodes) return;
+  double sum = 0;
+  for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++) {
+    const int c = inc[k] / nv, i = inc[k] % nv;
+    const unsigned dm = dmask[c];
+    if (!(dm & 15u) || ((dm >> i) & 1u)) continue;
+    const double *el = elift + (long)bindex[c] * nv * nv;
+    for (int j = 0; j < nv; j++)
+      if ((dm >> j) & 1u) sum += el[i * nv + j] * x[cells[(long)c * nv + j]];
+  }
+  if (sum != 0) y[n] += scale * sum;
+}
+
+static int lift_cuda(const struct fe_space *s, const double *elift, double scale, const double *x, double *y)
+{
+  const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
+  lift_kernel<<<nb, THREADS>>>(s->n_nodes, s->nv, s->inc_ptr, s->inc, s->cells, s->dmask, s->bindex, elift,
+                               scale, x, y);
+  FE_CUDA_LAUNCHED("lift_kernel");
+  return FE_SUCCESS;
+}
+
+/* ---- addto */
+
+__global__ void csr_assemble_kernel(long n_cells, int nk, const int *map, const double *e, double *values)
+{
+  const long total = fe_blocked_cells(n_cells) * nk;
+  for (long idx = blockIdx.x * (long)blockDim.x + threadIdx.x; idx < total; idx += (long)gridDim.x * blockDim.x) {
+    const long c = idx / ((long)nk * FE_BLOCK) * FE_BLOCK + idx % FE_BLOCK;
+    if (c < n_cells) atomicAdd(&values[map[idx]], e[idx]);
+  }
+}
+
+static int csr_assemble_cuda(const struct fe_space *s, struct fe_csr *csr, const double *e)
+{
+  FE_CUDA_CALL(cudaMemsetAsync(csr->values, 0, csr->nnz * sizeof(double)));
+  const size_t total = (size_t)fe_blocked_cells(s->n_cells) * s->nk;
+  csr_assemble_kernel<<<fe_cuda_blocks(total, THREADS), THREADS>>>(s->n_cells, s->nk, csr->map, e, csr->values);
+  FE_CUDA_LAUNCHED("csr_assemble_kernel");
+  return FE_SUCCESS;
+}
+
+/* cuSPARSE descriptors and buffer, created at the first apply and kept */
+struct spmv {
+  cusparseSpMatDescr_t a;
+  cusparseDnVecDescr_t x, y;
+  void *buffer;
+};
+
+static int spmv_create(struct fe_csr *csr, cusparseHandle_t h)
+{
+  struct spmv *p = (struct spmv *)calloc(1, sizeof *p);
+  FE_CHECK(p, FE_ERR_RESOURCE, "out of host memory");
+  csr->ctx = p;
+  FE_CUSPARSE_CALL(cusparseCreateCsr(&p->a, csr->n, csr->n, csr->nnz, csr->rowptr, csr->colind, csr->values,
+                                     CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  FE_CUSPARSE_CALL(cusparseCreateDnVec(&p->x, csr->n, csr->values, CUDA_R_64F));
+  FE_CUSPARSE_CALL(cusparseCreateDnVec(&p->y, csr->n, csr->values, CUDA_R_64F));
+  const double one = 1, zero = 0;
+  size_t bytes = 0;
+  FE_CUSPARSE_CALL(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, p->a, p->x, &zero, p->y,
+                                           CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, &bytes));
+  FE_CUDA_CALL(cudaMalloc(&p->buffer, bytes ? bytes : 1));
+  return FE_SUCCESS;
+}
+
+static void csr_release_cuda(struct fe_csr *csr)
+{
+  struct spmv *p = (struct spmv *)csr->ctx;
+  if (p->a) cusparseDestroySpMat(p->a);
+  if (p->x) cusparseDestroyDnVec(p->x);
+  if (p->y) cusparseDestroyDnVec(p->y);
+  cudaFree(p->buffer);
+  free(p);
+  csr->ctx = NULL;
+}
+
+/* CSR_ALG2: bitwise reproducible from run to run */
+static int csr_apply_cuda(struct fe_csr *csr, const double *x, double *y)
+{
+  cusparseHandle_t h = fe_cuda_ctx(csr->be)->sparse;
+  if (!csr->ctx) FE_CALL(spmv_create(csr, h));
+  struct spmv *p = (struct spmv *)csr->ctx;
+  FE_CUSPARSE_CALL(cusparseDnVecSetValues(p->x, (void *)x));
+  FE_CUSPARSE_CALL(cusparseDnVecSetValues(p->y, y));
+  const double one = 1, zero = 0;
+  FE_CUSPARSE_CALL(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, p->a, p->x, &zero, p->y, CUDA_R_64F,
+                                CUSPARSE_SPMV_CSR_ALG2, p->buffer));
+  return FE_SUCCESS;
+}
+
+__global__ void csr_diagonal_kernel(long n, const int *slot, const double *values, double *diag)
+{
+  const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) diag[i] = values[slot[i]];
+}
+
+static int csr_diagonal_cuda(const struct fe_csr *csr, double *diag)
+{
+  csr_diagonal_kernel<<<(unsigned)((csr->n + THREADS - 1) / THREADS), THREADS>>>(csr->n, csr->diag, csr->values, diag);
+  FE_CUDA_LAUNCHED("csr_diagonal_kernel");
+  return FE_SUCCESS;
+}
+
+extern "C" const struct fe_assembly_kernels fe_assembly_kernels_cuda = {
+  prepare_cuda,      element_matrices_cuda, lma_apply_cuda,    lma_diagonal_cuda, lift_cuda,
+  csr_assemble_cuda, csr_apply_cuda,        csr_diagonal_cuda, csr_release_cuda,
+};

@@ -1,0 +1,82 @@
+# Case regression tests: each case in cases/ runs as shipped (its dumps then
+# read by VTK's own reader), and its pass criterion is checked by
+# tests/cases/run_case.py, which reruns it with overrides (mesh size, dt, end).
+set(FE_RUN_CASE ${CMAKE_CURRENT_SOURCE_DIR}/cases/run_case.py)
+set(FE_CHECK_VTK ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_vtk.py)
+
+# fe_case(NAME FIELDS...): run cases/NAME as shipped and read every dump with VTK.
+function(fe_case name)
+  set(out ${CMAKE_BINARY_DIR}/cases/${name})
+  add_test(NAME case.${name}.run
+           COMMAND ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=2
+                   $<TARGET_FILE:fesim> --quiet --output ${out} ${PROJECT_SOURCE_DIR}/cases/${name}/case.xml)
+  set_tests_properties(case.${name}.run PROPERTIES LABELS case FIXTURES_SETUP case_${name})
+  add_test(NAME case.${name}.vtk COMMAND ${FE_SYSTEM_PYTHON} ${FE_CHECK_VTK} ${out} ${name} ${ARGN})
+  set_tests_properties(case.${name}.vtk PROPERTIES LABELS case FIXTURES_REQUIRED case_${name})
+endfunction()
+
+# fe_case_check(NAME TEST CHECK ARGS...): a pass criterion of cases/NAME.
+function(fe_case_check name test check)
+  add_test(NAME case.${name}.${test}
+           COMMAND ${FE_SYSTEM_PYTHON} ${FE_RUN_CASE} $<TARGET_FILE:fesim>
+                   ${PROJECT_SOURCE_DIR}/cases/${name} ${check} ${ARGN})
+  set_tests_properties(case.${name}.${test} PROPERTIES LABELS case)
+endfunction()
+
+# fe_case_gpu(NAME ARGS...): the case on the GPU with each strategy, against the
+# CPU (label gpu; skipped where no GPU is usable).
+function(fe_case_gpu name)
+  add_test(NAME gpu.case.${name}
+           COMMAND ${FE_SYSTEM_PYTHON} ${FE_RUN_CASE} $<TARGET_FILE:fesim>
+                   ${PROJECT_SOURCE_DIR}/cases/${name} backends --rtol 1e-9 ${ARGN})
+  set_tests_properties(gpu.case.${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+endfunction()
+
+fe_case(diffusion_gaussian T T_exact T_error)
+fe_case_check(diffusion_gaussian error error --max-l2 1.0e-3 --max-linf 5e-3)
+fe_case_check(diffusion_gaussian order order --sizes 0.1,0.05,0.025 --cfl 0.2 --end 0.5 --min-order 1.8)
+fe_case_check(diffusion_gaussian strategies strategies --rtol 1e-9)
+
+fe_case(rotating_gaussian T velocity T_exact T_error)
+fe_case_check(rotating_gaussian error error --max-l2 4e-4 --max-linf 6e-3)
+fe_case_check(rotating_gaussian conservation conservation --size 0.03 --dt 0.02 --rtol 1e-6)
+fe_case_check(rotating_gaussian order order --sizes 0.04,0.02,0.01 --cfl 0.5
+              --end 1.5707963267948966 --min-order 1.8)
+
+fe_case(anisotropic_diffusion T T_exact T_error)
+fe_case_check(anisotropic_diffusion error error --max-l2 5e-3)
+fe_case_check(anisotropic_diffusion conservation conservation --rtol 1e-9)
+fe_case_check(anisotropic_diffusion order order --sizes 0.2,0.1,0.05 --cfl 0.25 --min-order 1.8)
+
+fe_case(advection_diffusion_3d T velocity T_exact T_error)
+fe_case_check(advection_diffusion_3d error error --max-l2 6e-3)
+fe_case_check(advection_diffusion_3d order order --sizes 0.1,0.07,0.05,0.035 --cfl 0.2 --end 0.4
+              --min-order 1.8)
+fe_case_check(advection_diffusion_3d strategies strategies --size 0.1 --end 0.2 --rtol 1e-9)
+
+fe_case(manufactured T velocity T_exact T_error)
+fe_case_check(manufactured error error --max-l2 1.5e-3)
+fe_case_check(manufactured order order --sizes 0.1,0.05,0.025 --cfl 0.04 --end 0.5 --min-order 1.8)
+# Lie splitting is first order in dt, Strang second (Richardson differences of
+# the final field on a fixed mesh; the steady solution exposes the splitting error)
+fe_case_check(manufactured lie_time_order time-order --size 0.05 --dts 0.02,0.01,0.005,0.0025
+              --splitting lie --min-order 0.8 --max-order 1.2)
+fe_case_check(manufactured strang_time_order time-order --size 0.05 --end 0.5
+              --dts 0.01,0.005,0.0025,0.00125 --splitting strang --min-order 1.8 --max-order 2.3)
+fe_case_check(manufactured strategies strategies --size 0.05 --end 0.2 --rtol 1e-9)
+
+# Every case on the GPU with each strategy: its criterion, and the CPU's field to 1e-9.
+fe_case_gpu(diffusion_gaussian --max-l2 1.0e-3)
+fe_case_gpu(rotating_gaussian --max-l2 4e-4)
+fe_case_gpu(anisotropic_diffusion --max-l2 5e-3)
+fe_case_gpu(advection_diffusion_3d --max-l2 6e-3)
+fe_case_gpu(manufactured --max-l2 1.5e-3)
+
+# compute-sanitizer on a small case with every strategy (label gpu)
+find_program(FE_COMPUTE_SANITIZER compute-sanitizer PATHS /usr/local/cuda/bin)
+foreach(tool memcheck racecheck initcheck)
+  add_test(NAME gpu.sanitizer.${tool}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cases/sanitize.sh "${FE_COMPUTE_SANITIZER}" ${tool}
+                   $<TARGET_FILE:fesim> ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml)
+  set_tests_properties(gpu.sanitizer.${tool} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+endforeach()

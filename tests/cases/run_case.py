@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Run fesim on a case from cases/ with overrides and check its pass criterion.
+
+    run_case.py FESIM CASE_DIR CHECK [options]
+
+CHECK is one of
+  error         final l2_error <= --max-l2 (and linf <= --max-linf if given)
+  order         L2 convergence order under mesh refinement (--sizes, dt = --cfl * size)
+                is >= --min-order at every refinement
+  time-order    order in dt of the final field (Richardson differences between
+                successive dt in --dts) within [--min-order, --max-order]
+  conservation  |integral(end) - integral(0)| <= --rtol * |integral(0)|
+  strategies    lma and addto give the same final field to --rtol
+  backends      on the GPU, lma, deterministic lma and addto each match the CPU's
+                final field to --rtol and meet --max-l2; exit 77 (skip) without a GPU
+Options --size, --dt, --end, --splitting, --every override the case file.
+Exit 0 when the criterion holds; 1 with a message otherwise.
+Only the Python standard library is used.
+"""
+import argparse
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+
+def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None, every=None):
+    """Write a copy of case.xml with overrides into work/tag.xml; returns (path, name)."""
+    tree = ET.parse(os.path.join(case_dir, "case.xml"))
+    root = tree.getroot()
+    mesh = root.find("mesh")
+    mesh.set("file", os.path.abspath(os.path.join(case_dir, mesh.get("file"))))
+    if size is not None:
+        mesh.set("size", repr(size))
+    time = root.find("time")
+    if dt is not None:
+        time.set("dt", repr(dt))
+    if end is not None:
+        time.set("end", repr(end))
+    if splitting is not None:
+        scheme = root.find("scheme")
+        if scheme is None:
+            scheme = ET.SubElement(root, "scheme")
+        scheme.set("splitting", splitting)
+    output = root.find("output")
+    if output is None:
+        output = ET.SubElement(root, "output")
+    output.set("dir", os.path.join(work, tag))
+    output.set("every", str(every if every else 1000000))
+    path = os.path.join(work, tag + ".xml")
+    tree.write(path, xml_declaration=True, encoding="UTF-8")
+    return path, root.find("name").text.strip(), os.path.join(work, tag)
+
+
+def mesh_info(fesim, path):
+    """(dimension, nodes) from fesim --check."""
+    proc = subprocess.run([fesim, "--check", path], capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"fesim --check {path} exited {proc.returncode}:\n{proc.stderr}")
+    for line in proc.stdout.splitlines():
+        if line.startswith("mesh"):
+            words = line.replace(",", " ").split()
+            dim = int(next(w for w in words if w.endswith("D"))[:-1])
+            nodes = int(words[words.index("nodes") - 1])
+            return dim, nodes
+    sys.exit(f"fesim --check {path}: no mesh line")
+
+
+SKIP = 77
+
+
+def run(fesim, path, extra=(), skip_without_gpu=False):
+    proc = subprocess.run([fesim, "--quiet", *extra, path], capture_output=True, text=True)
+    if proc.returncode == 4 and skip_without_gpu:
+        print(f"skipped: {proc.stderr.strip()}")
+        sys.exit(SKIP)
+    if proc.returncode != 0:
+        sys.exit(f"fesim {' '.join(extra)} {path} exited {proc.returncode}:\n{proc.stderr}")
+
+
+def read_stat(outdir, name):
+    with open(os.path.join(outdir, name + ".stat")) as f:
+        header = f.readline().strip().split(",")
+        rows = [dict(zip(header, map(float, line.split(",")))) for line in f if line.strip()]
+    return rows
+
+
+def read_vtk_field(path, field):
+    """Point scalar `field` (double) from a binary legacy VTK file written by fesim."""
+    with open(path, "rb") as f:
+        data = f.read()
+    pos, count = 0, 0
+
+    def line():
+        nonlocal pos
+        end = data.index(b"\n", pos)
+        text = data[pos:end].decode("ascii", "replace").split()
+        pos = end + 1
+        return text
+
+    def width(typ):
+        return 8 if typ == "double" else 4
+
+    while pos < len(data):
+        words = line()
+        if not words:
+            continue
+        key = words[0]
+        if key == "POINTS":
+            pos += int(words[1]) * 3 * width(words[2])
+        elif key == "CELLS":
+            pos += int(words[2]) * 4
+        elif key == "CELL_TYPES":
+            pos += int(words[1]) * 4
+        elif key == "FIELD":
+            for _ in range(int(words[2])):
+                _, comps, tuples, typ = line()
+                pos += int(comps) * int(tuples) * width(typ)
+        elif key in ("POINT_DATA", "CELL_DATA"):
+            count = int(words[1])
+        elif key == "SCALARS":
+            line()  # LOOKUP_TABLE
+            if words[1] == field and words[2] == "double":
+                return struct.unpack(">%dd" % count, data[pos:pos + 8 * count])
+            pos += count * width(words[2])
+        elif key == "VECTORS":
+            pos += count * 3 * width(words[2])
+    sys.exit(f"{path}: no point field {field}")
+
+
+def final_field(outdir, name, tracer):
+    files = sorted(f for f in os.listdir(outdir) if f.startswith(name + "_") and f.endswith(".vtk"))
+    return read_vtk_field(os.path.join(outdir, files[-1]), tracer)
+
+
+def tracer_name(case_dir):
+    return ET.parse(os.path.join(case_dir, "case.xml")).getroot().find("tracer").get("name")
+
+
+def order(e_coarse, e_fine, ratio=2.0):
+    return math.log(e_coarse / e_fine) / math.log(ratio)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("fesim")
+    p.add_argument("case_dir")
+    p.add_argument("check", choices=["error", "order", "time-order", "conservation", "strategies", "backends"])
+    p.add_argument("--size", type=float)
+    p.add_argument("--dt", type=float)
+    p.add_argument("--end", type=float)
+    p.add_argument("--splitting")
+    p.add_argument("--sizes", type=lambda s: [float(x) for x in s.split(",")])
+    p.add_argument("--dts", type=lambda s: [float(x) for x in s.split(",")])
+    p.add_argument("--cfl", type=float, help="dt = cfl * size in order checks")
+    p.add_argument("--max-l2", type=float)
+    p.add_argument("--max-linf", type=float)
+    p.add_argument("--min-order", type=float)
+    p.add_argument("--max-order", type=float)
+    p.add_argument("--rtol", type=float)
+    p.add_argument("--assembly", default=None)
+    a = p.parse_args()
+    extra = ["--assembly", a.assembly] if a.assembly else []
+    over = dict(size=a.size, dt=a.dt, end=a.end, splitting=a.splitting)
+
+    with tempfile.TemporaryDirectory() as work:
+        if a.check == "error":
+            path, name, out = make_case(a.case_dir, work, "run", **over)
+            run(a.fesim, path, extra)
+            last = read_stat(out, name)[-1]
+            print(f"final l2_error {last['l2_error']:.6e}, linf_error {last['linf_error']:.6e}")
+            ok = last["l2_error"] <= a.max_l2 and (a.max_linf is None or last["linf_error"] <= a.max_linf)
+        elif a.check == "order":
+            errors, hs = [], []
+            for i, h in enumerate(a.sizes):
+                o = dict(over, size=h, dt=a.cfl * h if a.cfl else a.dt)
+                path, name, out = make_case(a.case_dir, work, f"h{i}", **o)
+                dim, nodes = mesh_info(a.fesim, path)
+                run(a.fesim, path, extra)
+                errors.append(read_stat(out, name)[-1]["l2_error"])
+                hs.append(nodes ** (-1.0 / dim))  # effective resolution
+                print(f"size {h:<8g} {nodes:8d} nodes  l2_error {errors[-1]:.6e}")
+            orders = [order(errors[i], errors[i + 1], hs[i] / hs[i + 1]) for i in range(len(errors) - 1)]
+            print("orders " + " ".join(f"{q:.3f}" for q in orders))
+            ok = min(orders) >= a.min_order
+        elif a.check == "time-order":
+            fields = []
+            for i, dt in enumerate(a.dts):
+                path, name, out = make_case(a.case_dir, work, f"dt{i}", **dict(over, dt=dt))
+                run(a.fesim, path, extra)
+                fields.append(final_field(out, name, tracer_name(a.case_dir)))
+            diffs = [max(abs(x - y) for x, y in zip(fields[i], fields[i + 1])) for i in range(len(fields) - 1)]
+            orders = [order(diffs[i], diffs[i + 1], a.dts[i] / a.dts[i + 1]) for i in range(len(diffs) - 1)]
+            print("dt " + " ".join(f"{d:g}" for d in a.dts))
+            print("max |T(dt) - T(dt/2)| " + " ".join(f"{d:.3e}" for d in diffs))
+            print("orders " + " ".join(f"{q:.3f}" for q in orders))
+            ok = all(a.min_order <= q <= (a.max_order or 99) for q in orders)
+        elif a.check == "conservation":
+            path, name, out = make_case(a.case_dir, work, "run", **over)
+            run(a.fesim, path, extra)
+            rows = read_stat(out, name)
+            i0, i1 = rows[0]["integral"], rows[-1]["integral"]
+            drift = max(abs(r["integral"] - i0) for r in rows) / abs(i0)
+            print(f"integral {i0:.17g} -> {i1:.17g}, largest relative drift {drift:.3e}")
+            ok = drift <= a.rtol
+        elif a.check == "backends":
+            ok = True
+            for variant in (["--assembly", "lma"], ["--assembly", "lma", "--deterministic"], ["--assembly", "addto"]):
+                tag = "_".join(v.strip("-") for v in variant)
+                fields = []
+                for backend in ("cuda", "cpu"):
+                    path, name, out = make_case(a.case_dir, work, f"{backend}_{tag}", **over)
+                    run(a.fesim, path, ["--backend", backend, *variant], skip_without_gpu=True)
+                    fields.append(final_field(out, name, tracer_name(a.case_dir)))
+                    if backend == "cuda":
+                        l2 = read_stat(out, name)[-1].get("l2_error")
+                scale = max(abs(x) for x in fields[1])
+                diff = max(abs(x - y) for x, y in zip(*fields)) / scale
+                good = diff <= a.rtol and (a.max_l2 is None or l2 <= a.max_l2)
+                print(f"{' '.join(variant)}: max |T_cuda - T_cpu| / max |T| = {diff:.3e}, cuda l2_error {l2}"
+                      + ("" if good else "  <- FAIL"))
+                ok = ok and good
+        else:
+            fields = []
+            for s in ("lma", "addto"):
+                path, name, out = make_case(a.case_dir, work, s, **over)
+                run(a.fesim, path, ["--assembly", s])
+                fields.append(final_field(out, name, tracer_name(a.case_dir)))
+            scale = max(abs(x) for x in fields[0])
+            diff = max(abs(x - y) for x, y in zip(*fields)) / scale
+            print(f"max |T_lma - T_addto| / max |T| = {diff:.3e}")
+            ok = diff <= a.rtol
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# compute-sanitizer TOOL on fesim with each strategy, on a short run of CASE.
+#   sanitize.sh SANITIZER TOOL FESIM CASE     (exit 77: skipped, no GPU or no sanitizer)
+set -u
+sanitizer=$1 tool=$2 fesim=$3 case=$4
+if [ ! -x "$sanitizer" ]; then echo "skipped: compute-sanitizer not found"; exit 77; fi
+"$fesim" --quiet --backend cuda --check "$case" >/dev/null 2>&1
+if [ $? -eq 4 ]; then echo "skipped: no usable GPU"; exit 77; fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+sed -e 's|<time start="0" end="1"|<time start="0" end="0.05"|' \
+    -e "s|file=\"square.geo\"|file=\"$(dirname "$case")/square.geo\"|" "$case" >"$work/case.xml"
+status=0
+for variant in "--assembly lma" "--assembly lma --deterministic" "--assembly addto"; do
+  echo "== $tool: $variant"
+  # shellcheck disable=SC2086
+  "$sanitizer" --tool "$tool" --error-exitcode 1 "$fesim" --quiet --backend cuda $variant \
+    --output "$work/out" "$work/case.xml" || status=1
+done
+exit $status

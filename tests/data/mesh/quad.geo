@@ -1,0 +1,3 @@
+// Bad mesh: the unit square meshed with quadrangles.
+Include "square.geo";
+Recombine Surface{1};

@@ -1,0 +1,210 @@
+/* The case reader: every field of a full case, the defaults of a minimal one,
+ * tensor diffusivities, paths relative to the case file, and the words of the
+ * command line. */
+#include "core/error.h"
+#include "io/case.h"
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const double E = 2.71828182845904523536;
+
+static char path[4096];
+
+static const char *data(const char *rel)
+{
+  const char *root = getenv("FESIM_TEST_DATA");
+  snprintf(path, sizeof path, "%s/%s", root ? root : "tests/data", rel);
+  return path;
+}
+
+static double at(const struct fe_expr *e, double x, double y, double z, double t)
+{
+  const double p[3] = {x, y, z};
+  return e ? fe_expr_eval(e, p, t) : NAN;
+}
+
+static int same(const char *a, const char *b) { return a && b && !strcmp(a, b); }
+
+static void check_full(void)
+{
+  struct fe_case *c = NULL;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", data("case"));
+  CHECK_OK(fe_case_read(data("case/full.xml"), &c));
+  if (!c) return;
+  CHECK(same(c->path, data("case/full.xml")));
+  CHECK(same(c->dir, dir));
+  CHECK(same(c->name, "full-case_1.0"));
+  CHECK(same(c->mesh_file, data("case/square.geo")));
+  CHECK_CLOSE(c->mesh_size, 0.05, 0);
+  CHECK(c->mesh_line == 10);
+  CHECK(c->params.n == 2);
+  if (c->params.n == 2) {
+    CHECK(same(c->params.names[0], "k") && same(c->params.names[1], "U0"));
+    CHECK_CLOSE(c->params.values[0], 1e-4, 0);
+    CHECK_CLOSE(c->params.values[1], 2.5, 0);
+  }
+  CHECK_CLOSE(c->t_start, 0.5, 0);
+  CHECK_CLOSE(c->t_end, 2, 0);
+  CHECK_CLOSE(c->dt, 0.25, 0);
+  CHECK(c->n_velocity == 2 && c->velocity[2] == NULL);
+  CHECK(c->velocity_line == 12);
+  CHECK_CLOSE(at(c->velocity[0], 1, 2, 0, 0), -5, 1e-15);
+  CHECK_CLOSE(at(c->velocity[1], 1, 2, 0, 0), 2.5, 1e-15);
+  CHECK(same(c->tracer_name, "T"));
+  CHECK_CLOSE(at(c->initial, 0.25, 0, 0, 0), 1, 1e-15);
+  CHECK_CLOSE(at(c->initial, 0.25, 0.1, 0, 0), exp(-2), 1e-14);
+  if (c->initial) {
+    CHECK(same(fe_expr_text(c->initial), "exp(-((x-0.25)^2 + y^2)           / 0.005)"));
+    CHECK(strstr(fe_expr_where(c->initial), "full.xml:19 (<initial>)") != NULL);
+  }
+  CHECK_CLOSE(at(c->source, 0, 0, 0, 2), 2e-4, 1e-15);
+  CHECK(c->source && fe_expr_depends_on_t(c->source) && !fe_expr_depends_on_space(c->source));
+  CHECK_CLOSE(at(c->exact, 1, 1, 0, 0), 1 + E, 1e-15);
+  CHECK(c->n_diffusivity == 1 && c->diffusivity[1] == NULL);
+  CHECK(c->diffusivity_line == 23);
+  CHECK_CLOSE(at(c->diffusivity[0], 0, 0, 0, 0), 1e-4, 1e-15);
+  CHECK(c->n_boundaries == 2);
+  if (c->n_boundaries == 2) {
+    const struct fe_boundary *b = c->boundaries;
+    CHECK(b[0].n_refs == 2 && same(b[0].refs[0], "left") && same(b[0].refs[1], "3"));
+    CHECK(b[0].kind == FE_BC_DIRICHLET && b[0].line == 17);
+    CHECK_CLOSE(at(b[0].value, 0, 0, 0, 0.5), 1, 1e-15);
+    CHECK(b[1].n_refs == 1 && same(b[1].refs[0], "right"));
+    CHECK(b[1].kind == FE_BC_NEUMANN && b[1].line == 24);
+    CHECK_CLOSE(at(b[1].value, 0, 0, 0, 0), 2e-4, 1e-15);
+  }
+  CHECK_CLOSE(c->theta, 1, 0);
+  CHECK(c->splitting == FE_SPLIT_LIE);
+  CHECK(c->advection == FE_ADVECTION_NONE);
+  CHECK(c->mass == FE_MASS_LUMPED);
+  CHECK_CLOSE(c->rtol, 1e-8, 0);
+  CHECK(c->atol == 0);
+  CHECK(c->max_iterations == 250);
+  CHECK(c->preconditioner == FE_PC_NONE);
+  CHECK(c->strategy == FE_STRATEGY_ADDTO);
+  CHECK(c->backend == FE_BACKEND_CPU);
+  CHECK(same(c->output_dir, "out/full"));
+  CHECK(c->output_every == 20);
+  CHECK(c->checkpoint_every == 500);
+  fe_case_destroy(c);
+}
+
+static void check_defaults(void)
+{
+  struct fe_case *c = NULL;
+  CHECK_OK(fe_case_read(data("case/minimal.xml"), &c));
+  if (!c) return;
+  CHECK(same(c->name, "minimal"));
+  CHECK(c->mesh_size == 0);
+  CHECK(c->params.n == 0);
+  CHECK(c->n_velocity == 0 && !c->velocity[0] && !c->velocity[1] && !c->velocity[2]);
+  CHECK(same(c->tracer_name, "c"));
+  CHECK(c->source != NULL);
+  CHECK(c->source && same(fe_expr_text(c->source), "0"));
+  CHECK(at(c->source, 1, 2, 3, 4) == 0);
+  CHECK(c->exact == NULL);
+  CHECK(c->n_diffusivity == 1);
+  CHECK_CLOSE(at(c->diffusivity[0], 0, 0, 0, 0), 0.1, 1e-15);
+  CHECK(c->n_boundaries == 0);
+  CHECK(c->theta == 0.5);
+  CHECK(c->splitting == FE_SPLIT_STRANG);
+  CHECK(c->advection == FE_ADVECTION_RK4);
+  CHECK(c->mass == FE_MASS_CONSISTENT);
+  CHECK(c->rtol == 1e-10);
+  CHECK(c->atol == 1e-14);
+  CHECK(c->max_iterations == 1000);
+  CHECK(c->preconditioner == FE_PC_JACOBI);
+  CHECK(c->strategy == FE_STRATEGY_LMA);
+  CHECK(c->backend == FE_BACKEND_AUTO);
+  CHECK(same(c->output_dir, "."));
+  CHECK(c->output_every == 1);
+  CHECK(c->checkpoint_every == 0);
+  fe_case_destroy(c);
+}
+
+static void check_tensors(void)
+{
+  struct fe_case *c = NULL;
+  CHECK_OK(fe_case_read(data("case/tensor2d.xml"), &c));
+  if (c) { /* stored xx xy yy whatever the order written */
+    CHECK(c->n_diffusivity == 3 && c->diffusivity[3] == NULL);
+    CHECK_CLOSE(at(c->diffusivity[0], 0, 0, 0, 0), 3, 1e-15);
+    CHECK_CLOSE(at(c->diffusivity[1], 0.4, 0, 0, 0), 0.2, 1e-15);
+    CHECK_CLOSE(at(c->diffusivity[2], 0, 0, 0, 0), 2, 1e-15);
+    fe_case_destroy(c);
+  }
+  c = NULL;
+  CHECK_OK(fe_case_read(data("case/tensor3d.xml"), &c));
+  if (c) {
+    CHECK(c->n_diffusivity == 6);
+    for (int k = 0; k < 6 && c->n_diffusivity == 6; k++)
+      CHECK_CLOSE(at(c->diffusivity[k], 0, 0, 0, 0), k + 1, 1e-15);
+    CHECK(c->n_velocity == 3);
+    CHECK_CLOSE(at(c->velocity[2], 0, 0, 0, 2), 6, 1e-15);
+    fe_case_destroy(c);
+  }
+}
+
+/* A case file named without a directory: the mesh is found next to it. */
+static void check_relative(void)
+{
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd) || chdir(data("case"))) {
+    CHECK(!"cannot change into the test data directory");
+    return;
+  }
+  struct fe_case *c = NULL;
+  CHECK_OK(fe_case_read("minimal.xml", &c));
+  if (c) {
+    CHECK(same(c->dir, "."));
+    CHECK(same(c->mesh_file, "square.geo"));
+  }
+  fe_case_destroy(c);
+  CHECK(chdir(cwd) == 0);
+}
+
+static void check_errors(void)
+{
+  struct fe_case *c = (struct fe_case *)&c;
+  fe_error_set_quiet(1);
+  CHECK(fe_case_read(data("../bad_input/dt_negative.xml"), &c) == FE_ERR_INPUT && c == NULL);
+  CHECK(fe_case_read(data("case/no_such_case.xml"), &c) == FE_ERR_INPUT && c == NULL);
+  CHECK(fe_case_read(data("case/square.geo"), &c) == FE_ERR_INPUT && c == NULL);
+  fe_error_set_quiet(0);
+  fe_case_destroy(NULL);
+}
+
+static void check_words(void)
+{
+  enum fe_strategy s = FE_STRATEGY_LMA;
+  enum fe_backend_kind b = FE_BACKEND_AUTO;
+  CHECK(fe_strategy_parse("addto", &s) == FE_SUCCESS && s == FE_STRATEGY_ADDTO);
+  CHECK(fe_strategy_parse("lma", &s) == FE_SUCCESS && s == FE_STRATEGY_LMA);
+  CHECK(fe_backend_parse("cuda", &b) == FE_SUCCESS && b == FE_BACKEND_CUDA);
+  CHECK(fe_backend_parse("cpu", &b) == FE_SUCCESS && b == FE_BACKEND_CPU);
+  CHECK(fe_backend_parse("auto", &b) == FE_SUCCESS && b == FE_BACKEND_AUTO);
+  fe_error_set_quiet(1);
+  CHECK(fe_strategy_parse("csr", &s) == FE_ERR_USAGE && s == FE_STRATEGY_LMA);
+  CHECK(fe_backend_parse("gpu", &b) == FE_ERR_USAGE && b == FE_BACKEND_AUTO);
+  fe_error_set_quiet(0);
+  CHECK(same(fe_strategy_name(FE_STRATEGY_ADDTO), "addto"));
+  CHECK(same(fe_strategy_name(FE_STRATEGY_LMA), "lma"));
+  CHECK(same(fe_backend_name(FE_BACKEND_CPU), "cpu"));
+  CHECK(same(fe_backend_name(FE_BACKEND_CUDA), "cuda"));
+  CHECK(same(fe_backend_name(FE_BACKEND_AUTO), "auto"));
+}
+
+int main(void)
+{
+  check_full();
+  check_defaults();
+  check_tensors();
+  check_relative();
+  check_errors();
+  check_words();
+  TEST_DONE();
+}

@@ -1,0 +1,140 @@
+/* Expressions: values against math.h, parameters, constants, dependency flags,
+ * and the three kinds of user error. */
+#include "core/error.h"
+#include "io/expr.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double PI = 3.14159265358979323846, E = 2.71828182845904523536;
+
+static char *param_names[] = {"k", "U_0"};
+static double param_values[] = {0.25, -3.0};
+static const struct fe_params params = {2, param_names, param_values};
+
+static double value(const char *text, const double xyz[3], double t)
+{
+  struct fe_expr *e = NULL;
+  if (fe_expr_create(text, &params, "test.xml", 7, "initial", &e)) {
+    fprintf(stderr, "could not compile '%s'\n", text);
+    fe_test_failures++;
+    return NAN;
+  }
+  double v = fe_expr_eval(e, xyz, t);
+  fe_expr_destroy(e);
+  return v;
+}
+
+static int fails(const char *text)
+{
+  struct fe_expr *e = NULL;
+  int err = fe_expr_create(text, &params, "test.xml", 3, "source", &e);
+  int ok = err == FE_ERR_INPUT && e == NULL;
+  fe_expr_destroy(e);
+  return ok;
+}
+
+static void check_values(void)
+{
+  const double p[3] = {0.3, -0.7, 1.9};
+  const double t = 0.45, x = p[0], y = p[1], z = p[2];
+  CHECK_CLOSE(value("x + 2*y - z/4", p, t), x + 2 * y - z / 4, 1e-15);
+  CHECK_CLOSE(value("t*x*y*z", p, t), t * x * y * z, 1e-15);
+  CHECK_CLOSE(value("k*x + U_0", p, t), 0.25 * x - 3.0, 1e-15);
+  CHECK_CLOSE(value("pi", p, t), PI, 1e-15);
+  CHECK_CLOSE(value("e", p, t), E, 1e-15);
+  CHECK_CLOSE(value("2*pi*e", p, t), 2 * PI * E, 1e-15);
+  CHECK_CLOSE(value("x^2", p, t), x * x, 1e-15);
+  CHECK_CLOSE(value("2^10", p, t), 1024, 1e-15);
+  CHECK_CLOSE(value("-x^2", p, t), -x * x, 1e-15);
+  CHECK_CLOSE(value("(1+x)^(-1.5)", p, t), pow(1 + x, -1.5), 1e-15);
+  CHECK_CLOSE(value("1e-4*x + 1.5E+2", p, t), 1e-4 * x + 150, 1e-15);
+  CHECK_CLOSE(value("exp(-((x-0.25)^2 + y^2)/0.005)", p, t),
+              exp(-((x - 0.25) * (x - 0.25) + y * y) / 0.005), 1e-15);
+  CHECK_CLOSE(value("sin(x)", p, t), sin(x), 1e-15);
+  CHECK_CLOSE(value("cos(x)", p, t), cos(x), 1e-15);
+  CHECK_CLOSE(value("tan(x)", p, t), tan(x), 1e-15);
+  CHECK_CLOSE(value("asin(x)", p, t), asin(x), 1e-15);
+  CHECK_CLOSE(value("acos(x)", p, t), acos(x), 1e-15);
+  CHECK_CLOSE(value("atan(y)", p, t), atan(y), 1e-15);
+  CHECK_CLOSE(value("sinh(y)", p, t), sinh(y), 1e-15);
+  CHECK_CLOSE(value("cosh(y)", p, t), cosh(y), 1e-15);
+  CHECK_CLOSE(value("tanh(y)", p, t), tanh(y), 1e-15);
+  CHECK_CLOSE(value("exp(z)", p, t), exp(z), 1e-15);
+  CHECK_CLOSE(value("log(z)", p, t), log(z), 1e-15);
+  CHECK_CLOSE(value("sqrt(z)", p, t), sqrt(z), 1e-15);
+  CHECK_CLOSE(value("abs(y)", p, t), fabs(y), 1e-15);
+  CHECK_CLOSE(value("sin (x) + log ( e )", p, t), sin(x) + 1, 1e-15);
+  CHECK_CLOSE(value("  x\n  + y\t", p, t), x + y, 1e-15);
+}
+
+/* One compiled expression evaluated at several points and times. */
+static void check_reuse(void)
+{
+  struct fe_expr *e = NULL;
+  CHECK_OK(fe_expr_create("k*(x - U_0*t) + y*z", &params, "c.xml", 12, "exact", &e));
+  if (!e) return;
+  for (int i = 0; i < 5; i++) {
+    double p[3] = {0.1 * i, 1 - 0.2 * i, i}, t = 0.5 * i;
+    CHECK_CLOSE(fe_expr_eval(e, p, t), 0.25 * (p[0] + 3 * t) + p[1] * p[2], 1e-15);
+  }
+  CHECK(!strcmp(fe_expr_where(e), "c.xml:12 (<exact>)"));
+  CHECK(!strcmp(fe_expr_text(e), "k*(x - U_0*t) + y*z"));
+  fe_expr_destroy(e);
+}
+
+static void check_dependencies(void)
+{
+  static const struct {
+    const char *text;
+    int t, space;
+  } cases[] = {{"1 + k", 0, 0}, {"sin(t)", 1, 0}, {"z", 0, 1}, {"x*t", 1, 1}, {"pi*e", 0, 0}};
+  for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+    struct fe_expr *e = NULL;
+    CHECK_OK(fe_expr_create(cases[i].text, &params, "d.xml", 1, "source", &e));
+    if (!e) continue;
+    CHECK(fe_expr_depends_on_t(e) == cases[i].t);
+    CHECK(fe_expr_depends_on_space(e) == cases[i].space);
+    fe_expr_destroy(e);
+  }
+}
+
+static void check_errors(void)
+{
+  CHECK(fails("2x"));   /* syntax */
+  CHECK(fails("x +"));  /* syntax */
+  CHECK(fails("(x"));   /* syntax */
+  CHECK(fails(""));     /* empty */
+  CHECK(fails("   "));  /* empty */
+  CHECK(fails("x[1]")); /* a character libmatheval would skip */
+  CHECK(fails("x;y"));
+  CHECK(fails("w*x"));       /* unknown variable */
+  CHECK(fails("K"));         /* names are case sensitive */
+  CHECK(fails("ln2"));       /* a libmatheval constant outside the contract */
+  CHECK(fails("x*0 + q*0")); /* unknown even where simplification would drop it */
+  CHECK(fails("cot(x)"));    /* libmatheval function outside the contract */
+  CHECK(fails("erf(x)"));
+  CHECK(fails("step (x)"));
+  CHECK(fails("foo(x)"));
+  CHECK(fails("sin"));  /* a function without its argument */
+  CHECK(fails("k(2)")); /* a parameter used as a function */
+  CHECK(fe_expr_name_reserved("x") && fe_expr_name_reserved("t"));
+  CHECK(fe_expr_name_reserved("pi") && fe_expr_name_reserved("e"));
+  CHECK(fe_expr_name_reserved("sqrt") && fe_expr_name_reserved("erf"));
+  CHECK(fe_expr_name_reserved("ln2"));
+  CHECK(!fe_expr_name_reserved("k") && !fe_expr_name_reserved("xy"));
+}
+
+int main(void)
+{
+  check_values();
+  check_reuse();
+  check_dependencies();
+  fe_error_set_quiet(1); /* the error cases would print their messages */
+  check_errors();
+  fe_error_set_quiet(0);
+  fe_expr_destroy(NULL);
+  TEST_DONE();
+}

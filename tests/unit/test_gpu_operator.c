@@ -1,0 +1,191 @@
+/* The CUDA backend against the CPU backend: element matrices to 1e-13
+ * relative, operator actions (addto, lma, deterministic lma), lifting and
+ * diagonals to 1e-12, and a CG solve; 2D and 3D.  Skips without a GPU. */
+#include <stdlib.h>
+
+#include "assembly/operator.h"
+#include "meshgen.h"
+#include "solvers/cg.h"
+#include "solvers/cuda.h"
+#include "test.h"
+
+#ifdef FESIM_HAVE_CUDA
+struct setup {
+  struct fe_space *space;
+  double *diff, *vel;
+  struct fe_coefficients coef;
+};
+
+static void make(const struct fe_backend *be, struct fe_mesh *m, const unsigned char *isd,
+                 const double *diff, const double *vel, int deterministic, struct setup *s)
+{
+  CHECK_OK(fe_space_create(be, m, isd, &s->space));
+  s->space->deterministic = deterministic;
+  CHECK_OK(fe_backend_alloc(be, sizeof(double) * m->n_cells * FE_NSYM(m->dim), diff, &s->diff));
+  CHECK_OK(fe_backend_alloc(be, sizeof(double) * m->n_nodes * m->dim, vel, &s->vel));
+  s->coef.diffusivity = s->diff;
+  s->coef.velocity = s->vel;
+}
+
+static void release(const struct fe_backend *be, struct setup *s)
+{
+  fe_backend_free(be, s->diff);
+  fe_backend_free(be, s->vel);
+  fe_space_destroy(s->space);
+}
+
+static double max_abs(const double *v, size_t n)
+{
+  double s = 0;
+  for (size_t i = 0; i < n; i++) s = fmax(s, fabs(v[i]));
+  return s;
+}
+
+/* y = op(x) on a backend, on the host */
+static void action(struct fe_op *op, int kind, const double *x, double *y)
+{
+  struct fe_vec *vx, *vy;
+  CHECK_OK(fe_vec_create(op->be, op->n, &vx));
+  CHECK_OK(fe_vec_create(op->be, op->n, &vy));
+  CHECK_OK(fe_vec_upload(vx, x));
+  CHECK_OK(fe_vec_set(vy, 0.25)); /* apply must overwrite */
+  if (kind == 0) CHECK_OK(fe_op_apply(op, vx, vy));
+  if (kind == 1) CHECK_OK(fe_op_apply_full(op, vx, vy));
+  if (kind == 2) CHECK_OK(fe_op_diagonal(op, vy));
+  CHECK_OK(fe_vec_download(vy, y));
+  fe_vec_destroy(vx);
+  fe_vec_destroy(vy);
+}
+
+static void compare(const struct fe_backend *gpu, int dim, int n, const struct fe_form *form)
+{
+  const struct fe_backend *cpu = fe_backend_cpu();
+  struct fe_mesh *m = meshgen(dim, n, 0.4, 11);
+  const int nn = m->n_nodes, ns = FE_NSYM(dim);
+  unsigned seed = 5;
+  unsigned char *isd = calloc(nn, 1);
+  double *diff = malloc(sizeof(double) * m->n_cells * ns), *vel = malloc(sizeof(double) * nn * dim);
+  for (int i = 0; i < nn; i++) isd[i] = meshgen_on_boundary(m, i) && m->coords[i * dim + 1] < 0.5;
+  for (int c = 0; c < m->n_cells * ns; c++) diff[c] = 0.1 * (meshgen_rand(&seed) - 0.5);
+  for (int c = 0; c < m->n_cells; c++) {
+    diff[c * ns] += 1;
+    diff[c * ns + (dim == 2 ? 2 : 3)] += 1;
+    if (dim == 3) diff[c * ns + 5] += 1;
+  }
+  for (int i = 0; i < nn * dim; i++) vel[i] = meshgen_rand(&seed) - 0.5;
+  double *x = malloc(sizeof(double) * nn), *yc = malloc(sizeof(double) * nn), *yg = malloc(sizeof(double) * nn);
+  for (int i = 0; i < nn; i++) x[i] = meshgen_rand(&seed) - 0.5;
+
+  struct setup sc, sg[2];
+  make(cpu, m, isd, diff, vel, 0, &sc);
+  make(gpu, m, isd, diff, vel, 0, &sg[0]);
+  make(gpu, m, isd, diff, vel, 1, &sg[1]);
+  const size_t ne = (size_t)fe_blocked_cells(m->n_cells) * (dim + 1) * (dim + 1);
+  double *ec = malloc(sizeof(double) * ne), *eg = malloc(sizeof(double) * ne);
+  for (int strategy = 0; strategy < 2; strategy++) {
+    struct fe_op *oc;
+    CHECK_OK(fe_operator_create(sc.space, strategy ? FE_STRATEGY_ADDTO : FE_STRATEGY_LMA, &oc));
+    CHECK_OK(fe_operator_assemble(oc, form, &sc.coef));
+    CHECK_OK(fe_operator_download_elements(oc, ec));
+    for (int det = 0; det < 2; det++) {
+      struct fe_op *og;
+      CHECK_OK(fe_operator_create(sg[det].space, strategy ? FE_STRATEGY_ADDTO : FE_STRATEGY_LMA, &og));
+      CHECK_OK(fe_operator_assemble(og, form, &sg[det].coef));
+      CHECK_OK(fe_operator_download_elements(og, eg));
+      const double escale = max_abs(ec, ne);
+      for (size_t k = 0; k < ne; k++) CHECK_CLOSE(eg[k] / escale, ec[k] / escale, 1e-13);
+      for (int kind = 0; kind < 3; kind++) {
+        action(oc, kind, x, yc);
+        action(og, kind, x, yg);
+        const double scale = max_abs(yc, nn);
+        for (int i = 0; i < nn; i++) CHECK_CLOSE(yg[i] / scale, yc[i] / scale, 1e-12);
+      }
+      fe_op_destroy(og);
+    }
+    fe_op_destroy(oc);
+  }
+  release(cpu, &sc);
+  release(gpu, &sg[0]);
+  release(gpu, &sg[1]);
+  free(ec);
+  free(eg);
+  free(isd);
+  free(diff);
+  free(vel);
+  free(x);
+  free(yc);
+  free(yg);
+  meshgen_free(m);
+}
+
+/* The same SPD system solved by CG on both backends. */
+static void cg_agrees(const struct fe_backend *gpu)
+{
+  struct fe_mesh *m = meshgen(3, 6, 0.3, 2);
+  const int nn = m->n_nodes;
+  double *diff = calloc((size_t)m->n_cells * 6, sizeof(double)), *b = malloc(sizeof(double) * nn);
+  for (int c = 0; c < m->n_cells; c++) diff[c * 6] = diff[c * 6 + 3] = diff[c * 6 + 5] = 1;
+  for (int i = 0; i < nn; i++) b[i] = sin(i);
+  const struct fe_form form = {1, 0, 0.1, 0};
+  double *xs[2];
+  const struct fe_backend *bes[2] = {fe_backend_cpu(), gpu};
+  int its[2];
+  for (int k = 0; k < 2; k++) {
+    struct setup s;
+    make(bes[k], m, NULL, diff, diff, 0, &s);
+    struct fe_op *a;
+    CHECK_OK(fe_operator_create(s.space, FE_STRATEGY_LMA, &a));
+    CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+    struct fe_vec *vb, *vx;
+    CHECK_OK(fe_vec_create(bes[k], nn, &vb));
+    CHECK_OK(fe_vec_create(bes[k], nn, &vx));
+    CHECK_OK(fe_vec_upload(vb, b));
+    struct fe_cg *cg;
+    CHECK_OK(fe_cg_create(bes[k], nn, &cg));
+    struct fe_cg_options opt = {1e-12, 0, 500, 1};
+    struct fe_cg_result r;
+    CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &r));
+    CHECK(r.converged);
+    its[k] = r.iterations;
+    xs[k] = malloc(sizeof(double) * nn);
+    CHECK_OK(fe_vec_download(vx, xs[k]));
+    fe_cg_destroy(cg);
+    fe_vec_destroy(vb);
+    fe_vec_destroy(vx);
+    fe_op_destroy(a);
+    release(bes[k], &s);
+  }
+  CHECK(abs(its[0] - its[1]) <= 1);
+  const double scale = max_abs(xs[0], nn);
+  for (int i = 0; i < nn; i++) CHECK_CLOSE(xs[1][i] / scale, xs[0][i] / scale, 1e-10);
+  free(xs[0]);
+  free(xs[1]);
+  free(diff);
+  free(b);
+  meshgen_free(m);
+}
+#endif
+
+int main(void)
+{
+#ifndef FESIM_HAVE_CUDA
+  puts("skipped: fesim was built without the CUDA backend");
+  return TEST_SKIP;
+#else
+  if (fe_cuda_device_count() == 0) {
+    puts("skipped: no CUDA device on this machine");
+    return TEST_SKIP;
+  }
+  struct fe_backend *gpu;
+  CHECK_OK(fe_backend_cuda_create(&gpu));
+  const struct fe_form forms[] = {{1.0, 0, 0.3, 0}, {0, 0, 0, -1.0}, {0.7, 0, 0.2, 0.5}, {1.0, 1, 0.1, 0}};
+  for (int f = 0; f < 4; f++) {
+    compare(gpu, 2, 12, &forms[f]);
+    compare(gpu, 3, 5, &forms[f]);
+  }
+  compare(gpu, 2, 300, &forms[2]); /* many blocks: 180000 cells */
+  cg_agrees(gpu);
+  fe_backend_cuda_destroy(gpu);
+  TEST_DONE();
+#endif
+}

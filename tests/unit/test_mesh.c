@@ -1,0 +1,280 @@
+/* io/mesh: every MSH format, .geo meshing, groups, facets, orientation,
+ * RCM numbering and the rejection of bad meshes. */
+#include "io/mesh.h"
+
+#include "core/error.h"
+#include "test.h"
+
+#include <gmshc.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char data_dir[4096];
+
+static const char *data(const char *name)
+{
+  static char path[4352];
+  snprintf(path, sizeof path, "%s/mesh/%s", data_dir, name);
+  return path;
+}
+
+static struct fe_mesh *read_ok(const char *name, double size)
+{
+  struct fe_mesh *m = NULL;
+  int err = fe_mesh_read(data(name), size, &m);
+  if (err) fprintf(stderr, "reading %s failed with %d\n", name, err);
+  CHECK(err == FE_SUCCESS && m);
+  return err ? NULL : m;
+}
+
+static const double *node(const struct fe_mesh *m, int i) { return m->coords + (size_t)i * m->dim; }
+
+static double cell_measure(const struct fe_mesh *m, int c)
+{
+  const int *v = m->cells + (size_t)c * m->nv;
+  double e[3][3] = {{0}};
+  for (int a = 1; a < m->nv; a++)
+    for (int k = 0; k < m->dim; k++) e[a - 1][k] = node(m, v[a])[k] - node(m, v[0])[k];
+  if (m->dim == 2) return 0.5 * (e[0][0] * e[1][1] - e[0][1] * e[1][0]);
+  return (e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) -
+          e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
+          e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])) /
+         6;
+}
+
+static double facet_measure(const struct fe_mesh *m, int f)
+{
+  const int *v = m->facets + (size_t)f * m->dim;
+  double a[3] = {0}, b[3] = {0};
+  for (int k = 0; k < m->dim; k++) {
+    a[k] = node(m, v[1])[k] - node(m, v[0])[k];
+    if (m->dim == 3) b[k] = node(m, v[2])[k] - node(m, v[0])[k];
+  }
+  if (m->dim == 2) return sqrt(a[0] * a[0] + a[1] * a[1]);
+  double n[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+  return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+}
+
+static int bandwidth(const struct fe_mesh *m)
+{
+  int bw = 0;
+  for (size_t k = 0; k < (size_t)m->n_cells * m->nv; k += m->nv)
+    for (int a = 0; a < m->nv; a++)
+      for (int b = 0; b < m->nv; b++) {
+        int d = abs(m->cells[k + a] - m->cells[k + b]);
+        bw = d > bw ? d : bw;
+      }
+  return bw;
+}
+
+/* The bandwidth of the cells in Gmsh's own node numbering. */
+static int gmsh_bandwidth(const char *path, int type, int nv)
+{
+  int ierr = 0, bw = 0;
+  size_t *tags, n_tags, *nodes, n_nodes;
+  gmshInitialize(0, NULL, 0, &ierr);
+  gmshOptionSetNumber("General.Terminal", 0, &ierr);
+  gmshOpen(path, &ierr);
+  gmshModelMeshGetElementsByType(type, &tags, &n_tags, &nodes, &n_nodes, -1, 0, 1, &ierr);
+  for (size_t k = 0; k < n_nodes; k += nv)
+    for (int a = 0; a < nv; a++)
+      for (int b = 0; b < nv; b++) {
+        long d = labs((long)nodes[k + a] - (long)nodes[k + b]);
+        bw = d > bw ? (int)d : bw;
+      }
+  gmshFree(tags);
+  gmshFree(nodes);
+  gmshFinalize(&ierr);
+  return bw;
+}
+
+/* Checks shared by every good mesh: measure 1, positive cells, every node
+ * used, cells sorted by smallest node, facets of each boundary group. */
+static void check_mesh(const struct fe_mesh *m, int dim, const char *const *bnd, int region)
+{
+  CHECK(m->dim == dim && m->nv == dim + 1);
+  double total = 0, min = INFINITY;
+  int positive = 1, sorted = 1, prev = 0, all_region = 1;
+  char *used = calloc((size_t)m->n_nodes, 1);
+  for (int c = 0; c < m->n_cells; c++) {
+    double s = cell_measure(m, c);
+    total += s;
+    min = s < min ? s : min;
+    positive &= s > 0;
+    int lo = m->n_nodes;
+    for (int v = 0; v < m->nv; v++) {
+      int i = m->cells[(size_t)c * m->nv + v];
+      CHECK(i >= 0 && i < m->n_nodes);
+      if (i < 0 || i >= m->n_nodes) {
+        free(used);
+        return;
+      }
+      used[i] = 1;
+      lo = i < lo ? i : lo;
+    }
+    sorted &= lo >= prev;
+    prev = lo;
+    all_region &= m->cell_region[c] == region;
+    CHECK(m->cell_id[c] > 0);
+  }
+  int all_used = 1;
+  for (int i = 0; i < m->n_nodes; i++) all_used &= used[i];
+  free(used);
+  CHECK_CLOSE(total, 1.0, 1e-12);
+  CHECK(positive);
+  CHECK(sorted);
+  CHECK(all_used);
+  CHECK(all_region);
+
+  const struct fe_physical *g = fe_mesh_find_group(m, dim, "10");
+  CHECK(g && g->tag == region && g->dim == dim);
+  CHECK(g && fe_mesh_find_group(m, dim, g->name) == g);
+  CHECK(!fe_mesh_find_group(m, dim - 1, "10"));
+  CHECK(!fe_mesh_find_group(m, dim, "nowhere"));
+  CHECK(!fe_mesh_find_group(m, dim, "10x"));
+  CHECK(m->n_groups == 2 * dim + 1);
+  for (int b = 0; b < 2 * dim; b++) {
+    char num[16];
+    snprintf(num, sizeof num, "%d", b + 1);
+    g = fe_mesh_find_group(m, dim - 1, bnd[b]);
+    CHECK(g && g->tag == b + 1 && !strcmp(g->name, bnd[b]));
+    CHECK(g && fe_mesh_find_group(m, dim - 1, num) == g);
+    /* bnd[b] is the face x_{b/2} = b % 2 */
+    double len = 0;
+    int n = 0, on_face = 1;
+    for (int f = 0; f < m->n_facets; f++) {
+      if (m->facet_group[f] != b + 1) continue;
+      len += facet_measure(m, f);
+      n++;
+      for (int v = 0; v < dim; v++)
+        on_face &= node(m, m->facets[(size_t)f * dim + v])[b / 2] == (double)(b % 2);
+    }
+    CHECK(n > 0);
+    CHECK(on_face);
+    CHECK_CLOSE(len, 1.0, 1e-12);
+  }
+}
+
+static const char *const square_bnd[] = {"left", "right", "bottom", "top"};
+static const char *const cube_bnd[] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
+
+static void test_formats(const char *base, int dim, const char *const *bnd)
+{
+  static const char *const fmt[] = {"22", "22b", "41", "41b"};
+  struct fe_mesh *first = NULL;
+  for (int i = 0; i < 4; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "%s_%s.msh", base, fmt[i]);
+    struct fe_mesh *m = read_ok(name, 0);
+    if (!m) continue;
+    check_mesh(m, dim, bnd, 10);
+    if (!first) {
+      first = m;
+      continue;
+    }
+    CHECK(m->n_nodes == first->n_nodes);
+    CHECK(m->n_cells == first->n_cells);
+    CHECK(m->n_facets == first->n_facets);
+    fe_mesh_destroy(m);
+  }
+  if (!first) return;
+  CHECK(first->n_cells > 100 && first->n_cells < 1000);
+  int bw = bandwidth(first);
+  char name[64];
+  snprintf(name, sizeof name, "%s_41.msh", base);
+  int gmsh_bw = gmsh_bandwidth(data(name), dim == 2 ? 2 : 4, dim + 1);
+  printf("%s: %d nodes, %d cells, bandwidth %d (Gmsh order %d)\n", base, first->n_nodes,
+         first->n_cells, bw, gmsh_bw);
+  CHECK(bw < first->n_nodes / 2);
+  CHECK(bw < gmsh_bw);
+  fe_mesh_destroy(first);
+}
+
+/* Half of the cells negatively oriented in the file: all positive after reading.
+ * Sparse node tags (up to ~1.4e7 for 142 nodes) give the same mesh. */
+static void test_flipped_sparse(void)
+{
+  struct fe_mesh *a = read_ok("square_22.msh", 0), *b = read_ok("square_sparse.msh", 0);
+  if (b) check_mesh(b, 2, square_bnd, 10);
+  if (a && b) {
+    CHECK(a->n_nodes == b->n_nodes && a->n_cells == b->n_cells);
+    CHECK(!memcmp(a->cells, b->cells, sizeof(int) * 3 * a->n_cells));
+    CHECK(!memcmp(a->coords, b->coords, sizeof(double) * 2 * a->n_nodes));
+  }
+  fe_mesh_destroy(a);
+  fe_mesh_destroy(b);
+  struct fe_mesh *m = read_ok("square_flip.msh", 0);
+  if (m) check_mesh(m, 2, square_bnd, 10);
+  fe_mesh_destroy(m);
+  m = read_ok("cube_flip.msh", 0);
+  if (m) check_mesh(m, 3, cube_bnd, 10);
+  fe_mesh_destroy(m);
+}
+
+static void test_geo(void)
+{
+  struct fe_mesh *coarse = read_ok("square.geo", 0.1);
+  struct fe_mesh *fine = read_ok("square.geo", 0.05);
+  if (coarse && fine) {
+    check_mesh(coarse, 2, square_bnd, 10);
+    check_mesh(fine, 2, square_bnd, 10);
+    double ratio = (double)fine->n_cells / coarse->n_cells;
+    printf("square.geo: %d cells at size 0.1, %d at 0.05 (ratio %.2f)\n", coarse->n_cells,
+           fine->n_cells, ratio);
+    CHECK(ratio > 3.2 && ratio < 4.8);
+  }
+  fe_mesh_destroy(coarse);
+  fe_mesh_destroy(fine);
+
+  /* A finer mesh: the RCM bandwidth grows like sqrt(n) on a square. */
+  struct fe_mesh *m = read_ok("square.geo", 0.01);
+  if (m) {
+    int bw = bandwidth(m);
+    printf("square.geo size 0.01: %d nodes, bandwidth %d\n", m->n_nodes, bw);
+    CHECK(m->n_nodes > 10000);
+    CHECK(bw < 3 * sqrt((double)m->n_nodes));
+  }
+  fe_mesh_destroy(m);
+
+  m = read_ok("cube.geo", 0);
+  if (m) check_mesh(m, 3, cube_bnd, 10);
+  fe_mesh_destroy(m);
+}
+
+static void test_bad(void)
+{
+  static const char *const bad[] = {
+      "garbage.msh", "empty.msh",   "truncated.msh", "quad.msh",       "order2.msh",
+      "tilted.msh",  "mixed.msh",   "lines.msh",     "degenerate.msh", "bad.geo",
+      "missing.msh", "missing.geo", "square.vtk",    "square",
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    struct fe_mesh *m = (struct fe_mesh *)1;
+    int err = fe_mesh_read(data(bad[i]), 0, &m);
+    if (err != FE_ERR_INPUT)
+      fprintf(stderr, "%s: got %d, expected %d\n", bad[i], err, FE_ERR_INPUT);
+    CHECK(err == FE_ERR_INPUT);
+    CHECK(m == NULL);
+  }
+  /* A .geo with a syntax error must not spoil the next one. */
+  struct fe_mesh *m = read_ok("square.geo", 0);
+  CHECK(m && m->n_cells > 100);
+  fe_mesh_destroy(m);
+}
+
+int main(void)
+{
+  const char *dir = getenv("FESIM_TEST_DATA");
+  if (!dir) {
+    fprintf(stderr, "FESIM_TEST_DATA is not set\n");
+    return TEST_SKIP;
+  }
+  snprintf(data_dir, sizeof data_dir, "%s", dir);
+  test_formats("square", 2, square_bnd);
+  test_formats("cube", 3, cube_bnd);
+  test_flipped_sparse();
+  test_geo();
+  test_bad();
+  fe_mesh_destroy(NULL);
+  TEST_DONE();
+}

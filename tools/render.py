@@ -1,0 +1,220 @@
+"""Render one time of a fesim .vtk.series to a PNG with ParaView.
+
+Usage: xvfb-run -a pvbatch tools/render.py SERIES.vtk.series FIELD OUT.png [--time T | --last]
+
+Opens the series with ParaView's reader (the times come from the series file),
+colours by the point field FIELD (the magnitude for a vector) with a scalar
+bar, and saves a 1200x900 image at time T (default: the last time).  2D
+meshes are seen from +z; 3D meshes are clipped through the centre and seen
+from an oblique camera, with the outline of the whole domain.  Prints the
+times found and the field's range at the rendered time.  Exit 1 with a message
+when the series, the time or the field is missing.
+
+tests/tools/check_paraview.py imports render() from here, so that the test
+renders exactly what users get.
+"""
+import argparse
+import math
+import sys
+
+from paraview import simple as pv
+
+SIZE = (1200, 900)
+
+
+class RenderError(Exception):
+    pass
+
+
+def open_series(path):
+    """Reader and its time steps (a list, also for one step)."""
+    reader = pv.OpenDataFile(path)
+    if reader is None:
+        raise RenderError(f"{path}: ParaView cannot open it (missing, or not a .vtk.series)")
+    reader.UpdatePipelineInformation()
+    steps = reader.TimestepValues
+    if steps is None:
+        steps = []
+    elif not hasattr(steps, "__len__"):
+        steps = [steps]
+    return reader, [float(t) for t in steps]
+
+
+def pick_time(times, wanted, path):
+    if not times:
+        raise RenderError(f"{path}: no time steps")
+    if wanted is None:
+        return times[-1]
+    best = min(times, key=lambda t: abs(t - wanted))
+    if abs(best - wanted) > 1e-9 * max(1.0, abs(wanted)):
+        raise RenderError(f"{path}: no dump at time {wanted!r}; times are {times}")
+    return best
+
+
+def field_range(source, field, time, path):
+    """(min, max) of FIELD's values (magnitude for vectors) at time, after checking it exists."""
+    source.UpdatePipeline(time)
+    arrays = source.PointData
+    if field not in arrays.keys():
+        raise RenderError(f"{path}: no point field {field!r} at time {time!r}; "
+                          f"point fields are {list(arrays.keys())}")
+    info = arrays[field]
+    lo, hi = info.GetRange(-1 if info.GetNumberOfComponents() > 1 else 0)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RenderError(f"{path}: field {field!r} has non-finite values at time {time!r}")
+    return lo, hi
+
+
+def make_view():
+    view = pv.CreateView("RenderView")
+    view.ViewSize = list(SIZE)
+    if hasattr(view, "UseColorPaletteForBackground"):  # ParaView >= 5.10
+        view.UseColorPaletteForBackground = 0
+    view.Background = [1.0, 1.0, 1.0]
+    return view
+
+
+def color_by(display, view, field, lo, hi, title):
+    pv.ColorBy(display, ("POINTS", field, "Magnitude"))
+    lut = pv.GetColorTransferFunction(field)
+    if lo < 0 < hi:  # signed (an error, a velocity component): diverging, centred on 0
+        lut.ApplyPreset("Cool to Warm", True)
+        a = max(-lo, hi)
+        lo, hi = -a, a
+    else:
+        lut.ApplyPreset("Viridis (matplotlib)", True)
+    if hi <= lo:
+        hi = lo + max(abs(lo), 1.0) * 1e-6
+    lut.RescaleTransferFunction(lo, hi)
+    pv.GetOpacityTransferFunction(field).RescaleTransferFunction(lo, hi)
+    lut.AutomaticRescaleRangeMode = "Never"
+    display.SetScalarBarVisibility(view, True)
+    bar = pv.GetScalarBar(lut, view)
+    bar.Title = title
+    bar.ComponentTitle = ""
+    bar.TitleColor = bar.LabelColor = [0.0, 0.0, 0.0]
+    bar.TitleFontSize = bar.LabelFontSize = 20
+    bar.ScalarBarLength = 0.6
+    bar.WindowLocation = "Any Location"
+    bar.Orientation = "Vertical"
+    bar.Position = [0.88, 0.2]
+    bar.RangeLabelFormat = "%-#.4g"
+
+
+def set_camera(view, bounds, dim):
+    center = [(bounds[2 * i] + bounds[2 * i + 1]) / 2 for i in range(3)]
+    extent = max(bounds[2 * i + 1] - bounds[2 * i] for i in range(3)) or 1.0
+    direction, up = ((0, 0, 1), (0, 1, 0)) if dim == 2 else ((1.0, -1.6, 1.1), (0, 0, 1))
+    view.CameraFocalPoint = center
+    view.CameraPosition = [c + 3 * extent * d for c, d in zip(center, direction)]
+    view.CameraViewUp = list(up)
+    view.CameraParallelProjection = 1 if dim == 2 else 0
+    if dim == 2:
+        view.InteractionMode = "2D"
+    view.OrientationAxesVisibility = 0 if dim == 2 else 1
+    view.ResetCamera(False)
+    if dim == 2:
+        view.CameraParallelScale *= 0.8  # the default fit leaves a wide margin around a square
+    else:
+        pv.GetActiveCamera().Zoom(1.25)
+
+
+def peak_location(source, field, bounds):
+    """Point where |FIELD| is largest (the data is in this process under pvbatch), or the centre
+    of the bounds when the data cannot be reached."""
+    center = [(bounds[2 * i] + bounds[2 * i + 1]) / 2 for i in range(3)]
+    try:
+        from vtkmodules.util.numpy_support import vtk_to_numpy
+        import numpy as np
+        data = source.GetClientSideObject().GetOutputDataObject(0)
+        values = vtk_to_numpy(data.GetPointData().GetArray(field))
+        size = np.abs(values) if values.ndim == 1 else np.linalg.norm(values, axis=1)
+        return list(data.GetPoint(int(np.argmax(size))))
+    except Exception:  # pylint: disable=broad-except
+        return center
+
+
+def show_3d(reader, view, field, bounds):
+    """Clip through the peak of the field, keeping the far side (y above the cut), with the
+    domain's outline; returns the clip and the proxies to delete."""
+    origin = peak_location(reader, field, bounds)
+    extent_y = bounds[3] - bounds[2]
+    origin[1] = min(max(origin[1], bounds[2]), bounds[3] - 0.1 * extent_y)
+    clip = pv.Clip(Input=reader)
+    clip.ClipType = "Plane"
+    clip.ClipType.Origin = origin
+    clip.ClipType.Normal = [0.0, 1.0, 0.0]
+    clip.Invert = 0
+    clip.Scalars = ["POINTS", field]
+    outline = pv.Outline(Input=reader)
+    shown = pv.Show(outline, view)
+    shown.DiffuseColor = shown.AmbientColor = [0.2, 0.2, 0.2]
+    shown.LineWidth = 2.0
+    return clip, [outline, clip]
+
+
+def render(series, field, png, time=None, verbose=True):
+    """Render FIELD of SERIES at `time` (None: the last) into png.
+    Returns {"times", "time", "range", "dim"}; raises RenderError."""
+    reader, times = open_series(series)
+    t = pick_time(times, time, series)
+    lo, hi = field_range(reader, field, t, series)
+    bounds = reader.GetDataInformation().GetBounds()
+    dim = 2 if bounds[5] - bounds[4] <= 1e-12 * max(1.0, bounds[1] - bounds[0]) else 3
+    if verbose:
+        print(f"render: {series}: times {times}")
+        print(f"render: {field} at t = {t!r}: range [{lo!r}, {hi!r}]")
+
+    view = make_view()
+    made = []
+    try:
+        view.ViewTime = t
+        surface = reader
+        if dim == 3:
+            surface, made = show_3d(reader, view, field, bounds)
+        display = pv.Show(surface, view)
+        n_cells = reader.GetDataInformation().GetNumberOfCells()
+        display.SetRepresentationType("Surface With Edges" if n_cells <= 2000 else "Surface")
+        display.EdgeColor = [0.3, 0.3, 0.3]
+        color_by(display, view, field, lo, hi, field)
+
+        label = pv.Text(Text=f"{field}   t = {t:.6g}")
+        made.append(label)
+        text = pv.Show(label, view)
+        text.WindowLocation = "Upper Left Corner"
+        text.Color = [0.0, 0.0, 0.0]
+        text.FontSize = 22
+
+        set_camera(view, bounds, dim)
+        pv.Render(view)
+        pv.SaveScreenshot(png, view, ImageResolution=list(SIZE))
+    finally:
+        # A render window still alive when pvbatch exits through sys.exit() makes X fail
+        # (GLXBadContext) and the exit status 1: release it here.
+        pv.Delete(view)
+        for proxy in reversed(made):
+            pv.Delete(proxy)
+    if verbose:
+        print(f"render: wrote {png} ({SIZE[0]}x{SIZE[1]}, {dim}D)")
+    return {"times": times, "time": t, "range": (lo, hi), "dim": dim}
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="render.py", description=__doc__.split("\n")[0])
+    parser.add_argument("series")
+    parser.add_argument("field")
+    parser.add_argument("png")
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument("--time", type=float, help="simulation time of the dump to render")
+    when.add_argument("--last", action="store_true", help="render the last dump (the default)")
+    args = parser.parse_args(argv)
+    try:
+        render(args.series, args.field, args.png, None if args.last else args.time)
+    except RenderError as e:
+        print(f"render: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Install what fesim needs from Debian (only what is missing), then configure
+# and build it in build/.  Idempotent: a second run installs nothing and only
+# rebuilds what changed.
+#   FESIM_CMAKE_ARGS   extra arguments for cmake (CI passes -DFESIM_WERROR=ON)
+#   FESIM_BUILD_DIR    build directory (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake libxml2-dev libgmsh-dev gmsh libmatheval-dev
+          python3 python3-numpy python3-paraview xvfb xauth)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+build=${FESIM_BUILD_DIR:-build}
+# shellcheck disable=SC2086
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${FESIM_CMAKE_ARGS:-} >/dev/null
+cmake --build "$build" -j "$(nproc)"
