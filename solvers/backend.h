@@ -32,6 +32,19 @@ struct fe_vec_ops {
   int (*minmax)(const struct fe_backend *be, size_t n, const double *x, double *min, double *max);
   /* y[idx[i]] = values[i] for i < m (Dirichlet values); idx, values on the backend */
   int (*set_indexed)(const struct fe_backend *be, size_t m, const int *idx, const double *values, double *y);
+  /* CG with its scalars kept on the backend (so the GPU copies back only the
+   * residual norm): *out = x . y, out on the backend */
+  int (*dot_keep)(const struct fe_backend *be, size_t n, const double *x, const double *y, double *out);
+  /* alpha = rz / pq; x += alpha p; r -= alpha q; z = r .* dinv (or r when dinv is
+   * NULL); rz_rr[0] = r . z, rz_rr[1] = r . r.  rz, pq, rz_rr on the backend. */
+  int (*cg_update)(const struct fe_backend *be, size_t n, const double *rz, const double *pq,
+                   const double *p, const double *q, double *x, double *r, const double *dinv,
+                   double *z, double *rz_rr);
+  /* wait until the backend's queued work is done (timings) */
+  int (*sync)(const struct fe_backend *be);
+  /* p = z + (rz_new / rz_old) p */
+  int (*cg_direction)(const struct fe_backend *be, size_t n, const double *rz_new,
+                      const double *rz_old, const double *z, double *p);
 };
 
 struct fe_backend {

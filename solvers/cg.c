@@ -6,18 +6,22 @@
 #include "core/error.h"
 
 struct fe_cg {
+  const struct fe_backend *be;
   struct fe_vec *r, *z, *p, *q, *dinv;
+  double *scalars; /* on the backend: two (r.z, r.r) pairs used in turn, then p.q */
 };
 
 int fe_cg_create(const struct fe_backend *be, size_t n, struct fe_cg **cg)
 {
   struct fe_cg *s;
   FE_CALLOC(1, &s);
+  s->be = be;
   int err = fe_vec_create(be, n, &s->r);
   if (!err) err = fe_vec_create(be, n, &s->z);
   if (!err) err = fe_vec_create(be, n, &s->p);
   if (!err) err = fe_vec_create(be, n, &s->q);
   if (!err) err = fe_vec_create(be, n, &s->dinv);
+  if (!err) err = fe_backend_alloc(be, 5 * sizeof(double), NULL, &s->scalars);
   if (err) {
     fe_cg_destroy(s);
     return err;
@@ -34,6 +38,7 @@ void fe_cg_destroy(struct fe_cg *cg)
   fe_vec_destroy(cg->p);
   fe_vec_destroy(cg->q);
   fe_vec_destroy(cg->dinv);
+  fe_backend_free(cg->be, cg->scalars);
   free(cg);
 }
 
@@ -59,23 +64,35 @@ static int solve_diagonal(struct fe_cg *cg, struct fe_op *a, const struct fe_vec
   return FE_SUCCESS;
 }
 
-/* z = M^-1 r with M = diag(A) (Jacobi) or the identity */
-static int precondition(struct fe_cg *cg, int jacobi, const struct fe_vec *r, struct fe_vec *z)
+/* Jacobi: z = r .* dinv, dinv = 1 / diag(A) */
+static int inverse_diagonal(struct fe_cg *cg, struct fe_op *a)
 {
-  return jacobi ? fe_vec_pointwise_div(z, r, cg->dinv) : fe_vec_copy(r, z);
+  FE_CALL(fe_op_diagonal(a, cg->dinv));
+  FE_CALL(fe_vec_set(cg->z, 1.0));
+  return fe_vec_pointwise_div(cg->dinv, cg->z, cg->dinv);
+}
+
+/* One backend scalar to the host: the only copy inside an iteration. */
+static int read_scalar(const struct fe_cg *cg, const double *dev, double *host)
+{
+  return cg->be->vec->to_host(cg->be, host, dev, sizeof *host);
 }
 
 int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
                 const struct fe_cg_options *opt, struct fe_cg_result *res)
 {
   struct fe_vec *r = cg->r, *z = cg->z, *p = cg->p, *q = cg->q;
+  const struct fe_backend *be = b->be;
+  const double *dinv = opt->jacobi ? cg->dinv->a : NULL;
+  double *pair[2] = {cg->scalars, cg->scalars + 2}, *pq = cg->scalars + 4;
+  const size_t n = b->n;
   *res = (struct fe_cg_result){0};
   FE_CALL(fe_vec_norm(b, &res->rhs_norm));
   if (a->is_diagonal) return solve_diagonal(cg, a, b, x, res);
-  if (opt->jacobi) FE_CALL(fe_op_diagonal(a, cg->dinv));
+  if (opt->jacobi) FE_CALL(inverse_diagonal(cg, a));
 
   const double target = fmax(opt->rtol * res->rhs_norm, opt->atol);
-  double rnorm, rz, rz_old, pq;
+  double rnorm;
   FE_CALL(fe_op_apply(a, x, q));
   FE_CALL(fe_vec_copy(b, r));
   FE_CALL(fe_vec_axpy(r, -1.0, q));
@@ -85,16 +102,20 @@ int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struc
     res->converged = 1;
     return FE_SUCCESS;
   }
-  FE_CALL(precondition(cg, opt->jacobi, r, z));
+  if (dinv)
+    FE_CALL(fe_vec_pointwise_mult(z, r, cg->dinv));
+  else
+    FE_CALL(fe_vec_copy(r, z));
   FE_CALL(fe_vec_copy(z, p));
-  FE_CALL(fe_vec_dot(r, z, &rz));
+  FE_CALL(be->vec->dot_keep(be, n, r->a, z->a, pair[1]));
   for (int it = 1; it <= opt->max_iterations; it++) {
+    double *rz_old = pair[it % 2 ? 1 : 0], *rz_new = pair[it % 2 ? 0 : 1];
     FE_CALL(fe_op_apply(a, p, q));
-    FE_CALL(fe_vec_dot(p, q, &pq));
-    const double alpha = rz / pq;
-    FE_CALL(fe_vec_axpy(x, alpha, p));
-    FE_CALL(fe_vec_axpy(r, -alpha, q));
-    FE_CALL(fe_vec_norm(r, &rnorm));
+    FE_CALL(be->vec->dot_keep(be, n, p->a, q->a, pq));
+    FE_CALL(be->vec->cg_update(be, n, rz_old, pq, p->a, q->a, x->a, r->a, dinv, z->a, rz_new));
+    double rr;
+    FE_CALL(read_scalar(cg, rz_new + 1, &rr));
+    rnorm = sqrt(rr);
     record(res, rnorm);
     res->iterations = it;
     if (!isfinite(rnorm)) return FE_SUCCESS;
@@ -102,10 +123,7 @@ int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struc
       res->converged = 1;
       return FE_SUCCESS;
     }
-    FE_CALL(precondition(cg, opt->jacobi, r, z));
-    rz_old = rz;
-    FE_CALL(fe_vec_dot(r, z, &rz));
-    FE_CALL(fe_vec_axpby(p, 1.0, z, rz / rz_old)); /* p = z + beta p */
+    FE_CALL(be->vec->cg_direction(be, n, rz_new, rz_old, z->a, p->a)); /* p = z + beta p */
   }
   return FE_SUCCESS;
 }

@@ -107,6 +107,45 @@ static int set_indexed_cpu(const struct fe_backend *be, size_t m, const int *idx
   return FE_SUCCESS;
 }
 
+static int dot_keep_cpu(const struct fe_backend *be, size_t n, const double *x, const double *y, double *out)
+{
+  return dot_cpu(be, n, x, y, out);
+}
+
+static int cg_update_cpu(const struct fe_backend *be, size_t n, const double *rz, const double *pq,
+                         const double *p, const double *q, double *x, double *r, const double *dinv,
+                         double *z, double *rz_rr)
+{
+  (void)be;
+  const double alpha = *rz / *pq;
+  double sz = 0, sr = 0;
+#pragma omp parallel for schedule(static) reduction(+ : sz, sr)
+  for (size_t i = 0; i < n; i++) {
+    x[i] += alpha * p[i];
+    const double ri = r[i] - alpha * q[i];
+    const double zi = dinv ? ri * dinv[i] : ri;
+    r[i] = ri;
+    z[i] = zi;
+    sz += ri * zi;
+    sr += ri * ri;
+  }
+  rz_rr[0] = sz;
+  rz_rr[1] = sr;
+  return FE_SUCCESS;
+}
+
+static int cg_direction_cpu(const struct fe_backend *be, size_t n, const double *rz_new,
+                            const double *rz_old, const double *z, double *p)
+{
+  return axpby_cpu(be, n, 1.0, z, *rz_new / *rz_old, p);
+}
+
+static int sync_cpu(const struct fe_backend *be)
+{
+  (void)be;
+  return FE_SUCCESS;
+}
+
 static const struct fe_vec_ops vec_ops_cpu = {
   .malloc = malloc_cpu,
   .free = free_cpu,
@@ -120,6 +159,10 @@ static const struct fe_vec_ops vec_ops_cpu = {
   .dot = dot_cpu,
   .minmax = minmax_cpu,
   .set_indexed = set_indexed_cpu,
+  .dot_keep = dot_keep_cpu,
+  .cg_update = cg_update_cpu,
+  .sync = sync_cpu,
+  .cg_direction = cg_direction_cpu,
 };
 
 static const struct fe_backend backend_cpu = {FE_CPU, "cpu", &vec_ops_cpu, NULL};

@@ -120,6 +120,9 @@ __device__ inline void combine(int op, double *a, const double *b)
 {
   if (op == 0) {
     a[0] += b[0];
+  } else if (op == 2) {
+    a[0] += b[0];
+    a[1] += b[1];
   } else {
     a[0] = fmin(a[0], b[0]);
     a[1] = fmax(a[1], b[1]);
@@ -147,8 +150,8 @@ __device__ void block_reduce(int op, double v[3])
 
 __device__ inline void identity(int op, double v[3])
 {
-  v[0] = op == 0 ? 0.0 : INFINITY;
-  v[1] = op == 0 ? 0.0 : -INFINITY;
+  v[0] = op != 1 ? 0.0 : INFINITY;
+  v[1] = op != 1 ? 0.0 : -INFINITY;
   v[2] = 0;
 }
 
@@ -184,18 +187,59 @@ __global__ void reduce_stage2(int op, int nblocks, const double *partials, doubl
   }
   block_reduce(op, v);
   if (threadIdx.x == 0)
-    for (int k = 0; k < 3; k++) result[k] = v[k];
+    for (int k = 0; k < (op == 0 ? 1 : op == 2 ? 2 : 3); k++) result[k] = v[k];
 }
 
+/* CG update fused with its two reductions (op 2: sums of r.z and r.r) */
+__global__ void cg_update_stage1(size_t n, const double *rz, const double *pq, const double *p, const double *q,
+                                 double *x, double *r, const double *dinv, double *z, double *partials)
+{
+  const double alpha = *rz / *pq;
+  double v[3] = {0, 0, 0};
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    x[i] += alpha * p[i];
+    const double ri = r[i] - alpha * q[i];
+    const double zi = dinv ? ri * dinv[i] : ri;
+    r[i] = ri;
+    z[i] = zi;
+    v[0] += ri * zi;
+    v[1] += ri * ri;
+  }
+  block_reduce(2, v);
+  if (threadIdx.x == 0)
+    for (int k = 0; k < 3; k++) partials[k * FE_REDUCE_BLOCKS + blockIdx.x] = v[k];
+}
+
+__global__ void cg_direction_kernel(size_t n, const double *rz_new, const double *rz_old, const double *z, double *p)
+{
+  const double beta = *rz_new / *rz_old;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    p[i] = z[i] + beta * p[i];
+}
+
+static int reduce_blocks(size_t n)
+{
+  size_t b = (n + FE_REDUCE_THREADS - 1) / FE_REDUCE_THREADS;
+  return (int)(b < 1 ? 1 : b > FE_REDUCE_BLOCKS ? FE_REDUCE_BLOCKS : b);
+}
+
+/* the reduction of x, y into `out` (3 doubles) on the device */
+static int reduce_keep(const struct fe_backend *be, int op, size_t n, const double *x, const double *y, double *out)
+{
+  struct fe_cuda_ctx *c = fe_cuda_ctx(be);
+  const int nblocks = reduce_blocks(n);
+  reduce_stage1<<<nblocks, FE_REDUCE_THREADS>>>(op, n, x, y, c->partials);
+  FE_CUDA_LAUNCHED("reduce_stage1");
+  reduce_stage2<<<1, FE_REDUCE_THREADS>>>(op, nblocks, c->partials, out);
+  FE_CUDA_LAUNCHED("reduce_stage2");
+  return FE_SUCCESS;
+}
+
+/* the reduction into ctx->host */
 static int reduce(const struct fe_backend *be, int op, size_t n, const double *x, const double *y)
 {
   struct fe_cuda_ctx *c = fe_cuda_ctx(be);
-  size_t b = (n + FE_REDUCE_THREADS - 1) / FE_REDUCE_THREADS;
-  int nblocks = (int)(b < 1 ? 1 : b > FE_REDUCE_BLOCKS ? FE_REDUCE_BLOCKS : b);
-  reduce_stage1<<<nblocks, FE_REDUCE_THREADS>>>(op, n, x, y, c->partials);
-  FE_CUDA_LAUNCHED("reduce_stage1");
-  reduce_stage2<<<1, FE_REDUCE_THREADS>>>(op, nblocks, c->partials, c->result);
-  FE_CUDA_LAUNCHED("reduce_stage2");
+  FE_CALL(reduce_keep(be, op, n, x, y, c->result));
   FE_CUDA_CALL(cudaMemcpy(c->host, c->result, 3 * sizeof(double), cudaMemcpyDeviceToHost));
   return FE_SUCCESS;
 }
@@ -216,9 +260,43 @@ static int minmax_cuda(const struct fe_backend *be, size_t n, const double *x, d
   return FE_SUCCESS;
 }
 
+static int dot_keep_cuda(const struct fe_backend *be, size_t n, const double *x, const double *y, double *out)
+{
+  return reduce_keep(be, 0, n, x, y, out);
+}
+
+static int cg_update_cuda(const struct fe_backend *be, size_t n, const double *rz, const double *pq,
+                          const double *p, const double *q, double *x, double *r, const double *dinv, double *z,
+                          double *rz_rr)
+{
+  struct fe_cuda_ctx *c = fe_cuda_ctx(be);
+  const int nblocks = reduce_blocks(n);
+  cg_update_stage1<<<nblocks, FE_REDUCE_THREADS>>>(n, rz, pq, p, q, x, r, dinv, z, c->partials);
+  FE_CUDA_LAUNCHED("cg_update_stage1");
+  reduce_stage2<<<1, FE_REDUCE_THREADS>>>(2, nblocks, c->partials, rz_rr);
+  FE_CUDA_LAUNCHED("reduce_stage2");
+  return FE_SUCCESS;
+}
+
+static int cg_direction_cuda(const struct fe_backend *, size_t n, const double *rz_new, const double *rz_old,
+                             const double *z, double *p)
+{
+  cg_direction_kernel<<<fe_cuda_blocks(n, 256), 256>>>(n, rz_new, rz_old, z, p);
+  FE_CUDA_LAUNCHED("cg_direction");
+  return FE_SUCCESS;
+}
+
+static int sync_cuda(const struct fe_backend *)
+{
+  FE_CUDA_CALL(cudaDeviceSynchronize());
+  return FE_SUCCESS;
+}
+
 static const struct fe_vec_ops vec_ops_cuda = {
-  malloc_cuda, free_cuda, to_device_cuda, to_host_cuda, set_cuda, copy_cuda, axpby_cuda,
-  pointwise_mult_cuda, pointwise_div_cuda, dot_cuda, minmax_cuda, set_indexed_cuda,
+  malloc_cuda,      free_cuda,     to_device_cuda, to_host_cuda,   set_cuda,
+  copy_cuda,        axpby_cuda,    pointwise_mult_cuda, pointwise_div_cuda, dot_cuda,
+  minmax_cuda,      set_indexed_cuda, dot_keep_cuda, cg_update_cuda, sync_cuda,
+  cg_direction_cuda,
 };
 
 /* ---- the backend */

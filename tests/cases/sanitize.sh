@@ -3,6 +3,8 @@
 #   sanitize.sh SANITIZER TOOL FESIM CASE     (exit 77: skipped, no GPU or no sanitizer)
 set -u
 sanitizer=$1 tool=$2 fesim=$3 case=$4
+# the path found at configure time, else the one on PATH (the GPU machine's)
+[ -x "$sanitizer" ] || sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [ ! -x "$sanitizer" ]; then echo "skipped: compute-sanitizer not found"; exit 77; fi
 "$fesim" --quiet --backend cuda --check "$case" >/dev/null 2>&1
 if [ $? -eq 4 ]; then echo "skipped: no usable GPU"; exit 77; fi

@@ -1,0 +1,62 @@
+/* Structured meshes: measure, orientation, boundary facets. */
+#include <stdlib.h>
+
+#include "assembly/norms.h"
+#include "assembly/reference.h"
+#include "core/error.h"
+#include "io/structured.h"
+#include "test.h"
+
+static void check(int dim, int n)
+{
+  struct fe_mesh *m;
+  CHECK_OK(fe_mesh_create_structured(dim, n, 0.3, 1, &m));
+  CHECK(m->n_cells == (dim == 2 ? 2 * n * n : 6 * n * n * n));
+  double total = 0;
+  for (long c = 0; c < m->n_cells; c++) {
+    double x[4][3], jinv[3][3];
+    fe_cell_coords(dim, m->cells, m->coords, c, x);
+    double det = fe_geometry(dim, x, jinv);
+    CHECK(det > 0);
+    total += fe_cell_measure(m, c);
+  }
+  CHECK_CLOSE(total, 1.0, 1e-12);
+  /* every boundary facet lies on a face of the unit square / cube */
+  double area = 0;
+  for (int f = 0; f < m->n_facets; f++) {
+    const int *v = m->facets + f * dim;
+    int common = 0;
+    for (int a = 0; a < dim; a++) {
+      int all0 = 1, all1 = 1;
+      for (int k = 0; k < dim; k++) {
+        double x = m->coords[v[k] * dim + a];
+        all0 &= x == 0.0;
+        all1 &= x == 1.0;
+      }
+      common |= all0 || all1;
+    }
+    CHECK(common);
+    if (dim == 3) {
+      double e[2][3];
+      for (int k = 0; k < 2; k++)
+        for (int a = 0; a < 3; a++) e[k][a] = m->coords[v[k + 1] * 3 + a] - m->coords[v[0] * 3 + a];
+      double cx = e[0][1] * e[1][2] - e[0][2] * e[1][1], cy = e[0][2] * e[1][0] - e[0][0] * e[1][2],
+             cz = e[0][0] * e[1][1] - e[0][1] * e[1][0];
+      area += 0.5 * sqrt(cx * cx + cy * cy + cz * cz);
+    } else {
+      area += hypot(m->coords[v[1] * 2] - m->coords[v[0] * 2], m->coords[v[1] * 2 + 1] - m->coords[v[0] * 2 + 1]);
+    }
+  }
+  CHECK_CLOSE(area, dim == 2 ? 4.0 : 6.0, 1e-12);
+  CHECK(fe_mesh_find_group(m, dim - 1, "boundary") && fe_mesh_find_group(m, dim - 1, "1"));
+  fe_mesh_destroy(m);
+}
+
+int main(void)
+{
+  check(2, 9);
+  check(3, 4);
+  struct fe_mesh *m = NULL;
+  CHECK(fe_mesh_create_structured(4, 3, 0, 1, &m) == FE_ERR_USAGE);
+  TEST_DONE();
+}

@@ -1,0 +1,164 @@
+/* Operator benchmark: on a structured mesh of the unit square or cube, time
+ * each phase that the strategies compare (local assembly, addto's global
+ * assembly, operator apply, a CG iteration) and report the compulsory bytes
+ * each phase moves and the bandwidth achieved, next to the device's copy
+ * bandwidth.  One CSV row per (phase, strategy) on stdout.
+ *
+ *   fesim-bench-operators DIM N [cpu|cuda] [REPEATS]
+ *
+ * DIM 2: 2 N^2 triangles; DIM 3: 6 N^3 tetrahedra. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assembly/csr.h"
+#include "assembly/operator.h"
+#include "core/error.h"
+#include "core/timer.h"
+#include "io/structured.h"
+#include "solvers/cg.h"
+#include "solvers/cuda.h"
+
+struct bench {
+  const struct fe_backend *be;
+  struct fe_mesh *m;
+  struct fe_space *space;
+  double *diff;
+  struct fe_coefficients coef;
+  int repeats;
+  double copy_gbs;
+};
+
+static void row(const struct bench *b, const char *phase, const char *strategy, double seconds, double bytes,
+                double extra)
+{
+  printf("%d,%d,%d,%s,%s,%s,%.6e,%.6e,%.2f,%.3f,%.4g\n", b->m->dim, b->m->n_cells, b->m->n_nodes, b->be->name,
+         strategy, phase, seconds, bytes, bytes / seconds / 1e9, bytes / seconds / 1e9 / b->copy_gbs, extra);
+  fflush(stdout);
+}
+
+/* device copy bandwidth: read + write of a large vector */
+static int copy_bandwidth(struct bench *b)
+{
+  const size_t n = (size_t)1 << 27; /* 1 GiB */
+  struct fe_vec *x, *y;
+  FE_CALL(fe_vec_create(b->be, n, &x));
+  FE_CALL(fe_vec_create(b->be, n, &y));
+  FE_CALL(fe_vec_copy(x, y));
+  FE_CALL(b->be->vec->sync(b->be));
+  double t0 = fe_wtime();
+  for (int r = 0; r < b->repeats; r++) FE_CALL(fe_vec_copy(x, y));
+  FE_CALL(b->be->vec->sync(b->be));
+  double t = (fe_wtime() - t0) / b->repeats;
+  b->copy_gbs = 2.0 * n * sizeof(double) / t / 1e9;
+  printf("# copy bandwidth %.1f GB/s\n", b->copy_gbs);
+  fe_vec_destroy(x);
+  fe_vec_destroy(y);
+  return FE_SUCCESS;
+}
+
+static int bench_strategy(struct bench *b, enum fe_strategy strategy, int deterministic)
+{
+  const struct fe_mesh *m = b->m;
+  const int d = m->dim, nv = d + 1, nk = nv * nv;
+  const double nc = m->n_cells, nn = m->n_nodes;
+  const char *name = strategy == FE_STRATEGY_ADDTO ? "addto" : deterministic ? "lma-deterministic" : "lma";
+  b->space->deterministic = deterministic;
+  struct fe_op *op;
+  FE_CALL(fe_operator_create(b->space, strategy, &op));
+  const struct fe_form form = {1.0, 0, 0.01, 0};
+  FE_CALL(fe_operator_assemble(op, &form, &b->coef)); /* warm-up */
+  const struct fe_assembly_times t0 = *fe_operator_times(op);
+  for (int r = 0; r < b->repeats; r++) FE_CALL(fe_operator_assemble(op, &form, &b->coef));
+  const struct fe_assembly_times *t = fe_operator_times(op);
+  /* compulsory bytes: coordinates, cells, Dirichlet masks, P0 tensor in; element matrices out */
+  const double local_bytes = nn * d * 8 + nc * nv * 4 + nc + nc * (d * (d + 1) / 2) * 8 + nc * nk * 8;
+  if (!deterministic)
+    row(b, "local_assembly", name, (t->local - t0.local) / b->repeats, local_bytes, 0);
+  struct fe_csr *csr = fe_operator_csr(op);
+  if (csr) /* element matrices and map in; CSR values read and written */
+    row(b, "global_assembly", name, (t->global - t0.global) / b->repeats, nc * nk * 12 + csr->nnz * 16.0, 0);
+
+  struct fe_vec *x, *y;
+  FE_CALL(fe_vec_create(b->be, m->n_nodes, &x));
+  FE_CALL(fe_vec_create(b->be, m->n_nodes, &y));
+  FE_CALL(fe_vec_set(x, 1.0));
+  FE_CALL(fe_op_apply(op, x, y));
+  FE_CALL(b->be->vec->sync(b->be));
+  double s = fe_wtime();
+  for (int r = 0; r < b->repeats; r++) FE_CALL(fe_op_apply(op, x, y));
+  FE_CALL(b->be->vec->sync(b->be));
+  const double apply = (fe_wtime() - s) / b->repeats;
+  const double apply_bytes = csr ? csr->nnz * 12.0 + nn * 4 + nn * 16 : nc * nk * 8 + nc * nv * 4 + nn * 16;
+  row(b, "apply", name, apply, apply_bytes, 0);
+
+  /* CG iterations on M + 0.01 K (Jacobi), a fixed count */
+  struct fe_cg *cg;
+  FE_CALL(fe_cg_create(b->be, m->n_nodes, &cg));
+  struct fe_cg_options opt = {0, 0, 50, 1};
+  struct fe_cg_result res;
+  FE_CALL(fe_vec_set(y, 0.0));
+  FE_CALL(fe_cg_solve(cg, op, x, y, &opt, &res)); /* warm-up */
+  FE_CALL(fe_vec_set(y, 0.0));
+  FE_CALL(b->be->vec->sync(b->be));
+  s = fe_wtime();
+  FE_CALL(fe_cg_solve(cg, op, x, y, &opt, &res));
+  FE_CALL(b->be->vec->sync(b->be));
+  const double it = (fe_wtime() - s) / (res.iterations ? res.iterations : 1);
+  /* apply + p.q (2 vectors) + update (x, r, z, dinv, p, q: 4 read, 3 written) + direction (3) */
+  row(b, "cg_iteration", name, it, apply_bytes + nn * 8 * (2 + 7 + 3), res.iterations);
+  fe_cg_destroy(cg);
+  fe_vec_destroy(x);
+  fe_vec_destroy(y);
+  fe_op_destroy(op);
+  return FE_SUCCESS;
+}
+
+static int run(int dim, int n, const char *backend, int repeats)
+{
+  struct bench b = {.repeats = repeats};
+  struct fe_backend *owned = NULL;
+  b.be = fe_backend_cpu();
+  if (!strcmp(backend, "cuda")) {
+#ifdef FESIM_HAVE_CUDA
+    FE_CALL(fe_backend_cuda_create(&owned));
+    b.be = owned;
+    printf("# device %s\n", fe_backend_cuda_describe(owned));
+#else
+    FE_RAISE(FE_ERR_RESOURCE, "built without the CUDA backend");
+#endif
+  }
+  FE_CALL(fe_mesh_create_structured(dim, n, 0.0, 1, &b.m));
+  unsigned char *isd = calloc((size_t)b.m->n_nodes, 1);
+  for (int f = 0; f < b.m->n_facets * dim; f++) isd[b.m->facets[f]] = 1;
+  FE_CALL(fe_space_create(b.be, b.m, isd, &b.space));
+  const int ns = dim * (dim + 1) / 2;
+  double *h = malloc(sizeof(double) * b.m->n_cells * ns);
+  for (long c = 0; c < b.m->n_cells; c++)
+    for (int k = 0; k < ns; k++) h[c * ns + k] = (k == 0 || k == (dim == 2 ? 2 : 3) || k == 5) ? 1.0 : 0.0;
+  FE_CALL(fe_backend_alloc(b.be, sizeof(double) * b.m->n_cells * ns, h, &b.diff));
+  b.coef.diffusivity = b.diff;
+  FE_CALL(copy_bandwidth(&b));
+  printf("dim,cells,nodes,backend,strategy,phase,seconds,bytes,GB_per_s,fraction_of_copy,iterations\n");
+  FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, 0));
+  if (b.be->type == FE_CUDA) FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, 1));
+  FE_CALL(bench_strategy(&b, FE_STRATEGY_ADDTO, 0));
+  fe_backend_free(b.be, b.diff);
+  fe_space_destroy(b.space);
+  fe_mesh_destroy(b.m);
+  free(isd);
+  free(h);
+#ifdef FESIM_HAVE_CUDA
+  fe_backend_cuda_destroy(owned);
+#endif
+  return FE_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s DIM N [cpu|cuda] [REPEATS]\n", argv[0]);
+    return FE_ERR_USAGE;
+  }
+  return run(atoi(argv[1]), atoi(argv[2]), argc > 3 ? argv[3] : "cpu", argc > 4 ? atoi(argv[4]) : 10);
+}

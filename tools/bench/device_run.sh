@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# On the GPU machine, from the repository root with build/ and .device-libs/
+# carried: the gpu CTest label, the operator benchmark, and whole runs of the
+# 1M-cell benchmark cases with each strategy on the GPU and on all CPU cores.
+#   tools/bench/device_run.sh [labels|bench|runs]...   (default: all three)
+set -u
+out=${OUT:-/tmp/fesim-device}
+mkdir -p "$out" /tmp/dl
+tar -xJf .device-libs/libs.tar.xz -C /tmp/dl && export LD_LIBRARY_PATH=/tmp/dl:${LD_LIBRARY_PATH:-}
+[ -x /usr/bin/python3 ] || ln -s "$(command -v python3)" /usr/bin/python3
+nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+steps=${*:-labels bench runs}
+for step in $steps; do
+  case $step in
+  labels) (cd build && ctest -L gpu --output-on-failure -j3) 2>&1 | tee "$out/gpu.log" ;;
+  bench)
+    for size in "2 3000" "3 160" "2 500" "3 40"; do
+      # shellcheck disable=SC2086
+      build/bin/fesim-bench-operators $size cuda 20
+    done 2>&1 | tee "$out/bench_operators.csv" ;;
+  runs)
+    for c in 2d 3d; do
+      for s in "lma" "lma --deterministic" "addto"; do
+        echo "== cuda $s $c"
+        # shellcheck disable=SC2086
+        build/bin/fesim --backend cuda --assembly $s --output /tmp/fesim-runs tools/bench/cases/advection_$c.xml
+      done
+      echo "== cpu lma $c ($(nproc) cores)"
+      build/bin/fesim --backend cpu --assembly lma --output /tmp/fesim-runs tools/bench/cases/advection_$c.xml
+    done 2>&1 | tee "$out/runs.log" ;;
+  esac
+done
