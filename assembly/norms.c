@@ -14,19 +14,6 @@ double fe_cell_measure(const struct fe_mesh *m, long c)
   return fabs(det) * vol;
 }
 
-double fe_integral(const struct fe_mesh *m, const double *v)
-{
-  const int nv = m->nv;
-  double sum = 0;
-#pragma omp parallel for schedule(static) reduction(+ : sum)
-  for (long c = 0; c < m->n_cells; c++) {
-    double s = 0;
-    for (int i = 0; i < nv; i++) s += v[m->cells[c * nv + i]];
-    sum += fe_cell_measure(m, c) * s / nv; /* int phi_i = |K| / (d + 1) */
-  }
-  return sum;
-}
-
 double fe_l2_norm(const struct fe_mesh *m, const double *v)
 {
   const int nv = m->nv;

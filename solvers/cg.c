@@ -21,7 +21,8 @@ int fe_cg_create(const struct fe_backend *be, size_t n, struct fe_cg **cg)
   if (!err) err = fe_vec_create(be, n, &s->p);
   if (!err) err = fe_vec_create(be, n, &s->q);
   if (!err) err = fe_vec_create(be, n, &s->dinv);
-  if (!err) err = fe_backend_alloc(be, 5 * sizeof(double), NULL, &s->scalars);
+  const double zeros[5] = {0, 0, 0, 0, 0};
+  if (!err) err = fe_backend_alloc(be, sizeof zeros, zeros, &s->scalars);
   if (err) {
     fe_cg_destroy(s);
     return err;

@@ -325,6 +325,8 @@ static int create(struct fe_cuda_ctx *c)
            prop.totalGlobalMem / 1073741824.0);
   FE_CUDA_CALL(cudaMalloc(&c->partials, 3 * FE_REDUCE_BLOCKS * sizeof(double)));
   FE_CUDA_CALL(cudaMalloc(&c->result, 3 * sizeof(double)));
+  FE_CUDA_CALL(cudaMemset(c->partials, 0, 3 * FE_REDUCE_BLOCKS * sizeof(double)));
+  FE_CUDA_CALL(cudaMemset(c->result, 0, 3 * sizeof(double)));
   FE_CUDA_CALL(cudaMallocHost(&c->host, 3 * sizeof(double)));
   FE_CUSPARSE_CALL(cusparseCreate(&c->sparse));
   return FE_SUCCESS;

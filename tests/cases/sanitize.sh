@@ -12,11 +12,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 sed -e 's|<time start="0" end="1"|<time start="0" end="0.05"|' \
     -e "s|file=\"square.geo\"|file=\"$(dirname "$case")/square.geo\"|" "$case" >"$work/case.xml"
+# racecheck: cuSPARSE's SpMV kernels report shared-memory hazards (warnings) in
+# the library's own code; every fesim kernel is still checked
+filter=()
+[ "$tool" = racecheck ] && filter=(--kernel-name-exclude kns=cusparse)
 status=0
 for variant in "--assembly lma" "--assembly lma --deterministic" "--assembly addto"; do
   echo "== $tool: $variant"
   # shellcheck disable=SC2086
-  "$sanitizer" --tool "$tool" --error-exitcode 1 "$fesim" --quiet --backend cuda $variant \
+  "$sanitizer" --tool "$tool" "${filter[@]}" --error-exitcode 1 "$fesim" --quiet --backend cuda $variant \
     --output "$work/out" "$work/case.xml" || status=1
 done
 exit $status
