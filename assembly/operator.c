@@ -127,6 +127,7 @@ int fe_operator_assemble(struct fe_op *op, const struct fe_form *form,
   a->times.global += fe_wtime() - t1;
   a->times.count++;
   op->is_diagonal = form->lumped && form->diffusion == 0 && form->advection == 0;
+  op->version++;
   return FE_SUCCESS;
 }
 

@@ -9,6 +9,8 @@ struct fe_cg {
   const struct fe_backend *be;
   struct fe_vec *r, *z, *p, *q, *dinv;
   double *scalars; /* on the backend: two (r.z, r.r) pairs used in turn, then p.q */
+  const struct fe_op *dinv_op; /* dinv is 1 / diag of this operator at this version */
+  long dinv_version;
 };
 
 int fe_cg_create(const struct fe_backend *be, size_t n, struct fe_cg **cg)
@@ -51,26 +53,30 @@ static void record(struct fe_cg_result *res, double rnorm)
   res->residual = rnorm;
 }
 
-/* Diagonal operators (lumped mass) are solved by division. */
+/* Jacobi: z = r .* dinv, dinv = 1 / diag(A), kept while A is unchanged */
+static int inverse_diagonal(struct fe_cg *cg, struct fe_op *a)
+{
+  if (cg->dinv_op == a && cg->dinv_version == a->version) return FE_SUCCESS;
+  FE_CALL(fe_op_diagonal(a, cg->dinv));
+  FE_CALL(fe_vec_set(cg->z, 1.0));
+  FE_CALL(fe_vec_pointwise_div(cg->dinv, cg->z, cg->dinv));
+  cg->dinv_op = a;
+  cg->dinv_version = a->version;
+  return FE_SUCCESS;
+}
+
+/* Diagonal operators (lumped mass) are solved by the inverse diagonal. */
 static int solve_diagonal(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b,
                           struct fe_vec *x, struct fe_cg_result *res)
 {
-  FE_CALL(fe_op_diagonal(a, cg->dinv));
-  FE_CALL(fe_vec_pointwise_div(x, b, cg->dinv));
+  FE_CALL(inverse_diagonal(cg, a));
+  FE_CALL(fe_vec_pointwise_mult(x, b, cg->dinv));
   double lo, hi;
   FE_CALL(fe_vec_minmax(x, &lo, &hi));
   res->converged = isfinite(lo) && isfinite(hi);
   res->iterations = 1;
   record(res, res->converged ? 0.0 : NAN);
   return FE_SUCCESS;
-}
-
-/* Jacobi: z = r .* dinv, dinv = 1 / diag(A) */
-static int inverse_diagonal(struct fe_cg *cg, struct fe_op *a)
-{
-  FE_CALL(fe_op_diagonal(a, cg->dinv));
-  FE_CALL(fe_vec_set(cg->z, 1.0));
-  return fe_vec_pointwise_div(cg->dinv, cg->z, cg->dinv);
 }
 
 /* One backend scalar to the host: the only copy inside an iteration. */

@@ -29,6 +29,7 @@ struct fe_op {
   size_t n;
   void *impl;
   int is_diagonal; /* lumped mass: solves are divisions */
+  long version;    /* bumped whenever the operator changes (re-assembly) */
 };
 
 int fe_op_apply(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
