@@ -144,31 +144,6 @@ FE_HOST_DEVICE static inline void fe_geometry_advection(int d, double jinv[3][3]
     }
 }
 
-/* E = a |J| K_mass + b G_diff : K_stiffness + c G_adv : K_advection.
- * gdiff and gadv are ignored when b or c is 0.  E is nv x nv, row-major. */
-FE_HOST_DEVICE static inline void fe_element_matrix(int d, const struct fe_reference *ref,
-                                                    const struct fe_form *form, double absdet,
-                                                    const double gdiff[9], const double gadv[12],
-                                                    double e[FE_NK_MAX])
-{
-  const int nk = (d + 1) * (d + 1);
-  const double *km = form->lumped ? ref->lumped : ref->mass;
-  for (int k = 0; k < nk; k++) {
-    double s = form->mass * absdet * km[k];
-    if (form->diffusion != 0) {
-      double t = 0;
-      for (int g = 0; g < d * d; g++) t += gdiff[g] * ref->stiffness[k][g];
-      s += form->diffusion * t;
-    }
-    if (form->advection != 0) {
-      double t = 0;
-      for (int g = 0; g < (d + 1) * d; g++) t += gadv[g] * ref->advection[k][g];
-      s += form->advection * t;
-    }
-    e[k] = s;
-  }
-}
-
 /* Strong Dirichlet conditions keep the operators symmetric: rows and columns
  * of Dirichlet vertices are zeroed, and the cell that owns a Dirichlet vertex
  * puts 1 on its diagonal, so the assembled operator is the identity there.
@@ -190,16 +165,14 @@ FE_HOST_DEVICE static inline void fe_cell_coords(int d, const int *cells, const 
   }
 }
 
-/* The full element matrix of cell c for the form: geometry from the
- * coordinates, diffusivity per cell (FE_NSYM(d) values, P0), velocity per node
- * (d values, P1).  Returns |det J|. */
-FE_HOST_DEVICE static inline double fe_cell_matrix(int d, const struct fe_reference *ref,
-                                                   const struct fe_form *form, const int *cells,
-                                                   const double *coords, const double *diffusivity,
-                                                   const double *velocity, long c,
-                                                   double e[FE_NK_MAX])
+/* Geometry tensors of cell c for the form: |det J| and G_diff, G_adv (those the
+ * form uses), from the coordinates, the P0 diffusivity and the P1 velocity. */
+FE_HOST_DEVICE static inline double fe_cell_geometry(int d, const struct fe_form *form, const int *cells,
+                                                     const double *coords, const double *diffusivity,
+                                                     const double *velocity, long c, double gdiff[9],
+                                                     double gadv[12])
 {
-  double x[4][3], jinv[3][3], gdiff[9], gadv[12];
+  double x[4][3], jinv[3][3];
   fe_cell_coords(d, cells, coords, c, x);
   double det = fe_geometry(d, x, jinv);
   double absdet = det < 0 ? -det : det;
@@ -213,6 +186,50 @@ FE_HOST_DEVICE static inline double fe_cell_matrix(int d, const struct fe_refere
     }
     fe_geometry_advection(d, jinv, absdet, u, gadv);
   }
+  return absdet;
+}
+
+/* Entry k of the element matrix: the contraction for one (i, j). */
+FE_HOST_DEVICE static inline double fe_element_entry(int d, const struct fe_reference *ref,
+                                                     const struct fe_form *form, double absdet,
+                                                     const double *gdiff, const double *gadv, int k)
+{
+  const double *km = form->lumped ? ref->lumped : ref->mass;
+  double s = form->mass * absdet * km[k];
+  if (form->diffusion != 0) {
+    double t = 0;
+    for (int g = 0; g < d * d; g++) t += gdiff[g] * ref->stiffness[k][g];
+    s += form->diffusion * t;
+  }
+  if (form->advection != 0) {
+    double t = 0;
+    for (int g = 0; g < (d + 1) * d; g++) t += gadv[g] * ref->advection[k][g];
+    s += form->advection * t;
+  }
+  return s;
+}
+
+/* E = a |J| K_mass + b G_diff : K_stiffness + c G_adv : K_advection.
+ * gdiff and gadv are ignored when b or c is 0.  E is nv x nv, row-major. */
+FE_HOST_DEVICE static inline void fe_element_matrix(int d, const struct fe_reference *ref,
+                                                    const struct fe_form *form, double absdet,
+                                                    const double gdiff[9], const double gadv[12],
+                                                    double e[FE_NK_MAX])
+{
+  for (int k = 0; k < (d + 1) * (d + 1); k++) e[k] = fe_element_entry(d, ref, form, absdet, gdiff, gadv, k);
+}
+
+/* The full element matrix of cell c for the form: geometry from the
+ * coordinates, diffusivity per cell (FE_NSYM(d) values, P0), velocity per node
+ * (d values, P1).  Returns |det J|. */
+FE_HOST_DEVICE static inline double fe_cell_matrix(int d, const struct fe_reference *ref,
+                                                   const struct fe_form *form, const int *cells,
+                                                   const double *coords, const double *diffusivity,
+                                                   const double *velocity, long c,
+                                                   double e[FE_NK_MAX])
+{
+  double gdiff[9], gadv[12];
+  double absdet = fe_cell_geometry(d, form, cells, coords, diffusivity, velocity, c, gdiff, gadv);
   fe_element_matrix(d, ref, form, absdet, gdiff, gadv, e);
   return absdet;
 }

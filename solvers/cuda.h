@@ -17,6 +17,13 @@ void fe_backend_cuda_destroy(struct fe_backend *be);
 /* "NVIDIA H100 80GB HBM3 (sm_90, 79.1 GiB)" */
 const char *fe_backend_cuda_describe(const struct fe_backend *be);
 
+/* The element-matrix kernel of dimension d: EPB elements per block and TPE
+ * threads per element (two-level), or 0, 0 for one thread per element.
+ * FE_ERR_USAGE for a variant that is not compiled (see fe_cuda_element_variant). */
+int fe_backend_cuda_set_element_kernel(struct fe_backend *be, int d, int epb, int tpe);
+/* The k-th compiled variant of dimension d; 0 when k is past the last. */
+int fe_cuda_element_variant(int d, int k, int *epb, int *tpe);
+
 #ifdef __cplusplus
 }
 #endif

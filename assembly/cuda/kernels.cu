@@ -47,15 +47,100 @@ __global__ void boundary_kernel(long n_bcells, struct fe_form form, const int *b
   fe_cell_matrix(D, &c_ref[D - 2], &form, cells, coords, diff, vel, bcells[b], elift + b * nk);
 }
 
+/* Two-level parallelism (Filipovic et al.): EPB elements per block; phase 1,
+ * one thread per element computes its geometry tensors into shared memory;
+ * phase 2, TPE threads per element contract them with K, thread t taking
+ * element t % EPB and entries t / EPB + j * TPE, so that a warp reads one K
+ * entry (constant-memory broadcast) and stores 32 consecutive elements'
+ * entry k (coalesced in the blocked layout). */
+template <int D, int EPB, int TPE>
+__global__ void __launch_bounds__(EPB *TPE) element_kernel_2level(long n_cells, struct fe_form form, const int *cells,
+                                                                  const double *coords, const unsigned char *dmask,
+                                                                  const double *diff, const double *vel, double *e)
+{
+  const int nv = D + 1, nk = nv * nv;
+  __shared__ double s_det[EPB], s_gdiff[D * D][EPB], s_gadv[(D + 1) * D][EPB];
+  const long c0 = (long)blockIdx.x * EPB;
+  const int t = threadIdx.x;
+  if (t < EPB && c0 + t < n_cells) {
+    double gdiff[9], gadv[12];
+    s_det[t] = fe_cell_geometry(D, &form, cells, coords, diff, vel, c0 + t, gdiff, gadv);
+    if (form.diffusion != 0)
+      for (int g = 0; g < D * D; g++) s_gdiff[g][t] = gdiff[g];
+    if (form.advection != 0)
+      for (int g = 0; g < (D + 1) * D; g++) s_gadv[g][t] = gadv[g];
+  }
+  __syncthreads();
+  const int el = t % EPB;
+  const long c = c0 + el;
+  if (c >= n_cells) return;
+  double gdiff[9], gadv[12];
+  if (form.diffusion != 0)
+    for (int g = 0; g < D * D; g++) gdiff[g] = s_gdiff[g][el];
+  if (form.advection != 0)
+    for (int g = 0; g < (D + 1) * D; g++) gadv[g] = s_gadv[g][el];
+  const unsigned dm = dmask[c];
+  for (int k = t / EPB; k < nk; k += TPE) {
+    const double v = fe_element_entry(D, &c_ref[D - 2], &form, s_det[el], gdiff, gadv, k);
+    e[fe_block_index(c, k, nk)] = fe_dirichlet_entry(k / nv, k % nv, dm, v);
+  }
+}
+
+/* The kernel variants, by (EPB, TPE); (0, 0) is one thread per element. */
+struct element_variant {
+  int epb, tpe;
+  int (*launch)(const struct fe_space *s, const struct fe_form *f, const double *diff, const double *vel, double *e);
+};
+
+template <int D, int EPB, int TPE>
+static int launch_2level(const struct fe_space *s, const struct fe_form *f, const double *diff, const double *vel,
+                         double *e)
+{
+  const unsigned blocks = (unsigned)((s->n_cells + EPB - 1) / EPB);
+  element_kernel_2level<D, EPB, TPE><<<blocks, EPB * TPE>>>(s->n_cells, *f, s->cells, s->coords, s->dmask, diff,
+                                                             vel, e);
+  FE_CUDA_LAUNCHED("element_kernel_2level");
+  return FE_SUCCESS;
+}
+
+template <int D>
+static int launch_simple(const struct fe_space *s, const struct fe_form *f, const double *diff, const double *vel,
+                         double *e)
+{
+  const unsigned blocks = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
+  element_kernel<D><<<blocks, THREADS>>>(s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, e);
+  FE_CUDA_LAUNCHED("element_kernel");
+  return FE_SUCCESS;
+}
+
+#define VARIANTS(D)                                                                                            \
+  {0, 0, launch_simple<D>}, {32, 1, launch_2level<D, 32, 1>}, {32, 2, launch_2level<D, 32, 2>},                \
+    {32, 4, launch_2level<D, 32, 4>}, {32, 8, launch_2level<D, 32, 8>}, {64, 1, launch_2level<D, 64, 1>},      \
+    {64, 2, launch_2level<D, 64, 2>}, {64, 4, launch_2level<D, 64, 4>}, {128, 1, launch_2level<D, 128, 1>},    \
+    {128, 2, launch_2level<D, 128, 2>}, {128, 4, launch_2level<D, 128, 4>}, {256, 1, launch_2level<D, 256, 1>}
+
+static const struct element_variant variants[2][12] = {{VARIANTS(2)}, {VARIANTS(3)}};
+
+extern "C" int fe_cuda_element_variant(int d, int k, int *epb, int *tpe)
+{
+  if (k < 0 || k >= 12) return 0;
+  *epb = variants[d - 2][k].epb;
+  *tpe = variants[d - 2][k].tpe;
+  return 1;
+}
+
 template <int D>
 static int element_matrices_d(const struct fe_space *s, const struct fe_form *f, const double *diff,
                               const double *vel, double *e, double *elift)
 {
-  unsigned blocks = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
-  element_kernel<D><<<blocks, THREADS>>>(s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, e);
-  FE_CUDA_LAUNCHED("element_kernel");
+  const struct fe_cuda_ctx *ctx = fe_cuda_ctx(s->be);
+  const struct element_variant *v = &variants[D - 2][0];
+  for (int k = 0; k < 12; k++)
+    if (variants[D - 2][k].epb == ctx->element_epb[D - 2] && variants[D - 2][k].tpe == ctx->element_tpe[D - 2])
+      v = &variants[D - 2][k];
+  FE_CALL(v->launch(s, f, diff, vel, e));
   if (s->n_bcells) {
-    blocks = (unsigned)((s->n_bcells + THREADS - 1) / THREADS);
+    const unsigned blocks = (unsigned)((s->n_bcells + THREADS - 1) / THREADS);
     boundary_kernel<D><<<blocks, THREADS>>>(s->n_bcells, *f, s->bcells, s->cells, s->coords, diff, vel, elift);
     FE_CUDA_LAUNCHED("boundary_kernel");
   }

@@ -16,6 +16,8 @@ struct fe_cuda_ctx {
   double *result;   /* 3 doubles on the device */
   double *host;     /* 3 doubles, pinned */
   cusparseHandle_t sparse;
+  int element_epb[2], element_tpe[2]; /* element kernel of 2D, 3D: elements per block,
+                                         threads per element; 0, 0: one thread per element */
   struct fe_backend backend;
 };
 

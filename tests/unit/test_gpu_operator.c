@@ -104,6 +104,32 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
     }
     fe_op_destroy(oc);
   }
+  /* every compiled variant of the element kernel gives the CPU's matrices */
+  {
+    struct fe_op *oc, *og;
+    CHECK_OK(fe_operator_create(sc.space, FE_STRATEGY_LMA, &oc));
+    CHECK_OK(fe_operator_assemble(oc, form, &sc.coef));
+    CHECK_OK(fe_operator_download_elements(oc, ec));
+    CHECK_OK(fe_operator_create(sg[0].space, FE_STRATEGY_LMA, &og));
+    const struct fe_form other = {3.0, 0, 0, 0};
+    int epb, tpe;
+    for (int k = 0; fe_cuda_element_variant(dim, k, &epb, &tpe); k++) {
+      /* another form first, so that an entry a variant skips is caught */
+      CHECK_OK(fe_backend_cuda_set_element_kernel((struct fe_backend *)gpu, dim, 0, 0));
+      CHECK_OK(fe_operator_assemble(og, &other, &sg[0].coef));
+      CHECK_OK(fe_backend_cuda_set_element_kernel((struct fe_backend *)gpu, dim, epb, tpe));
+      CHECK_OK(fe_operator_assemble(og, form, &sg[0].coef));
+      CHECK_OK(fe_operator_download_elements(og, eg));
+      const double escale = max_abs(ec, ne);
+      int bad = 0;
+      for (size_t q = 0; q < ne; q++) bad += !(fabs(eg[q] - ec[q]) <= 1e-13 * escale);
+      if (bad) fprintf(stderr, "element kernel %dD epb %d tpe %d: %d entries differ\n", dim, epb, tpe, bad);
+      CHECK(bad == 0);
+    }
+    CHECK_OK(fe_backend_cuda_set_element_kernel((struct fe_backend *)gpu, dim, 0, 0));
+    fe_op_destroy(og);
+    fe_op_destroy(oc);
+  }
   release(cpu, &sc);
   release(gpu, &sg[0]);
   release(gpu, &sg[1]);

@@ -57,6 +57,33 @@ static int copy_bandwidth(struct bench *b)
   return FE_SUCCESS;
 }
 
+#ifdef FESIM_HAVE_CUDA
+/* local assembly with every compiled variant of the element kernel */
+static int sweep_element_kernels(struct bench *b)
+{
+  const struct fe_mesh *m = b->m;
+  const int d = m->dim, nv = d + 1, nk = nv * nv;
+  const double nc = m->n_cells, nn = m->n_nodes;
+  const double bytes = nn * d * 8 + nc * nv * 4 + nc + nc * (d * (d + 1) / 2) * 8 + nc * nk * 8;
+  struct fe_op *op;
+  FE_CALL(fe_operator_create(b->space, FE_STRATEGY_LMA, &op));
+  const struct fe_form form = {1.0, 0, 0.01, 0};
+  int epb, tpe;
+  for (int k = 0; fe_cuda_element_variant(d, k, &epb, &tpe); k++) {
+    FE_CALL(fe_backend_cuda_set_element_kernel((struct fe_backend *)b->be, d, epb, tpe));
+    FE_CALL(fe_operator_assemble(op, &form, &b->coef));
+    const struct fe_assembly_times t0 = *fe_operator_times(op);
+    for (int r = 0; r < b->repeats; r++) FE_CALL(fe_operator_assemble(op, &form, &b->coef));
+    char name[64];
+    snprintf(name, sizeof name, "epb%d_tpe%d", epb, tpe);
+    row(b, "element_kernel", name, (fe_operator_times(op)->local - t0.local) / b->repeats, bytes, 0);
+  }
+  FE_CALL(fe_backend_cuda_set_element_kernel((struct fe_backend *)b->be, d, 0, 0));
+  fe_op_destroy(op);
+  return FE_SUCCESS;
+}
+#endif
+
 static int bench_strategy(struct bench *b, enum fe_strategy strategy, int deterministic)
 {
   const struct fe_mesh *m = b->m;
@@ -140,6 +167,9 @@ static int run(int dim, int n, const char *backend, int repeats)
   b.coef.diffusivity = b.diff;
   FE_CALL(copy_bandwidth(&b));
   printf("dim,cells,nodes,backend,strategy,phase,seconds,bytes,GB_per_s,fraction_of_copy,iterations\n");
+#ifdef FESIM_HAVE_CUDA
+  if (b.be->type == FE_CUDA) FE_CALL(sweep_element_kernels(&b));
+#endif
   FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, 0));
   if (b.be->type == FE_CUDA) FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, 1));
   FE_CALL(bench_strategy(&b, FE_STRATEGY_ADDTO, 0));
