@@ -647,7 +647,10 @@ static int run(struct fe_sim *s)
   if (s->opt->restart) FE_CALL(restore(s, s->opt->restart));
   FE_CALL(create_operators(s));
   FE_CALL(make_dir(s->outdir));
-  FE_CALL(fe_stat_create(s->outdir, s->c->name, s->c->exact != NULL, &s->stat));
+  if (s->opt->restart)
+    FE_CALL(fe_stat_resume(s->outdir, s->c->name, s->c->exact != NULL, s->step, &s->stat));
+  else
+    FE_CALL(fe_stat_create(s->outdir, s->c->name, s->c->exact != NULL, &s->stat));
   return time_loop(s);
 }
 

@@ -64,6 +64,9 @@ fe_case_check(manufactured lie_time_order time-order --size 0.05 --dts 0.02,0.01
 fe_case_check(manufactured strang_time_order time-order --size 0.05 --end 0.5
               --dts 0.01,0.005,0.0025,0.00125 --splitting strang --min-order 1.8 --max-order 2.3)
 fe_case_check(manufactured strategies strategies --size 0.05 --end 0.2 --rtol 1e-9)
+fe_case_check(manufactured restart restart --every-checkpoint 20)
+fe_case_check(manufactured restart_addto restart --every-checkpoint 20 --assembly addto)
+fe_case_check(rotating_gaussian restart restart --size 0.04 --dt 0.02 --end 1 --every-checkpoint 16)
 
 # Every case on the GPU with each strategy: its criterion, and the CPU's field to 1e-9.
 fe_case_gpu(diffusion_gaussian --max-l2 1.0e-3)

@@ -11,6 +11,9 @@ CHECK is one of
                 successive dt in --dts) within [--min-order, --max-order]
   conservation  |integral(end) - integral(0)| <= --rtol * |integral(0)|
   strategies    lma and addto give the same final field to --rtol
+  restart       a run checkpointed every --every-checkpoint steps, killed later and
+                continued with --restart, ends with the same stat rows and final field
+                bit for bit
   backends      on the GPU, lma, deterministic lma and addto each match the CPU's
                 final field to --rtol and meet --max-l2; exit 77 (skip) without a GPU
 Options --size, --dt, --end, --splitting, --every override the case file.
@@ -27,7 +30,8 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 
-def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None, every=None):
+def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None, every=None,
+              checkpoint=None):
     """Write a copy of case.xml with overrides into work/tag.xml; returns (path, name)."""
     tree = ET.parse(os.path.join(case_dir, "case.xml"))
     root = tree.getroot()
@@ -50,6 +54,8 @@ def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None,
         output = ET.SubElement(root, "output")
     output.set("dir", os.path.join(work, tag))
     output.set("every", str(every if every else 1000000))
+    if checkpoint:
+        ET.SubElement(root, "checkpoint").set("every", str(checkpoint))
     path = os.path.join(work, tag + ".xml")
     tree.write(path, xml_declaration=True, encoding="UTF-8")
     return path, root.find("name").text.strip(), os.path.join(work, tag)
@@ -148,7 +154,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("fesim")
     p.add_argument("case_dir")
-    p.add_argument("check", choices=["error", "order", "time-order", "conservation", "strategies", "backends"])
+    p.add_argument("check", choices=["error", "order", "time-order", "conservation", "strategies", "backends",
+                                      "restart"])
+    p.add_argument("--every-checkpoint", type=int, default=10)
     p.add_argument("--size", type=float)
     p.add_argument("--dt", type=float)
     p.add_argument("--end", type=float)
@@ -206,6 +214,26 @@ def main():
             drift = max(abs(r["integral"] - i0) for r in rows) / abs(i0)
             print(f"integral {i0:.17g} -> {i1:.17g}, largest relative drift {drift:.3e}")
             ok = drift <= a.rtol
+        elif a.check == "restart":
+            import shutil
+            k = a.every_checkpoint
+            path, name, out = make_case(a.case_dir, work, "full", every=k, checkpoint=k, **over)
+            run(a.fesim, path, extra)
+            # the killed run: its outputs up to step k + k/2, restarted from checkpoint k
+            part = os.path.join(work, "part")
+            os.makedirs(part)
+            rows = open(os.path.join(out, name + ".stat")).read().splitlines(True)
+            open(os.path.join(part, name + ".stat"), "w").writelines(rows[: k + k // 2 + 2])
+            ckpt = os.path.join(part, f"{name}_checkpoint_{k:06d}.bin")
+            shutil.copy(os.path.join(out, f"{name}_checkpoint_{k:06d}.bin"), ckpt)
+            run(a.fesim, path, [*extra, "--output", part, "--restart", ckpt])
+            full = [r.rsplit(",", 1)[0] for r in rows]  # all columns but wall_seconds
+            again = [r.rsplit(",", 1)[0] for r in open(os.path.join(part, name + ".stat")).read().splitlines(True)]
+            last = sorted(f for f in os.listdir(out) if f.endswith(".vtk"))[-1]
+            same_vtk = open(os.path.join(out, last), "rb").read() == open(os.path.join(part, last), "rb").read()
+            print(f"{len(full)} stat rows, restarted run: {len(again)}; identical rows: {full == again}; "
+                  f"final dump {last} identical: {same_vtk}")
+            ok = full == again and same_vtk
         elif a.check == "backends":
             ok = True
             for variant in (["--assembly", "lma"], ["--assembly", "lma", "--deterministic"], ["--assembly", "addto"]):
