@@ -29,7 +29,7 @@ int fe_eval_nodes(const struct fe_expr *e, const struct fe_mesh *m, double t, do
 /* Velocity at nodes: n_nodes * dim values. */
 int fe_eval_velocity(const struct fe_case *c, const struct fe_mesh *m, double t, double *out);
 /* Diffusivity per cell at the centroid as FE_NSYM(dim) components; checks it
- * is symmetric positive definite (a scalar must be > 0; 0 is allowed). */
+ * is symmetric positive semi-definite (a scalar must be >= 0). */
 int fe_eval_diffusivity(const struct fe_case *c, const struct fe_mesh *m, double t, double *out);
 /* Dirichlet values at the Dirichlet nodes, in bcs->dirichlet order. */
 int fe_eval_dirichlet(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,

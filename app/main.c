@@ -1,6 +1,4 @@
 /* fesim: advection-diffusion of a tracer on unstructured meshes. */
-#include <signal.h>
-
 #include "app/run.h"
 #include "core/error.h"
 

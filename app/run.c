@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app/coefficients.h"
 #include "app/fields.h"
 #include "assembly/norms.h"
 #include "assembly/operator.h"
@@ -34,11 +35,12 @@ struct fe_sim {
   int n_steps;
   int has_advection, adv_tdep, diff_tdep, src_tdep, src_zero, bc_tdep;
   struct fe_space *space;
+  struct fe_coefficient_programs *cp;
   struct fe_op *mass, *adv, *dlhs, *drhs;
   double adv_time, diff_tau, diff_time; /* what adv and dlhs/drhs were assembled for */
   struct fe_cg *cg;
   struct fe_cg_options cgo;
-  struct fe_vec *T, *b, *y, *k, *acc, *x;
+  struct fe_vec *T, *b, *y, *k, *acc, *x, *ex;
   double *vel, *diff, *dvals, *dzero; /* backend arrays */
   int dvals_ready;
   struct fe_vec *lumped;               /* int phi_n: integral = lumped . T */
@@ -125,7 +127,7 @@ static int alloc_fields(struct fe_sim *s)
 {
   const long n = s->m->n_nodes, nd = s->bcs->n_dirichlet + 1;
   const int d = s->m->dim;
-  struct fe_vec **v[] = {&s->T, &s->b, &s->y, &s->k, &s->acc, &s->x, &s->lumped};
+  struct fe_vec **v[] = {&s->T, &s->b, &s->y, &s->k, &s->acc, &s->x, &s->ex, &s->lumped};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) FE_CALL(fe_vec_create(s->be, (size_t)n, v[i]));
   FE_CALL(fe_cg_create(s->be, (size_t)n, &s->cg));
   FE_MALLOC(n, &s->h_n);
@@ -149,15 +151,11 @@ static int alloc_fields(struct fe_sim *s)
   return fe_vec_upload(s->lumped, s->h_n);
 }
 
-static int upload(const struct fe_sim *s, double *dev, const double *host, size_t count)
-{
-  return s->be->vec->to_device(s->be, dev, host, count * sizeof(double));
-}
-
 static int create_operators(struct fe_sim *s)
 {
   FE_CALL(fe_space_create(s->be, s->m, s->bcs->is_dirichlet, &s->space));
   s->space->deterministic = s->opt->deterministic || s->c->deterministic;
+  FE_CALL(fe_coefficient_programs_create(s->c, s->bcs, s->space, &s->cp));
   FE_CALL(fe_operator_create(s->space, s->strategy, &s->dlhs));
   FE_CALL(fe_operator_create(s->space, s->strategy, &s->drhs));
   if (s->has_advection || !s->src_zero) {
@@ -186,8 +184,7 @@ static int set_dirichlet(struct fe_sim *s, double t, struct fe_vec *v)
 {
   if (!s->bcs->n_dirichlet) return FE_SUCCESS;
   if (s->bc_tdep || !s->dvals_ready) {
-    FE_CALL(fe_eval_dirichlet(s->c, s->m, s->bcs, t, s->h_d));
-    FE_CALL(upload(s, s->dvals, s->h_d, (size_t)s->bcs->n_dirichlet));
+    FE_CALL(fe_coefficients_dirichlet(s->cp, t, s->dvals));
     s->dvals_ready = 1;
   }
   return set_on_dirichlet(s, s->dvals, v);
@@ -211,10 +208,7 @@ static int assemble_diffusion(struct fe_sim *s, double tau, double tmid)
 {
   const int retime = s->diff_tdep && tmid != s->diff_time;
   if (tau == s->diff_tau && !retime) return FE_SUCCESS;
-  if (retime || s->diff_tau == 0) {
-    FE_CALL(fe_eval_diffusivity(s->c, s->m, tmid, s->h_diff));
-    FE_CALL(upload(s, s->diff, s->h_diff, (size_t)s->m->n_cells * FE_NSYM(s->m->dim)));
-  }
+  if (retime || s->diff_tau == 0) FE_CALL(fe_coefficients_diffusivity(s->cp, tmid, s->diff));
   const double th = s->c->theta;
   const int lumped = s->c->mass == FE_MASS_LUMPED;
   struct fe_form lhs = {1.0, lumped, th * tau, 0}, rhs = {1.0, lumped, -(1 - th) * tau, 0};
@@ -231,12 +225,11 @@ static int add_loads(struct fe_sim *s, double t0, double t1, double tau)
   const double th = s->c->theta;
   const long n = s->m->n_nodes;
   if (!s->src_zero) {
-    FE_CALL(fe_eval_nodes(s->c->source, s->m, t1, s->h_n));
+    FE_CALL(fe_coefficients_source(s->cp, t1, s->y->a));
     if (s->src_tdep && th != 1) {
-      FE_CALL(fe_eval_nodes(s->c->source, s->m, t0, s->h_n2));
-      for (long i = 0; i < n; i++) s->h_n[i] = th * s->h_n[i] + (1 - th) * s->h_n2[i];
+      FE_CALL(fe_coefficients_source(s->cp, t0, s->k->a));
+      FE_CALL(fe_vec_axpby(s->y, 1 - th, s->k, th)); /* theta f(t1) + (1 - theta) f(t0) */
     }
-    FE_CALL(fe_vec_upload(s->y, s->h_n));
     FE_CALL(fe_op_apply_full(s->mass, s->y, s->k));
     FE_CALL(fe_vec_axpy(s->b, tau, s->k));
   }
@@ -276,8 +269,7 @@ static int diffuse(struct fe_sim *s, double t0, double tau)
 static int assemble_advection(struct fe_sim *s, double t)
 {
   if (t == s->adv_time || (!s->adv_tdep && !isnan(s->adv_time))) return FE_SUCCESS;
-  FE_CALL(fe_eval_velocity(s->c, s->m, t, s->h_vel));
-  FE_CALL(upload(s, s->vel, s->h_vel, (size_t)s->m->n_nodes * s->m->dim));
+  FE_CALL(fe_coefficients_velocity(s->cp, t, s->vel));
   struct fe_form adv = {0, 0, 0, -1.0}; /* M dT/dt = -C T */
   FE_CALL(fe_operator_assemble(s->adv, &adv, &s->coef));
   s->adv_time = t;
@@ -306,6 +298,7 @@ static int advect(struct fe_sim *s, double t0, double h)
     if (i > 0) {
       FE_CALL(fe_vec_copy(s->T, s->y));
       FE_CALL(fe_vec_axpy(s->y, c[i] * h, s->k));
+      FE_CALL(set_dirichlet(s, t0 + c[i] * h, s->y)); /* the stage's boundary values */
       X = s->y;
     }
     FE_CALL(advection_rate(s, t0 + c[i] * h, X));
@@ -343,16 +336,15 @@ static int write_stat(struct fe_sim *s, double t, double dt)
   FE_CHECK(isfinite(row.min) && isfinite(row.max), FE_ERR_NUMERICAL,
            "the tracer has non-finite values after step %d (t = %.9g); try a smaller dt", s->step, t);
   FE_CALL(fe_vec_dot(s->lumped, s->T, &row.integral));
-  if (s->c->exact) {
-    FE_CALL(fe_vec_download(s->T, s->h_n));
-    FE_CALL(fe_eval_nodes(s->c->exact, s->m, t, s->h_exact));
-    double linf = 0;
-    for (long i = 0; i < s->m->n_nodes; i++) {
-      s->h_n2[i] = s->h_n[i] - s->h_exact[i];
-      linf = fmax(linf, fabs(s->h_n2[i]));
-    }
+  if (s->c->exact) { /* e = T - exact, on the backend; e comes back for its L2 norm */
+    double lo, hi;
+    FE_CALL(fe_coefficients_exact(s->cp, t, s->ex->a));
+    FE_CALL(fe_vec_copy(s->T, s->y));
+    FE_CALL(fe_vec_axpy(s->y, -1.0, s->ex));
+    FE_CALL(fe_vec_minmax(s->y, &lo, &hi));
+    FE_CALL(fe_vec_download(s->y, s->h_n2));
     row.l2_error = fe_l2_norm(s->m, s->h_n2);
-    row.linf_error = linf;
+    row.linf_error = fmax(fabs(lo), fabs(hi));
   }
   row.advection_iterations = s->adv_iters;
   row.diffusion_iterations = s->diff_iters;
@@ -374,6 +366,7 @@ static int write_dump(struct fe_sim *s, double t)
     f[nf++] = (struct fe_vtk_field){"velocity", 3, s->h_vel, s->m->dim};
   }
   if (s->c->exact) {
+    FE_CALL(fe_vec_download(s->ex, s->h_exact));
     snprintf(exact_name, sizeof exact_name, "%s_exact", s->c->tracer_name);
     snprintf(error_name, sizeof error_name, "%s_error", s->c->tracer_name);
     f[nf++] = (struct fe_vtk_field){exact_name, 1, s->h_exact, 1};
@@ -413,6 +406,11 @@ static void format_duration(double sec, char *buf, size_t n)
 
 static void progress(struct fe_sim *s, double t, int final)
 {
+  if (s->opt->verbosity >= 2) { /* --verbose: a line per step, terminal or not */
+    fprintf(stderr, "step %d/%d  t = %.9g  CG advection %d  diffusion %d  wall %.3f s\n", s->step,
+            s->n_steps, t, s->adv_iters, s->diff_iters, fe_wtime() - s->t_loop0);
+    return;
+  }
   if (s->opt->verbosity == 0 || !isatty(STDERR_FILENO)) return;
   double now = fe_wtime();
   if (!final && now - s->last_progress < 0.2) return;
@@ -617,13 +615,14 @@ static void sim_destroy(struct fe_sim *s)
 {
   struct fe_op *ops[] = {s->mass, s->adv, s->dlhs, s->drhs};
   for (int i = 0; i < 4; i++) fe_op_destroy(ops[i]);
-  struct fe_vec *v[] = {s->T, s->b, s->y, s->k, s->acc, s->x, s->lumped};
+  struct fe_vec *v[] = {s->T, s->b, s->y, s->k, s->acc, s->x, s->ex, s->lumped};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
   fe_cg_destroy(s->cg);
   if (s->be) {
     double *dev[] = {s->vel, s->diff, s->dvals, s->dzero};
     for (int i = 0; i < 4; i++) fe_backend_free(s->be, dev[i]);
   }
+  fe_coefficient_programs_destroy(s->cp);
   fe_space_destroy(s->space);
   double *host[] = {s->h_n, s->h_n2, s->h_vel, s->h_diff, s->h_d, s->h_exact, s->dump_times};
   for (size_t i = 0; i < sizeof host / sizeof *host; i++) free(host[i]);

@@ -6,6 +6,7 @@
 
 #include "assembly/csr.h"
 #include "assembly/space.h"
+#include "io/program.h"
 
 
 #ifdef __cplusplus
@@ -30,6 +31,11 @@ struct fe_assembly_kernels {
   int (*csr_apply)(struct fe_csr *csr, const double *x, double *y);
   int (*csr_diagonal)(const struct fe_csr *csr, double *diag);
   void (*csr_release)(struct fe_csr *csr); /* backend data in csr->ctx */
+  /* Coefficients where they live: for point i < m, the node idx[i] (idx NULL:
+   * node i) or, with at_cells, the centroid of cell i;
+   * out[(opos ? opos[i] : i) * nprog + k] = progs[k](point, t).  progs on the backend. */
+  int (*evaluate)(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
+                  const struct fe_program *progs, int nprog, double t, double *out);
 };
 
 extern const struct fe_assembly_kernels fe_assembly_kernels_cpu;

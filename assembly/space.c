@@ -125,3 +125,9 @@ void fe_space_destroy(struct fe_space *s)
   free(s->is_dirichlet_host);
   free(s);
 }
+
+int fe_space_evaluate(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
+                      const struct fe_program *progs, int nprog, double t, double *out)
+{
+  return fe_assembly_kernels(s->be)->evaluate(s, at_cells, idx, opos, m, progs, nprog, t, out);
+}

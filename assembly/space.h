@@ -43,6 +43,13 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *mesh,
                     const unsigned char *is_dirichlet, struct fe_space **space);
 void fe_space_destroy(struct fe_space *space);
 
+struct fe_program;
+/* Expressions evaluated on the backend (see fe_assembly_kernels.evaluate):
+ * for point i < m, node idx[i] (idx NULL: node i) or, with at_cells, the
+ * centroid of cell i; out[(opos ? opos[i] : i) * nprog + k] = progs[k](point, t). */
+int fe_space_evaluate(const struct fe_space *space, int at_cells, const int *idx, const int *opos,
+                      long m, const struct fe_program *progs, int nprog, double t, double *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -703,8 +703,10 @@ static int read_assembly(struct reader *r, xmlNode *n)
   FE_CALL(attr_word(r, n, "strategy", strategy_words, COUNT(strategy_words), &s));
   r->c->strategy = (enum fe_strategy)s;
   xmlChar *v = xmlGetProp(n, (const xmlChar *)"deterministic");
-  if (v) {
-    r->c->deterministic = !strcmp((const char *)v, "true") || !strcmp((const char *)v, "1");
+  if (v) { /* xs:boolean, whitespace collapsed: true false 1 0 */
+    const char *w = (const char *)v;
+    while (isspace((unsigned char)*w)) w++;
+    r->c->deterministic = !strncmp(w, "true", 4) || *w == '1';
     xmlFree(v);
   }
   return FE_SUCCESS;

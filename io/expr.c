@@ -1,6 +1,7 @@
 #include "io/expr.h"
 
 #include "core/error.h"
+#include "io/program.h"
 
 #include <ctype.h>
 #include <matheval.h>
@@ -9,15 +10,11 @@
 #include <string.h>
 
 struct fe_expr {
-  void *ev;       /* libmatheval evaluator */
+  void *ev;       /* libmatheval's parse: the syntax and names are checked by it */
   char *text;     /* as compiled: trimmed, line breaks turned into spaces */
   char *where;    /* "case.xml:12 (<initial>)" */
-  int n;          /* variables the evaluator reads: x y z t first, then parameters */
-  int n_varying;  /* of which x y z t */
-  char **names;   /* strings owned by ev */
-  int *slot;      /* 0 1 2: x y z, 3: t */
-  double *values; /* parameter values filled once */
   int depends_t, depends_space;
+  struct fe_program program; /* what is evaluated, on the host and on the GPU */
 };
 
 static const char *const variables[] = {"x", "y", "z", "t"};
@@ -165,30 +162,20 @@ static int check_names(const struct context *cx, const char *text)
   return FE_SUCCESS;
 }
 
-/* Order the evaluator's variables x y z t first so evaluation copies only those. */
+/* Every variable libmatheval found is x y z t or a parameter; note which
+ * of x y z t the expression reads. */
 static int bind_variables(struct fe_expr *e, const struct context *cx)
 {
   char **names;
   int count;
   evaluator_get_variables(e->ev, &names, &count);
-  FE_CALLOC(count + 1, &e->names);
-  FE_CALLOC(count + 1, &e->slot);
-  FE_CALLOC(count + 1, &e->values);
-  for (int pass = 0; pass < 2; pass++) {
-    for (int i = 0; i < count; i++) {
-      size_t len = strlen(names[i]);
-      int v = find(names[i], len, variables, COUNT(variables));
-      int p = find_param(cx->params, names[i], len);
-      if (v < 0 && p < 0) return expr_error(cx, e->text, "unknown variable in expression");
-      if ((pass == 0) != (v >= 0)) continue;
-      e->names[e->n] = names[i];
-      e->slot[e->n] = v;
-      e->values[e->n] = v >= 0 ? 0.0 : cx->params->values[p];
-      if (v >= 0) e->n_varying++;
-      if (v == 3) e->depends_t = 1;
-      if (v >= 0 && v < 3) e->depends_space = 1;
-      e->n++;
-    }
+  for (int i = 0; i < count; i++) {
+    size_t len = strlen(names[i]);
+    int v = find(names[i], len, variables, COUNT(variables));
+    if (v < 0 && find_param(cx->params, names[i], len) < 0)
+      return expr_error(cx, e->text, "unknown variable in expression");
+    e->depends_t |= v == 3;
+    e->depends_space |= v >= 0 && v < 3;
   }
   return FE_SUCCESS;
 }
@@ -210,7 +197,11 @@ static int expr_init(struct fe_expr *e, const char *text, const struct context *
   e->ev = evaluator_create(e->text);
   if (!e->ev) return expr_error(cx, e->text, "cannot parse expression");
   FE_CALL(check_names(cx, e->text));
-  return bind_variables(e, cx);
+  FE_CALL(bind_variables(e, cx));
+  char why[128];
+  if (fe_program_compile(e->text, cx->params, &e->program, why, sizeof why))
+    return expr_error(cx, e->text, why);
+  return FE_SUCCESS;
 }
 
 int fe_expr_create(const char *text, const struct fe_params *params, const char *file, int line,
@@ -235,20 +226,15 @@ void fe_expr_destroy(struct fe_expr *e)
   if (e->ev) evaluator_destroy(e->ev);
   free(e->text);
   free(e->where);
-  free(e->names);
-  free(e->slot);
-  free(e->values);
   free(e);
 }
 
 double fe_expr_eval(const struct fe_expr *e, const double xyz[3], double t)
 {
-  for (int i = 0; i < e->n_varying; i++) {
-    int s = e->slot[i];
-    e->values[i] = s == 3 ? t : xyz[s];
-  }
-  return evaluator_evaluate(e->ev, e->n, e->names, e->values);
+  return fe_program_eval(&e->program, xyz[0], xyz[1], xyz[2], t);
 }
+
+const struct fe_program *fe_expr_program(const struct fe_expr *e) { return &e->program; }
 
 int fe_expr_depends_on_t(const struct fe_expr *e) { return e->depends_t; }
 int fe_expr_depends_on_space(const struct fe_expr *e) { return e->depends_space; }

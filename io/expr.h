@@ -6,6 +6,7 @@
 #define FE_EXPR_H
 
 struct fe_expr;
+struct fe_program;
 
 struct fe_params {
   int n;
@@ -19,9 +20,12 @@ int fe_expr_create(const char *text, const struct fe_params *params, const char 
                    int line, const char *element, struct fe_expr **expr);
 void fe_expr_destroy(struct fe_expr *expr);
 
-/* Value at point xyz (3 entries; unused ones 0) and time t.  Not thread-safe:
- * one thread evaluates one expression at a time. */
+/* Value at point xyz (3 entries; unused ones 0) and time t, by the compiled
+ * program (io/program.h): thread-safe. */
 double fe_expr_eval(const struct fe_expr *expr, const double xyz[3], double t);
+
+/* The bytecode the backends evaluate. */
+const struct fe_program *fe_expr_program(const struct fe_expr *expr);
 
 int fe_expr_depends_on_t(const struct fe_expr *expr);
 int fe_expr_depends_on_space(const struct fe_expr *expr);

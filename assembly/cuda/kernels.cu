@@ -362,7 +362,52 @@ static int csr_diagonal_cuda(const struct fe_csr *csr, double *diag)
   return FE_SUCCESS;
 }
 
+/* ---- coefficients from the expressions' programs (io/program.h) */
+
+#define EVAL_MAX_PROGRAMS 6
+
+template <int D>
+__global__ void evaluate_kernel(int at_cells, const int *cells, const double *coords, const int *idx,
+                                const int *opos, long m, const struct fe_program *progs, int nprog, double t,
+                                double *out)
+{
+  __shared__ struct fe_program p[EVAL_MAX_PROGRAMS];
+  /* stage the programs: every thread reads the same instruction, from shared memory */
+  const int words = nprog * (int)(sizeof(struct fe_program) / sizeof(int));
+  for (int w = threadIdx.x; w < words; w += blockDim.x) ((int *)p)[w] = ((const int *)progs)[w];
+  __syncthreads();
+  const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  double x[3] = {0, 0, 0};
+  if (at_cells) {
+#pragma unroll
+    for (int v = 0; v < D + 1; v++)
+#pragma unroll
+      for (int a = 0; a < D; a++) x[a] += coords[(long)cells[i * (D + 1) + v] * D + a] / (D + 1);
+  } else {
+    const long n = idx ? idx[i] : i;
+#pragma unroll
+    for (int a = 0; a < D; a++) x[a] = coords[n * D + a];
+  }
+  const long o = (opos ? opos[i] : i) * nprog;
+  for (int k = 0; k < nprog; k++) out[o + k] = fe_program_eval(&p[k], x[0], x[1], x[2], t);
+}
+
+static int evaluate_cuda(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
+                         const struct fe_program *progs, int nprog, double t, double *out)
+{
+  FE_CHECK(nprog <= EVAL_MAX_PROGRAMS, FE_ERR_USAGE, "at most %d programs at once", EVAL_MAX_PROGRAMS);
+  if (!m) return FE_SUCCESS;
+  const unsigned blocks = (unsigned)((m + 127) / 128);
+  if (s->d == 2)
+    evaluate_kernel<2><<<blocks, 128>>>(at_cells, s->cells, s->coords, idx, opos, m, progs, nprog, t, out);
+  else
+    evaluate_kernel<3><<<blocks, 128>>>(at_cells, s->cells, s->coords, idx, opos, m, progs, nprog, t, out);
+  FE_CUDA_LAUNCHED("evaluate_kernel");
+  return FE_SUCCESS;
+}
+
 extern "C" const struct fe_assembly_kernels fe_assembly_kernels_cuda = {
   prepare_cuda,      element_matrices_cuda, lma_apply_cuda,    lma_diagonal_cuda, lift_cuda,
-  csr_assemble_cuda, csr_apply_cuda,        csr_diagonal_cuda, csr_release_cuda,
+  csr_assemble_cuda, csr_apply_cuda,        csr_diagonal_cuda, csr_release_cuda,  evaluate_cuda,
 };

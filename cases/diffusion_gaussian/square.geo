@@ -1,4 +1,4 @@
-// Unit square [-1,1]^2 with one boundary group.
+// The square [-1,1]^2 with one boundary group.
 L = 1;
 Point(1) = {-L, -L, 0};
 Point(2) = {L, -L, 0};

@@ -1,0 +1,140 @@
+#include "app/coefficients.h"
+
+#include <stdlib.h>
+
+#include "core/error.h"
+
+static int upload_programs(const struct fe_backend *be, const struct fe_program *host, int n,
+                           struct fe_program **dev)
+{
+  return fe_backend_alloc(be, (size_t)n * sizeof *host, host, dev);
+}
+
+static int upload_one(const struct fe_backend *be, const struct fe_expr *e, struct fe_program **dev)
+{
+  return e ? upload_programs(be, fe_expr_program(e), 1, dev) : FE_SUCCESS;
+}
+
+/* velocity: the d components; diffusivity: the tensor, a scalar k as diag(k) */
+static int tensors(const struct fe_case *c, struct fe_coefficient_programs *cp)
+{
+  const struct fe_backend *be = cp->space->be;
+  const int d = cp->space->d, ns = FE_NSYM(d);
+  struct fe_program h[6];
+  if (c->n_velocity) {
+    for (int a = 0; a < d; a++) h[a] = *fe_expr_program(c->velocity[a]);
+    cp->n_velocity = d;
+    FE_CALL(upload_programs(be, h, d, &cp->velocity));
+  }
+  for (int k = 0; k < ns; k++) {
+    const int diagonal = k == 0 || k == (d == 2 ? 2 : 3) || k == 5;
+    if (c->n_diffusivity == ns)
+      h[k] = *fe_expr_program(c->diffusivity[k]);
+    else if (diagonal)
+      h[k] = *fe_expr_program(c->diffusivity[0]);
+    else
+      fe_program_constant(0.0, &h[k]);
+  }
+  cp->n_diffusivity = ns;
+  return upload_programs(be, h, ns, &cp->diffusivity);
+}
+
+/* One group per Dirichlet boundary: its nodes and their positions in the list. */
+static int dirichlet_groups(const struct fe_case *c, const struct fe_bcs *bcs,
+                            struct fe_coefficient_programs *cp)
+{
+  const struct fe_backend *be = cp->space->be;
+  FE_CALLOC(c->n_boundaries + 1, &cp->groups);
+  int *nodes, *pos;
+  FE_MALLOC(bcs->n_dirichlet + 1, &nodes);
+  int err = fe_malloc(((size_t)bcs->n_dirichlet + 1) * sizeof *pos, &pos);
+  for (int b = 0; !err && b < c->n_boundaries; b++) {
+    if (c->boundaries[b].kind != FE_BC_DIRICHLET) continue;
+    long m = 0;
+    for (long k = 0; k < bcs->n_dirichlet; k++)
+      if (bcs->dirichlet_bc[k] == b) {
+        nodes[m] = bcs->dirichlet[k];
+        pos[m++] = (int)k;
+      }
+    if (!m) continue;
+    struct fe_dirichlet_group *g = &cp->groups[cp->n_groups++];
+    g->m = m;
+    err = fe_backend_alloc(be, (size_t)m * sizeof(int), nodes, &g->nodes);
+    if (!err) err = fe_backend_alloc(be, (size_t)m * sizeof(int), pos, &g->pos);
+    if (!err) err = upload_one(be, c->boundaries[b].value, &g->program);
+  }
+  free(nodes);
+  free(pos);
+  return err;
+}
+
+static int create(const struct fe_case *c, const struct fe_bcs *bcs, struct fe_coefficient_programs *cp)
+{
+  FE_CALL(tensors(c, cp));
+  FE_CALL(upload_one(cp->space->be, c->source, &cp->source));
+  FE_CALL(upload_one(cp->space->be, c->exact, &cp->exact));
+  return dirichlet_groups(c, bcs, cp);
+}
+
+int fe_coefficient_programs_create(const struct fe_case *c, const struct fe_bcs *bcs,
+                                   const struct fe_space *space, struct fe_coefficient_programs **out)
+{
+  struct fe_coefficient_programs *cp;
+  FE_CALLOC(1, &cp);
+  cp->space = space;
+  int err = create(c, bcs, cp);
+  if (err) {
+    fe_coefficient_programs_destroy(cp);
+    return err;
+  }
+  *out = cp;
+  return FE_SUCCESS;
+}
+
+void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp)
+{
+  if (!cp) return;
+  const struct fe_backend *be = cp->space->be;
+  fe_backend_free(be, cp->velocity);
+  fe_backend_free(be, cp->diffusivity);
+  fe_backend_free(be, cp->source);
+  fe_backend_free(be, cp->exact);
+  for (int g = 0; g < cp->n_groups; g++) {
+    fe_backend_free(be, cp->groups[g].nodes);
+    fe_backend_free(be, cp->groups[g].pos);
+    fe_backend_free(be, cp->groups[g].program);
+  }
+  free(cp->groups);
+  free(cp);
+}
+
+int fe_coefficients_velocity(const struct fe_coefficient_programs *cp, double t, double *out)
+{
+  return fe_space_evaluate(cp->space, 0, NULL, NULL, cp->space->n_nodes, cp->velocity, cp->n_velocity,
+                           t, out);
+}
+
+int fe_coefficients_diffusivity(const struct fe_coefficient_programs *cp, double t, double *out)
+{
+  return fe_space_evaluate(cp->space, 1, NULL, NULL, cp->space->n_cells, cp->diffusivity,
+                           cp->n_diffusivity, t, out);
+}
+
+int fe_coefficients_source(const struct fe_coefficient_programs *cp, double t, double *out)
+{
+  return fe_space_evaluate(cp->space, 0, NULL, NULL, cp->space->n_nodes, cp->source, 1, t, out);
+}
+
+int fe_coefficients_exact(const struct fe_coefficient_programs *cp, double t, double *out)
+{
+  return fe_space_evaluate(cp->space, 0, NULL, NULL, cp->space->n_nodes, cp->exact, 1, t, out);
+}
+
+int fe_coefficients_dirichlet(const struct fe_coefficient_programs *cp, double t, double *out)
+{
+  for (int g = 0; g < cp->n_groups; g++) {
+    const struct fe_dirichlet_group *gr = &cp->groups[g];
+    FE_CALL(fe_space_evaluate(cp->space, 0, gr->nodes, gr->pos, gr->m, gr->program, 1, t, out));
+  }
+  return FE_SUCCESS;
+}

@@ -1,0 +1,40 @@
+/* The case's coefficient expressions as programs on the backend, evaluated
+ * into backend arrays where the time loop needs them: no host round trip for
+ * time-dependent velocity, diffusivity, source, Dirichlet values or the exact
+ * solution.  (Neumann loads are facet integrals, assembled on the host.) */
+#ifndef FE_COEFFICIENTS_H
+#define FE_COEFFICIENTS_H
+
+#include "app/fields.h"
+#include "assembly/space.h"
+#include "io/program.h"
+
+struct fe_dirichlet_group {
+  long m;
+  int *nodes;                 /* backend: the group's Dirichlet nodes */
+  int *pos;                   /* backend: their positions in the Dirichlet list */
+  struct fe_program *program; /* backend */
+};
+
+struct fe_coefficient_programs {
+  const struct fe_space *space;
+  int n_velocity, n_diffusivity; /* programs in velocity (d) and diffusivity (FE_NSYM(d)) */
+  struct fe_program *velocity, *diffusivity, *source, *exact; /* backend; NULL when absent */
+  int n_groups;
+  struct fe_dirichlet_group *groups; /* one per Dirichlet <boundary> */
+};
+
+int fe_coefficient_programs_create(const struct fe_case *c, const struct fe_bcs *bcs,
+                                   const struct fe_space *space, struct fe_coefficient_programs **cp);
+void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp);
+
+/* velocity: n_nodes * d values; diffusivity: n_cells * FE_NSYM(d), scalars
+ * expanded to the tensor's diagonal; node fields: n_nodes; dirichlet: in the
+ * order of space->dirichlet.  All out arrays on the backend. */
+int fe_coefficients_velocity(const struct fe_coefficient_programs *cp, double t, double *out);
+int fe_coefficients_diffusivity(const struct fe_coefficient_programs *cp, double t, double *out);
+int fe_coefficients_source(const struct fe_coefficient_programs *cp, double t, double *out);
+int fe_coefficients_exact(const struct fe_coefficient_programs *cp, double t, double *out);
+int fe_coefficients_dirichlet(const struct fe_coefficient_programs *cp, double t, double *out);
+
+#endif

@@ -1,0 +1,23 @@
+/* Coefficient fields evaluated from the expressions' programs on the CPU. */
+#include "assembly/kernels.h"
+#include "core/error.h"
+
+int fe_evaluate_cpu(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
+                    const struct fe_program *progs, int nprog, double t, double *out)
+{
+  const int d = s->d, nv = s->nv;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < m; i++) {
+    double x[3] = {0, 0, 0};
+    if (at_cells) {
+      for (int v = 0; v < nv; v++)
+        for (int a = 0; a < d; a++) x[a] += s->coords[(long)s->cells[i * nv + v] * d + a] / nv;
+    } else {
+      const long n = idx ? idx[i] : i;
+      for (int a = 0; a < d; a++) x[a] = s->coords[n * d + a];
+    }
+    const long o = (opos ? opos[i] : i) * nprog;
+    for (int k = 0; k < nprog; k++) out[o + k] = fe_program_eval(&progs[k], x[0], x[1], x[2], t);
+  }
+  return FE_SUCCESS;
+}
