@@ -195,13 +195,15 @@ static int solve(struct fe_sim *s, struct fe_op *a, const char *what, double t, 
   struct fe_cg_result r;
   FE_CALL(fe_cg_solve(s->cg, a, s->b, s->x, &s->cgo, &r));
   *iters += r.iterations;
-  FE_CHECK(r.converged, FE_ERR_NUMERICAL,
-           "the %s solve did not converge at step %d (t = %.9g): %d CG iterations, last residuals "
-           "%.3e %.3e %.3e, target max(rtol %.1e * %.3e, atol %.1e); try a smaller dt or a larger "
-           "<solver max_iterations>",
-           what, s->step, t, r.iterations, r.history[2], r.history[1], r.history[0], s->cgo.rtol,
-           r.rhs_norm, s->cgo.atol);
-  return FE_SUCCESS;
+  if (r.converged) return FE_SUCCESS;
+  char last[64] = "";
+  for (int k = (r.iterations < 2 ? r.iterations : 2); k >= 0; k--) /* oldest first */
+    snprintf(last + strlen(last), sizeof last - strlen(last), " %.3e", r.history[k]);
+  FE_RAISE(FE_ERR_NUMERICAL,
+           "the %s solve did not converge at step %d (t = %.9g): %d CG iterations, last residuals%s, "
+           "target max(rtol %.1e * %.3e, atol %.1e); try a smaller dt or a larger <solver "
+           "max_iterations>",
+           what, s->step, t, r.iterations, last, s->cgo.rtol, r.rhs_norm, s->cgo.atol);
 }
 
 static int assemble_diffusion(struct fe_sim *s, double tau, double tmid)

@@ -83,3 +83,20 @@ foreach(tool memcheck racecheck initcheck)
                    $<TARGET_FILE:fesim> ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml)
   set_tests_properties(gpu.sanitizer.${tool} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
 endforeach()
+
+# Failures with their documented exit codes: 4 when the GPU asked for is missing
+# (skipped on a machine with one), 3 when a solve cannot converge.
+function(fe_expect_exit name code regex)
+  cmake_parse_arguments(X "" "SKIP_IF_OK" "ARGS" ${ARGN})
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -DFESIM=$<TARGET_FILE:fesim> "-DARGS=${X_ARGS}" -DCODE=${code}
+                   "-DREGEX=${regex}" "-DSKIP_IF_OK=${X_SKIP_IF_OK}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
+  set_tests_properties(${name} PROPERTIES LABELS case SKIP_REGULAR_EXPRESSION "FESIM_SKIP")
+endfunction()
+fe_expect_exit(exit.cuda_without_gpu 4 "backend 'cuda' was asked for, but"
+               ARGS --backend cuda --check ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml
+               SKIP_IF_OK "a usable GPU is present")
+fe_expect_exit(exit.cg_not_converged 3
+               "the diffusion solve did not converge at step 1 \\(t = 0.005\\): 1 CG iterations, last residuals [0-9.e+-]+ [0-9.e+-]+, target"
+               ARGS --output ${CMAKE_BINARY_DIR}/exit_cg ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/max_iterations_1.xml)
