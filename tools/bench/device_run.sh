@@ -27,6 +27,11 @@ for step in $steps; do
       done
       echo "== cpu lma $c ($(nproc) cores)"
       build/bin/fesim --backend cpu --assembly lma --output /tmp/fesim-runs tools/bench/cases/advection_$c.xml
-    done 2>&1 | tee "$out/runs.log" ;;
+    done 2>&1 | tee "$out/runs.log"
+    for backend in cuda cpu; do
+      echo "== $backend lma, time-dependent coefficients 3d"
+      build/bin/fesim --backend $backend --output /tmp/fesim-runs tools/bench/cases/timedep_3d.xml
+      tail -1 /tmp/fesim-runs/bench_timedep_3d.stat
+    done 2>&1 | tee -a "$out/runs.log" ;;
   esac
 done
