@@ -234,6 +234,19 @@ FE_HOST_DEVICE static inline double fe_cell_matrix(int d, const struct fe_refere
   return absdet;
 }
 
+/* Row i of the consistent mass matrix of cell c applied to x (no Dirichlet
+ * masking): |det J| sum_j K^ij x_j, for matrix-free norms. */
+FE_HOST_DEVICE static inline double fe_cell_mass_row(int d, const struct fe_reference *ref, const int *cells,
+                                                     const double *coords, const double *x, long c, int i)
+{
+  double xc[4][3], jinv[3][3];
+  fe_cell_coords(d, cells, coords, c, xc);
+  const double det = fe_geometry(d, xc, jinv);
+  double s = 0;
+  for (int j = 0; j < d + 1; j++) s += ref->mass[i * (d + 1) + j] * x[cells[c * (d + 1) + j]];
+  return (det < 0 ? -det : det) * s;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,5 @@
-/* Coefficient fields evaluated from the expressions' programs on the CPU. */
+/* Coefficient fields evaluated from the expressions' programs, and the
+ * matrix-free mass apply of the norms, on the CPU. */
 #include "assembly/kernels.h"
 #include "core/error.h"
 
@@ -18,6 +19,18 @@ int fe_evaluate_cpu(const struct fe_space *s, int at_cells, const int *idx, cons
     }
     const long o = (opos ? opos[i] : i) * nprog;
     for (int k = 0; k < nprog; k++) out[o + k] = fe_program_eval(&progs[k], x[0], x[1], x[2], t);
+  }
+  return FE_SUCCESS;
+}
+
+int fe_mass_apply_cpu(const struct fe_space *s, const double *x, double *y)
+{
+#pragma omp parallel for schedule(static)
+  for (long n = 0; n < s->n_nodes; n++) {
+    double sum = 0;
+    for (int k = s->inc_ptr[n]; k < s->inc_ptr[n + 1]; k++)
+      sum += fe_cell_mass_row(s->d, &s->ref, s->cells, s->coords, x, s->inc[k] / s->nv, s->inc[k] % s->nv);
+    y[n] = sum;
   }
   return FE_SUCCESS;
 }

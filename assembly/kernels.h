@@ -34,6 +34,8 @@ struct fe_assembly_kernels {
   /* Coefficients where they live: for point i < m, the node idx[i] (idx NULL:
    * node i) or, with at_cells, the centroid of cell i;
    * out[(opos ? opos[i] : i) * nprog + k] = progs[k](point, t).  progs on the backend. */
+  /* y = M x with the consistent mass matrix, unmasked and matrix-free (norms) */
+  int (*mass_apply)(const struct fe_space *s, const double *x, double *y);
   int (*evaluate)(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
                   const struct fe_program *progs, int nprog, double t, double *out);
 };

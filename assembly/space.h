@@ -43,6 +43,10 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *mesh,
                     const unsigned char *is_dirichlet, struct fe_space **space);
 void fe_space_destroy(struct fe_space *space);
 
+/* y = M x, the consistent mass matrix without Dirichlet masking, matrix-free:
+ * x . M x is the squared L2 norm of a P1 field. */
+int fe_space_mass_apply(const struct fe_space *space, const double *x, double *y);
+
 struct fe_program;
 /* Expressions evaluated on the backend (see fe_assembly_kernels.evaluate):
  * for point i < m, node idx[i] (idx NULL: node i) or, with at_cells, the

@@ -362,6 +362,31 @@ static int csr_diagonal_cuda(const struct fe_csr *csr, double *diag)
   return FE_SUCCESS;
 }
 
+/* ---- matrix-free consistent mass apply, a gather per node (norms) */
+
+template <int D>
+__global__ void mass_apply_kernel(long n_nodes, const int *inc_ptr, const int *inc, const int *cells,
+                                  const double *coords, const double *x, double *y)
+{
+  const long n = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (n >= n_nodes) return;
+  double sum = 0;
+  for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++)
+    sum += fe_cell_mass_row(D, &c_ref[D - 2], cells, coords, x, inc[k] / (D + 1), inc[k] % (D + 1));
+  y[n] = sum;
+}
+
+static int mass_apply_cuda(const struct fe_space *s, const double *x, double *y)
+{
+  const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
+  if (s->d == 2)
+    mass_apply_kernel<2><<<nb, THREADS>>>(s->n_nodes, s->inc_ptr, s->inc, s->cells, s->coords, x, y);
+  else
+    mass_apply_kernel<3><<<nb, THREADS>>>(s->n_nodes, s->inc_ptr, s->inc, s->cells, s->coords, x, y);
+  FE_CUDA_LAUNCHED("mass_apply_kernel");
+  return FE_SUCCESS;
+}
+
 /* ---- coefficients from the expressions' programs (io/program.h) */
 
 #define EVAL_MAX_PROGRAMS 6
@@ -409,5 +434,6 @@ static int evaluate_cuda(const struct fe_space *s, int at_cells, const int *idx,
 
 extern "C" const struct fe_assembly_kernels fe_assembly_kernels_cuda = {
   prepare_cuda,      element_matrices_cuda, lma_apply_cuda,    lma_diagonal_cuda, lift_cuda,
-  csr_assemble_cuda, csr_apply_cuda,        csr_diagonal_cuda, csr_release_cuda,  evaluate_cuda,
+  csr_assemble_cuda, csr_apply_cuda,        csr_diagonal_cuda, csr_release_cuda,  mass_apply_cuda,
+  evaluate_cuda,
 };

@@ -130,6 +130,19 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
     fe_op_destroy(og);
     fe_op_destroy(oc);
   }
+  /* the matrix-free mass apply of the norms */
+  {
+    double *dx, *dy;
+    CHECK_OK(fe_backend_alloc(gpu, sizeof(double) * nn, x, &dx));
+    CHECK_OK(fe_backend_alloc(gpu, sizeof(double) * nn, NULL, &dy));
+    CHECK_OK(fe_space_mass_apply(sc.space, x, yc));
+    CHECK_OK(fe_space_mass_apply(sg[0].space, dx, dy));
+    CHECK_OK(gpu->vec->to_host(gpu, yg, dy, sizeof(double) * nn));
+    const double scale = max_abs(yc, nn);
+    for (int i = 0; i < nn; i++) CHECK_CLOSE(yg[i] / scale, yc[i] / scale, 1e-13);
+    fe_backend_free(gpu, dx);
+    fe_backend_free(gpu, dy);
+  }
   release(cpu, &sc);
   release(gpu, &sg[0]);
   release(gpu, &sg[1]);

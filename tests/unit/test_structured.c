@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "assembly/norms.h"
+#include "assembly/space.h"
 #include "assembly/reference.h"
 #include "core/error.h"
 #include "io/structured.h"
@@ -49,6 +50,26 @@ static void check(int dim, int n)
   }
   CHECK_CLOSE(area, dim == 2 ? 4.0 : 6.0, 1e-12);
   CHECK(fe_mesh_find_group(m, dim - 1, "boundary") && fe_mesh_find_group(m, dim - 1, "1"));
+  /* the matrix-free mass apply integrates P1 fields exactly: 1 . M 1 = 1, x . M x = 1/3 */
+  struct fe_space *space;
+  CHECK_OK(fe_space_create(fe_backend_cpu(), m, NULL, &space));
+  double *one = malloc(sizeof(double) * m->n_nodes), *x = malloc(sizeof(double) * m->n_nodes),
+         *y = malloc(sizeof(double) * m->n_nodes);
+  for (int i = 0; i < m->n_nodes; i++) {
+    one[i] = 1;
+    x[i] = m->coords[i * dim];
+  }
+  double s1 = 0, sx = 0;
+  CHECK_OK(fe_space_mass_apply(space, one, y));
+  for (int i = 0; i < m->n_nodes; i++) s1 += y[i];
+  CHECK_OK(fe_space_mass_apply(space, x, y));
+  for (int i = 0; i < m->n_nodes; i++) sx += x[i] * y[i];
+  CHECK_CLOSE(s1, 1.0, 1e-12);
+  CHECK_CLOSE(sx, 1.0 / 3.0, 1e-12);
+  free(one);
+  free(x);
+  free(y);
+  fe_space_destroy(space);
   fe_mesh_destroy(m);
 }
 
