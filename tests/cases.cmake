@@ -100,3 +100,19 @@ fe_expect_exit(exit.cuda_without_gpu 4 "backend 'cuda' was asked for, but"
 fe_expect_exit(exit.cg_not_converged 3
                "the diffusion solve did not converge at step 1 \\(t = 0.005\\): 1 CG iterations, last residuals [0-9.e+-]+ [0-9.e+-]+, target"
                ARGS --output ${CMAKE_BINARY_DIR}/exit_cg ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/max_iterations_1.xml)
+
+# ParaView opens the default case's series: its times, its fields, a rendering.
+add_test(NAME paraview.rotating_gaussian
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cases/paraview.sh
+                 ${CMAKE_BINARY_DIR}/cases/rotating_gaussian/rotating_gaussian.vtk.series
+                 ${CMAKE_BINARY_DIR}/cases/rotating_gaussian/rendered.png T velocity T_exact T_error)
+set_tests_properties(paraview.rotating_gaussian PROPERTIES LABELS paraview SKIP_RETURN_CODE 77
+                     FIXTURES_REQUIRED case_rotating_gaussian)
+# VTK's own reader on the writer's unit-test dumps (triangles, tetrahedra, grids)
+add_test(NAME io.vtk_writer COMMAND test_vtk ${CMAKE_BINARY_DIR}/vtk_writer)
+set_tests_properties(io.vtk_writer PROPERTIES LABELS unit FIXTURES_SETUP vtk_writer)
+foreach(series tri tet)
+  add_test(NAME io.vtk_reader.${series}
+           COMMAND ${FE_SYSTEM_PYTHON} ${FE_CHECK_VTK} ${CMAKE_BINARY_DIR}/vtk_writer ${series})
+  set_tests_properties(io.vtk_reader.${series} PROPERTIES LABELS unit FIXTURES_REQUIRED vtk_writer)
+endforeach()

@@ -77,7 +77,9 @@ def make_view():
 def color_by(display, view, field, lo, hi, title):
     pv.ColorBy(display, ("POINTS", field, "Magnitude"))
     lut = pv.GetColorTransferFunction(field)
-    if lo < 0 < hi:  # signed (an error, a velocity component): diverging, centred on 0
+    # signed (an error, a velocity component): diverging, centred on 0; an
+    # undershoot at round-off level (a Gaussian's -1e-8) does not count
+    if lo < -1e-3 * hi and hi > 1e-3 * -lo:
         lut.ApplyPreset("Cool to Warm", True)
         a = max(-lo, hi)
         lo, hi = -a, a
