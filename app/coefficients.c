@@ -1,6 +1,7 @@
 #include "app/coefficients.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 
@@ -57,7 +58,7 @@ static int dirichlet_groups(const struct fe_case *c, const struct fe_bcs *bcs,
         pos[m++] = (int)k;
       }
     if (!m) continue;
-    struct fe_dirichlet_group *g = &cp->groups[cp->n_groups++];
+    struct fe_point_group *g = &cp->groups[cp->n_groups++];
     g->m = m;
     err = fe_backend_alloc(be, (size_t)m * sizeof(int), nodes, &g->nodes);
     if (!err) err = fe_backend_alloc(be, (size_t)m * sizeof(int), pos, &g->pos);
@@ -68,12 +69,69 @@ static int dirichlet_groups(const struct fe_case *c, const struct fe_bcs *bcs,
   return err;
 }
 
+/* Neumann facets: slots, weights, incidence, and one point group per boundary */
+static int neumann_facets(const struct fe_case *c, const struct fe_bcs *bcs, const struct fe_mesh *m,
+                          struct fe_coefficient_programs *cp)
+{
+  const struct fe_backend *be = cp->space->be;
+  struct fe_neumann_facets *nf = &cp->neumann;
+  const int d = m->dim;
+  const long n = bcs->n_neumann_facets, ns = n * d;
+  nf->n = n;
+  if (!n) return FE_SUCCESS;
+  int *ptr, *slots, *node, *pos;
+  double *w;
+  FE_CALLOC(m->n_nodes + 1, &ptr);
+  FE_MALLOC(ns, &slots);
+  FE_MALLOC(ns, &node);
+  FE_MALLOC(ns, &pos);
+  FE_MALLOC(n, &w);
+  for (long k = 0; k < n; k++) {
+    const int *f = m->facets + (long)bcs->neumann_facet[k] * d;
+    w[k] = fe_facet_measure(m, f) / (d * (d + 1));
+    for (int v = 0; v < d; v++) ptr[f[v] + 1]++;
+  }
+  for (int i = 0; i < m->n_nodes; i++) ptr[i + 1] += ptr[i];
+  int *next;
+  FE_MALLOC(m->n_nodes + 1, &next);
+  memcpy(next, ptr, (size_t)m->n_nodes * sizeof *next);
+  for (long k = 0; k < ns; k++) /* slots ascending within each node */
+    slots[next[m->facets[(long)bcs->neumann_facet[k / d] * d + k % d]]++] = (int)k;
+  free(next);
+  int err = fe_backend_alloc(be, ((size_t)m->n_nodes + 1) * sizeof(int), ptr, &nf->ptr);
+  if (!err) err = fe_backend_alloc(be, (size_t)ns * sizeof(int), slots, &nf->slots);
+  if (!err) err = fe_backend_alloc(be, (size_t)n * sizeof(double), w, &nf->w);
+  if (!err) err = fe_backend_alloc(be, (size_t)ns * sizeof(double), NULL, &nf->g);
+  if (!err) err = fe_calloc((size_t)c->n_boundaries + 1, sizeof *nf->groups, &nf->groups);
+  for (int b = 0; !err && b < c->n_boundaries; b++) {
+    long count = 0;
+    for (long k = 0; k < ns; k++)
+      if (bcs->neumann_bc[k / d] == b) {
+        node[count] = m->facets[(long)bcs->neumann_facet[k / d] * d + k % d];
+        pos[count++] = (int)k;
+      }
+    if (!count) continue;
+    struct fe_point_group *g = &nf->groups[nf->n_groups++];
+    g->m = count;
+    err = fe_backend_alloc(be, (size_t)count * sizeof(int), node, &g->nodes);
+    if (!err) err = fe_backend_alloc(be, (size_t)count * sizeof(int), pos, &g->pos);
+    if (!err) err = upload_one(be, c->boundaries[b].value, &g->program);
+  }
+  free(ptr);
+  free(slots);
+  free(node);
+  free(pos);
+  free(w);
+  return err;
+}
+
 static int create(const struct fe_case *c, const struct fe_bcs *bcs, struct fe_coefficient_programs *cp)
 {
   FE_CALL(tensors(c, cp));
   FE_CALL(upload_one(cp->space->be, c->source, &cp->source));
   FE_CALL(upload_one(cp->space->be, c->exact, &cp->exact));
-  return dirichlet_groups(c, bcs, cp);
+  FE_CALL(dirichlet_groups(c, bcs, cp));
+  return neumann_facets(c, bcs, cp->space->mesh, cp);
 }
 
 int fe_coefficient_programs_create(const struct fe_case *c, const struct fe_bcs *bcs,
@@ -105,6 +163,17 @@ void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp)
     fe_backend_free(be, cp->groups[g].program);
   }
   free(cp->groups);
+  const struct fe_neumann_facets *nf = &cp->neumann;
+  fe_backend_free(be, nf->ptr);
+  fe_backend_free(be, nf->slots);
+  fe_backend_free(be, nf->w);
+  fe_backend_free(be, nf->g);
+  for (int g = 0; g < nf->n_groups; g++) {
+    fe_backend_free(be, nf->groups[g].nodes);
+    fe_backend_free(be, nf->groups[g].pos);
+    fe_backend_free(be, nf->groups[g].program);
+  }
+  free(nf->groups);
   free(cp);
 }
 
@@ -133,8 +202,18 @@ int fe_coefficients_exact(const struct fe_coefficient_programs *cp, double t, do
 int fe_coefficients_dirichlet(const struct fe_coefficient_programs *cp, double t, double *out)
 {
   for (int g = 0; g < cp->n_groups; g++) {
-    const struct fe_dirichlet_group *gr = &cp->groups[g];
+    const struct fe_point_group *gr = &cp->groups[g];
     FE_CALL(fe_space_evaluate(cp->space, 0, gr->nodes, gr->pos, gr->m, gr->program, 1, t, out));
   }
   return FE_SUCCESS;
+}
+
+int fe_coefficients_neumann(const struct fe_coefficient_programs *cp, double t, double *out)
+{
+  const struct fe_neumann_facets *nf = &cp->neumann;
+  for (int g = 0; g < nf->n_groups; g++) {
+    const struct fe_point_group *gr = &nf->groups[g];
+    FE_CALL(fe_space_evaluate(cp->space, 0, gr->nodes, gr->pos, gr->m, gr->program, 1, t, nf->g));
+  }
+  return fe_space_facet_load(cp->space, nf->ptr, nf->slots, nf->w, nf->g, out);
 }

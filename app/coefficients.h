@@ -1,7 +1,7 @@
 /* The case's coefficient expressions as programs on the backend, evaluated
  * into backend arrays where the time loop needs them: no host round trip for
  * time-dependent velocity, diffusivity, source, Dirichlet values or the exact
- * solution.  (Neumann loads are facet integrals, assembled on the host.) */
+ * solution, Neumann fluxes. */
 #ifndef FE_COEFFICIENTS_H
 #define FE_COEFFICIENTS_H
 
@@ -9,11 +9,23 @@
 #include "assembly/space.h"
 #include "io/program.h"
 
-struct fe_dirichlet_group {
+/* Points where one <boundary>'s expression is evaluated. */
+struct fe_point_group {
   long m;
-  int *nodes;                 /* backend: the group's Dirichlet nodes */
-  int *pos;                   /* backend: their positions in the Dirichlet list */
+  int *nodes;                 /* backend: the nodes */
+  int *pos;                   /* backend: where their values go */
   struct fe_program *program; /* backend */
+};
+
+/* Neumann facets: flux values at each facet's vertices ("slots" f * d + v),
+ * gathered into nodal loads through the node -> slot incidence. */
+struct fe_neumann_facets {
+  long n;            /* facets */
+  int *ptr, *slots;  /* backend: node -> slot incidence */
+  double *w;         /* backend: |F| / (d (d + 1)) */
+  double *g;         /* backend: flux at the slots */
+  int n_groups;
+  struct fe_point_group *groups; /* pos: slots */
 };
 
 struct fe_coefficient_programs {
@@ -21,7 +33,8 @@ struct fe_coefficient_programs {
   int n_velocity, n_diffusivity; /* programs in velocity (d) and diffusivity (FE_NSYM(d)) */
   struct fe_program *velocity, *diffusivity, *source, *exact; /* backend; NULL when absent */
   int n_groups;
-  struct fe_dirichlet_group *groups; /* one per Dirichlet <boundary> */
+  struct fe_point_group *groups; /* one per Dirichlet <boundary>; pos: place in the Dirichlet list */
+  struct fe_neumann_facets neumann;
 };
 
 int fe_coefficient_programs_create(const struct fe_case *c, const struct fe_bcs *bcs,
@@ -36,5 +49,7 @@ int fe_coefficients_diffusivity(const struct fe_coefficient_programs *cp, double
 int fe_coefficients_source(const struct fe_coefficient_programs *cp, double t, double *out);
 int fe_coefficients_exact(const struct fe_coefficient_programs *cp, double t, double *out);
 int fe_coefficients_dirichlet(const struct fe_coefficient_programs *cp, double t, double *out);
+/* out[n] = int_boundary phi_n g over the Neumann facets (n_nodes values) */
+int fe_coefficients_neumann(const struct fe_coefficient_programs *cp, double t, double *out);
 
 #endif

@@ -117,8 +117,7 @@ int fe_eval_dirichlet(const struct fe_case *c, const struct fe_mesh *m, const st
   return FE_SUCCESS;
 }
 
-/* Measure of a facet with d vertices in d dimensions. */
-static double facet_measure(const struct fe_mesh *m, const int *f)
+double fe_facet_measure(const struct fe_mesh *m, const int *f)
 {
   const int d = m->dim;
   double e[2][3] = {{0}};
@@ -147,7 +146,7 @@ int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const stru
       if (!isfinite(g[v])) return not_finite(e, p, t, g[v]);
     }
     /* facet mass matrix: |F| (1 + delta_ij) / (d (d + 1)) */
-    const double w = facet_measure(m, f) / (d * (d + 1));
+    const double w = fe_facet_measure(m, f) / (d * (d + 1));
     for (int i = 0; i < d; i++)
       for (int j = 0; j < d; j++) out[f[i]] += w * (i == j ? 2 : 1) * g[j];
   }

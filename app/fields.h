@@ -39,6 +39,9 @@ int fe_eval_dirichlet(const struct fe_case *c, const struct fe_mesh *m, const st
 int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
                     double t, double *out);
 
+/* Measure of boundary facet f (its dim node indices): a length or an area. */
+double fe_facet_measure(const struct fe_mesh *m, const int *f);
+
 int fe_case_time_dependent_velocity(const struct fe_case *c);
 int fe_case_time_dependent_diffusivity(const struct fe_case *c);
 

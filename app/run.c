@@ -225,7 +225,6 @@ static int assemble_diffusion(struct fe_sim *s, double tau, double tmid)
 static int add_loads(struct fe_sim *s, double t0, double t1, double tau)
 {
   const double th = s->c->theta;
-  const long n = s->m->n_nodes;
   if (!s->src_zero) {
     FE_CALL(fe_coefficients_source(s->cp, t1, s->y->a));
     if (s->src_tdep && th != 1) {
@@ -236,12 +235,11 @@ static int add_loads(struct fe_sim *s, double t0, double t1, double tau)
     FE_CALL(fe_vec_axpy(s->b, tau, s->k));
   }
   if (s->bcs->n_neumann_facets) {
-    FE_CALL(fe_eval_neumann(s->c, s->m, s->bcs, t1, s->h_n));
+    FE_CALL(fe_coefficients_neumann(s->cp, t1, s->y->a));
     if (s->bc_tdep && th != 1) {
-      FE_CALL(fe_eval_neumann(s->c, s->m, s->bcs, t0, s->h_n2));
-      for (long i = 0; i < n; i++) s->h_n[i] = th * s->h_n[i] + (1 - th) * s->h_n2[i];
+      FE_CALL(fe_coefficients_neumann(s->cp, t0, s->k->a));
+      FE_CALL(fe_vec_axpby(s->y, 1 - th, s->k, th));
     }
-    FE_CALL(fe_vec_upload(s->y, s->h_n));
     FE_CALL(fe_vec_axpy(s->b, tau, s->y));
   }
   return FE_SUCCESS;

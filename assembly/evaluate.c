@@ -34,3 +34,21 @@ int fe_mass_apply_cpu(const struct fe_space *s, const double *x, double *y)
   }
   return FE_SUCCESS;
 }
+
+int fe_facet_load_cpu(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
+                      const double *g, double *out)
+{
+  const int d = s->d;
+#pragma omp parallel for schedule(static)
+  for (long n = 0; n < s->n_nodes; n++) {
+    double sum = 0;
+    for (int k = ptr[n]; k < ptr[n + 1]; k++) {
+      const int f = slots[k] / d;
+      double all = 0;
+      for (int j = 0; j < d; j++) all += g[f * d + j];
+      sum += w[f] * (g[slots[k]] + all);
+    }
+    out[n] = sum;
+  }
+  return FE_SUCCESS;
+}

@@ -34,6 +34,11 @@ struct fe_assembly_kernels {
   /* Coefficients where they live: for point i < m, the node idx[i] (idx NULL:
    * node i) or, with at_cells, the centroid of cell i;
    * out[(opos ? opos[i] : i) * nprog + k] = progs[k](point, t).  progs on the backend. */
+  /* Facet loads: out[n] = sum over the facet slots k (facet f = k / d, vertex
+   * k % d) listed for node n in ptr/slots of w[f] (g[k] + sum_j g[f d + j]):
+   * int_F phi_n g for g P1 on the facet, with w = |F| / (d (d + 1)). */
+  int (*facet_load)(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
+                    const double *g, double *out);
   /* y = M x with the consistent mass matrix, unmasked and matrix-free (norms) */
   int (*mass_apply)(const struct fe_space *s, const double *x, double *y);
   int (*evaluate)(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,

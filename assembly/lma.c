@@ -73,6 +73,8 @@ int fe_csr_assemble_cpu(const struct fe_space *s, struct fe_csr *csr, const doub
 int fe_csr_apply_cpu(struct fe_csr *csr, const double *x, double *y);
 int fe_csr_diagonal_cpu(const struct fe_csr *csr, double *diag);
 int fe_mass_apply_cpu(const struct fe_space *s, const double *x, double *y);
+int fe_facet_load_cpu(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
+                      const double *g, double *out);
 int fe_evaluate_cpu(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
                     const struct fe_program *progs, int nprog, double t, double *out);
 
@@ -94,6 +96,7 @@ const struct fe_assembly_kernels fe_assembly_kernels_cpu = {
   .csr_apply = fe_csr_apply_cpu,
   .csr_diagonal = fe_csr_diagonal_cpu,
   .csr_release = csr_release_cpu,
+  .facet_load = fe_facet_load_cpu,
   .mass_apply = fe_mass_apply_cpu,
   .evaluate = fe_evaluate_cpu,
 };

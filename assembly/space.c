@@ -136,3 +136,9 @@ int fe_space_mass_apply(const struct fe_space *s, const double *x, double *y)
 {
   return fe_assembly_kernels(s->be)->mass_apply(s, x, y);
 }
+
+int fe_space_facet_load(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
+                        const double *g, double *out)
+{
+  return fe_assembly_kernels(s->be)->facet_load(s, ptr, slots, w, g, out);
+}

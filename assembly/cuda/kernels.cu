@@ -362,6 +362,37 @@ static int csr_diagonal_cuda(const struct fe_csr *csr, double *diag)
   return FE_SUCCESS;
 }
 
+/* ---- facet loads (Neumann), a gather per node */
+
+template <int D>
+__global__ void facet_load_kernel(long n_nodes, const int *ptr, const int *slots, const double *w, const double *g,
+                                  double *out)
+{
+  const long n = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (n >= n_nodes) return;
+  double sum = 0;
+  for (int k = ptr[n]; k < ptr[n + 1]; k++) {
+    const int f = slots[k] / D;
+    double all = 0;
+#pragma unroll
+    for (int j = 0; j < D; j++) all += g[f * D + j];
+    sum += w[f] * (g[slots[k]] + all);
+  }
+  out[n] = sum;
+}
+
+static int facet_load_cuda(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
+                           const double *g, double *out)
+{
+  const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
+  if (s->d == 2)
+    facet_load_kernel<2><<<nb, THREADS>>>(s->n_nodes, ptr, slots, w, g, out);
+  else
+    facet_load_kernel<3><<<nb, THREADS>>>(s->n_nodes, ptr, slots, w, g, out);
+  FE_CUDA_LAUNCHED("facet_load_kernel");
+  return FE_SUCCESS;
+}
+
 /* ---- matrix-free consistent mass apply, a gather per node (norms) */
 
 template <int D>
@@ -434,6 +465,6 @@ static int evaluate_cuda(const struct fe_space *s, int at_cells, const int *idx,
 
 extern "C" const struct fe_assembly_kernels fe_assembly_kernels_cuda = {
   prepare_cuda,      element_matrices_cuda, lma_apply_cuda,    lma_diagonal_cuda, lift_cuda,
-  csr_assemble_cuda, csr_apply_cuda,        csr_diagonal_cuda, csr_release_cuda,  mass_apply_cuda,
-  evaluate_cuda,
+  csr_assemble_cuda, csr_apply_cuda,        csr_diagonal_cuda, csr_release_cuda,  facet_load_cuda,
+  mass_apply_cuda,   evaluate_cuda,
 };
