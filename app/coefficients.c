@@ -16,6 +16,23 @@ static int upload_one(const struct fe_backend *be, const struct fe_expr *e, stru
   return e ? upload_programs(be, fe_expr_program(e), 1, dev) : FE_SUCCESS;
 }
 
+/* A group of m points with their output positions and one <boundary>'s expression. */
+static int point_group(const struct fe_backend *be, long m, const int *node, const int *pos,
+                       const struct fe_expr *e, struct fe_point_group *g)
+{
+  g->m = m;
+  FE_CALL(fe_backend_alloc(be, (size_t)m * sizeof(int), node, &g->nodes));
+  FE_CALL(fe_backend_alloc(be, (size_t)m * sizeof(int), pos, &g->pos));
+  return upload_one(be, e, &g->program);
+}
+
+static void point_group_free(const struct fe_backend *be, struct fe_point_group *g)
+{
+  fe_backend_free(be, g->nodes);
+  fe_backend_free(be, g->pos);
+  fe_backend_free(be, g->program);
+}
+
 /* velocity: the d components; diffusivity: the tensor, a scalar k as diag(k) */
 static int tensors(const struct fe_case *c, struct fe_coefficient_programs *cp)
 {
@@ -57,12 +74,7 @@ static int dirichlet_groups(const struct fe_case *c, const struct fe_bcs *bcs,
         nodes[m] = bcs->dirichlet[k];
         pos[m++] = (int)k;
       }
-    if (!m) continue;
-    struct fe_point_group *g = &cp->groups[cp->n_groups++];
-    g->m = m;
-    err = fe_backend_alloc(be, (size_t)m * sizeof(int), nodes, &g->nodes);
-    if (!err) err = fe_backend_alloc(be, (size_t)m * sizeof(int), pos, &g->pos);
-    if (!err) err = upload_one(be, c->boundaries[b].value, &g->program);
+    if (m) err = point_group(be, m, nodes, pos, c->boundaries[b].value, &cp->groups[cp->n_groups++]);
   }
   free(nodes);
   free(pos);
@@ -110,12 +122,7 @@ static int neumann_facets(const struct fe_case *c, const struct fe_bcs *bcs, con
         node[count] = m->facets[(long)bcs->neumann_facet[k / d] * d + k % d];
         pos[count++] = (int)k;
       }
-    if (!count) continue;
-    struct fe_point_group *g = &nf->groups[nf->n_groups++];
-    g->m = count;
-    err = fe_backend_alloc(be, (size_t)count * sizeof(int), node, &g->nodes);
-    if (!err) err = fe_backend_alloc(be, (size_t)count * sizeof(int), pos, &g->pos);
-    if (!err) err = upload_one(be, c->boundaries[b].value, &g->program);
+    if (count) err = point_group(be, count, node, pos, c->boundaries[b].value, &nf->groups[nf->n_groups++]);
   }
   free(ptr);
   free(slots);
@@ -157,22 +164,14 @@ void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp)
   fe_backend_free(be, cp->diffusivity);
   fe_backend_free(be, cp->source);
   fe_backend_free(be, cp->exact);
-  for (int g = 0; g < cp->n_groups; g++) {
-    fe_backend_free(be, cp->groups[g].nodes);
-    fe_backend_free(be, cp->groups[g].pos);
-    fe_backend_free(be, cp->groups[g].program);
-  }
+  for (int g = 0; g < cp->n_groups; g++) point_group_free(be, &cp->groups[g]);
   free(cp->groups);
   const struct fe_neumann_facets *nf = &cp->neumann;
   fe_backend_free(be, nf->ptr);
   fe_backend_free(be, nf->slots);
   fe_backend_free(be, nf->w);
   fe_backend_free(be, nf->g);
-  for (int g = 0; g < nf->n_groups; g++) {
-    fe_backend_free(be, nf->groups[g].nodes);
-    fe_backend_free(be, nf->groups[g].pos);
-    fe_backend_free(be, nf->groups[g].program);
-  }
+  for (int g = 0; g < nf->n_groups; g++) point_group_free(be, &nf->groups[g]);
   free(nf->groups);
   free(cp);
 }

@@ -6,16 +6,12 @@
 static void products(int d, const struct fe_space *s, const double *e, const double *x,
                      double *work)
 {
-  const int nv = d + 1, nk = nv * nv;
+  const int nv = d + 1;
 #pragma omp parallel for schedule(static)
   for (long c = 0; c < s->n_cells; c++) {
-    double xe[4];
-    for (int j = 0; j < nv; j++) xe[j] = x[s->cells[c * nv + j]]; /* gather */
-    for (int i = 0; i < nv; i++) {
-      double y = 0;
-      for (int j = 0; j < nv; j++) y += e[fe_block_index(c, i * nv + j, nk)] * xe[j];
-      work[c * nv + i] = y;
-    }
+    double y[4];
+    fe_cell_lma_product(d, e, s->cells, x, c, y);
+    for (int i = 0; i < nv; i++) work[c * nv + i] = y[i];
   }
 }
 

@@ -5,8 +5,8 @@ set(FE_BAD_INPUT_DIR ${CMAKE_CURRENT_SOURCE_DIR}/bad_input)
 function(fe_bad_input name regex)
   add_test(NAME bad_input.${name}
            COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>"
-                   "-DCASE=${FE_BAD_INPUT_DIR}/${name}.xml" "-DREGEX=${regex}"
-                   -P ${FE_BAD_INPUT_DIR}/expect_error.cmake)
+                   "-DARGS=--check;${FE_BAD_INPUT_DIR}/${name}.xml" -DCODE=2 "-DREGEX=${regex}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
   set_tests_properties(bad_input.${name} PROPERTIES LABELS bad_input)
 endfunction()
 

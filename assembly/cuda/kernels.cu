@@ -160,42 +160,24 @@ static int element_matrices_cuda(const struct fe_space *s, const struct fe_form 
 template <int D>
 __global__ void lma_atomic_kernel(long n_cells, const int *cells, const double *e, const double *x, double *y)
 {
-  const int nv = D + 1, nk = nv * nv;
   const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (c >= n_cells) return;
-  int node[nv];
-  double xe[nv];
+  double ye[4];
+  fe_cell_lma_product(D, e, cells, x, c, ye);
 #pragma unroll
-  for (int j = 0; j < nv; j++) {
-    node[j] = cells[c * nv + j];
-    xe[j] = x[node[j]];
-  }
-#pragma unroll
-  for (int i = 0; i < nv; i++) {
-    double v = 0;
-#pragma unroll
-    for (int j = 0; j < nv; j++) v += e[fe_block_index(c, i * nv + j, nk)] * xe[j];
-    atomicAdd(&y[node[i]], v);
-  }
+  for (int i = 0; i < D + 1; i++) atomicAdd(&y[cells[c * (D + 1) + i]], ye[i]);
 }
 
 /* gather and local product into work (c * nv + i); the scatter is a gather below */
 template <int D>
 __global__ void lma_product_kernel(long n_cells, const int *cells, const double *e, const double *x, double *work)
 {
-  const int nv = D + 1, nk = nv * nv;
   const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (c >= n_cells) return;
-  double xe[nv];
+  double ye[4];
+  fe_cell_lma_product(D, e, cells, x, c, ye);
 #pragma unroll
-  for (int j = 0; j < nv; j++) xe[j] = x[cells[c * nv + j]];
-#pragma unroll
-  for (int i = 0; i < nv; i++) {
-    double v = 0;
-#pragma unroll
-    for (int j = 0; j < nv; j++) v += e[fe_block_index(c, i * nv + j, nk)] * xe[j];
-    work[c * nv + i] = v;
-  }
+  for (int i = 0; i < D + 1; i++) work[c * (D + 1) + i] = ye[i];
 }
 
 __global__ void incidence_sum_kernel(long n_nodes, const int *inc_ptr, const int *inc, const double *work, double *y)
