@@ -16,7 +16,8 @@ static const char usage[] =
   "  --quiet | --verbose\n"
   "  --version | --help\n"
   "exit codes: 0 success, 1 usage error, 2 invalid input, 3 numerical failure,\n"
-  "            4 device or resource failure\n";
+  "            4 device or resource failure; 130/143 stopped by SIGINT/SIGTERM\n"
+  "            (checkpoint written)\n";
 
 int fe_cli_parse(int argc, char **argv, struct fe_options *o, int *done)
 {

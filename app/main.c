@@ -8,5 +8,6 @@ int main(int argc, char **argv)
   int done;
   int err = fe_cli_parse(argc, argv, &o, &done);
   if (err || done) return err;
-  return fe_run(&o);
+  err = fe_run(&o);
+  return err == FE_ERR_INTERRUPTED ? 128 + fe_run_stop_signal() : err;
 }

@@ -3,6 +3,7 @@
 #include "app/run.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,25 @@ struct fe_sim {
   double t_adv, t_diff, t_out, t_start, t_loop0, last_progress;
   struct fe_stat *stat;
 };
+
+/* The one mutable global of the program besides fe_error's quiet switch: a
+ * signal handler can only leave a flag.  SIGINT/SIGTERM finish the step,
+ * write a checkpoint and the outputs, and exit 128 + signal. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig) { stop_signal = sig; }
+
+int fe_run_stop_signal(void) { return stop_signal; }
+
+static void catch_stop_signals(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
 
 /* ---------------------------------------------------------------- set-up */
 
@@ -381,14 +401,13 @@ static int write_dump(struct fe_sim *s, double t)
   return FE_SUCCESS;
 }
 
-static int write_checkpoint(struct fe_sim *s, double t)
+static int write_checkpoint(struct fe_sim *s, double t, char *path, size_t size)
 {
   FE_CALL(fe_vec_download(s->T, s->h_n));
   struct fe_checkpoint cp = {.n_nodes = s->m->n_nodes, .step = s->step, .time = t,
                              .n_dumps = s->n_dumps, .dump_times = s->dump_times, .field = s->h_n};
   snprintf(cp.name, sizeof cp.name, "%s", s->c->name);
-  char path[4096];
-  return fe_checkpoint_write(s->outdir, &cp, path, sizeof path);
+  return fe_checkpoint_write(s->outdir, &cp, path, size);
 }
 
 static const char *backend_description(const struct fe_sim *s, char *buf, size_t size)
@@ -490,6 +509,18 @@ static int restore(struct fe_sim *s, const char *path)
   return err;
 }
 
+/* After a SIGINT or SIGTERM: the step is finished and its stat row written;
+ * a checkpoint keeps it (dumps keep their schedule, so that a restart writes
+ * the files an uninterrupted run would). */
+static int stopped(struct fe_sim *s, double t)
+{
+  char path[4096];
+  FE_CALL(write_checkpoint(s, t, path, sizeof path));
+  fprintf(stderr, "\nfesim: stopped by %s after step %d (t = %.9g); continue with --restart %s\n",
+          stop_signal == SIGINT ? "SIGINT" : "SIGTERM", s->step, t, path);
+  return FE_ERR_INTERRUPTED;
+}
+
 static int time_loop(struct fe_sim *s)
 {
   const struct fe_case *c = s->c;
@@ -509,9 +540,12 @@ static int time_loop(struct fe_sim *s)
     t = t1;
     FE_CALL(write_stat(s, t1, h));
     if (s->step % c->output_every == 0 || s->step == s->n_steps) FE_CALL(write_dump(s, t1));
-    if (c->checkpoint_every && s->step % c->checkpoint_every == 0 && s->step < s->n_steps)
-      FE_CALL(write_checkpoint(s, t1));
+    if (c->checkpoint_every && s->step % c->checkpoint_every == 0 && s->step < s->n_steps) {
+      char path[4096];
+      FE_CALL(write_checkpoint(s, t1, path, sizeof path));
+    }
     progress(s, t1, s->step == s->n_steps);
+    if (stop_signal && s->step < s->n_steps) return stopped(s, t1);
   }
   summary(s, t);
   return FE_SUCCESS;
@@ -648,6 +682,7 @@ static int run(struct fe_sim *s)
   if (s->opt->restart) FE_CALL(restore(s, s->opt->restart));
   FE_CALL(create_operators(s));
   FE_CALL(make_dir(s->outdir));
+  catch_stop_signals();
   if (s->opt->restart)
     FE_CALL(fe_stat_resume(s->outdir, s->c->name, s->c->exact != NULL, s->step, &s->stat));
   else

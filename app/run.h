@@ -21,7 +21,10 @@ struct fe_options {
 /* Parse argv.  Sets *done (and returns 0) after --help or --version. */
 int fe_cli_parse(int argc, char **argv, struct fe_options *o, int *done);
 
-/* fesim's whole job for the options: validate, then --check or run. */
+/* fesim's whole job for the options: validate, then --check or run.
+ * FE_ERR_INTERRUPTED after SIGINT/SIGTERM (checkpoint written). */
 int fe_run(const struct fe_options *o);
+/* The signal that stopped the run (for the exit code 128 + signal). */
+int fe_run_stop_signal(void);
 
 #endif

@@ -66,6 +66,7 @@ fe_case_check(manufactured strang_time_order time-order --size 0.05 --end 0.5
 fe_case_check(manufactured strategies strategies --size 0.05 --end 0.2 --rtol 1e-9)
 fe_case_check(manufactured restart restart --every-checkpoint 20)
 fe_case_check(manufactured restart_addto restart --every-checkpoint 20 --assembly addto)
+fe_case_check(rotating_gaussian signal signal --size 0.02 --dt 0.01 --end 3)
 fe_case_check(rotating_gaussian restart restart --size 0.04 --dt 0.02 --end 1 --every-checkpoint 16)
 
 # Every case on the GPU with each strategy: its criterion, and the CPU's field to 1e-9.

@@ -14,6 +14,8 @@ CHECK is one of
   restart       a run checkpointed every --every-checkpoint steps, killed later and
                 continued with --restart, ends with the same stat rows and final field
                 bit for bit
+  signal        SIGTERM during a run: exit 143 after writing a checkpoint, from which
+                --restart reaches the uninterrupted run's stat rows and final field
   backends      on the GPU, lma, deterministic lma and addto each match the CPU's
                 final field to --rtol and meet --max-l2; exit 77 (skip) without a GPU
 Options --size, --dt, --end, --splitting, --every override the case file.
@@ -155,7 +157,7 @@ def main():
     p.add_argument("fesim")
     p.add_argument("case_dir")
     p.add_argument("check", choices=["error", "order", "time-order", "conservation", "strategies", "backends",
-                                      "restart"])
+                                      "restart", "signal"])
     p.add_argument("--every-checkpoint", type=int, default=10)
     p.add_argument("--size", type=float)
     p.add_argument("--dt", type=float)
@@ -234,6 +236,34 @@ def main():
             print(f"{len(full)} stat rows, restarted run: {len(again)}; identical rows: {full == again}; "
                   f"final dump {last} identical: {same_vtk}")
             ok = full == again and same_vtk
+        elif a.check == "signal":
+            import signal
+            import time
+            path, name, out = make_case(a.case_dir, work, "full", **over)
+            run(a.fesim, path, extra)
+            rows = open(os.path.join(out, name + ".stat")).read().splitlines(True)
+            part = os.path.join(work, "part")
+            proc = subprocess.Popen([a.fesim, "--quiet", *extra, "--output", part, path],
+                                    stderr=subprocess.PIPE, text=True)
+            stat = os.path.join(part, name + ".stat")
+            deadline = time.time() + 60
+            while time.time() < deadline and proc.poll() is None:
+                if os.path.exists(stat) and len(open(stat).read().splitlines()) > 5:
+                    break
+                time.sleep(0.01)
+            proc.send_signal(signal.SIGTERM)
+            err = proc.communicate()[1]
+            ckpts = sorted(f for f in os.listdir(part) if "_checkpoint_" in f)
+            print(f"exit {proc.returncode}; {err.strip()}")
+            ok = proc.returncode == 143 and len(ckpts) == 1
+            if ok:
+                run(a.fesim, path, [*extra, "--output", part, "--restart", os.path.join(part, ckpts[0])])
+                again = open(stat).read().splitlines(True)
+                last = sorted(f for f in os.listdir(out) if f.endswith(".vtk"))[-1]
+                same = [r.rsplit(",", 1)[0] for r in rows] == [r.rsplit(",", 1)[0] for r in again]
+                same_vtk = open(os.path.join(out, last), "rb").read() == open(os.path.join(part, last), "rb").read()
+                print(f"restarted from {ckpts[0]}: identical stat rows {same}, final dump identical {same_vtk}")
+                ok = same and same_vtk
         elif a.check == "backends":
             ok = True
             for variant in (["--assembly", "lma"], ["--assembly", "lma", "--deterministic"], ["--assembly", "addto"]):
