@@ -262,6 +262,24 @@ FE_HOST_DEVICE static inline void fe_cell_lma_product(int d, const double *e, co
   }
 }
 
+/* The matrix-free local stage for cell c: its Dirichlet-masked element matrix
+ * recomputed from the coordinates and K, applied to x at its vertices. */
+FE_HOST_DEVICE static inline void fe_cell_matfree_product(int d, const struct fe_reference *ref,
+                                                          const struct fe_form *form, const int *cells,
+                                                          const double *coords, const double *diffusivity,
+                                                          const double *velocity, unsigned dmask,
+                                                          const double *x, long c, double y[4])
+{
+  const int nv = d + 1;
+  double m[FE_NK_MAX];
+  fe_cell_matrix(d, ref, form, cells, coords, diffusivity, velocity, c, m);
+  for (int i = 0; i < nv; i++) {
+    double v = 0;
+    for (int j = 0; j < nv; j++) v += fe_dirichlet_entry(i, j, dmask, m[i * nv + j]) * x[cells[c * nv + j]];
+    y[i] = v;
+  }
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,7 +16,8 @@ extern "C" {
 struct fe_assembly_kernels {
   /* once per space: e.g. the reference tensors into constant memory */
   int (*prepare)(const struct fe_space *s);
-  /* E' (Dirichlet-masked) of every cell; full E of every boundary cell */
+  /* E' (Dirichlet-masked) of every cell (skipped when e is NULL: matfree);
+   * full E of every boundary cell */
   int (*element_matrices)(const struct fe_space *s, const struct fe_form *form,
                           const double *diffusivity, const double *velocity, double *e,
                           double *elift);
@@ -24,6 +25,12 @@ struct fe_assembly_kernels {
   int (*lma_apply)(const struct fe_space *s, const double *e, const double *x, double *y,
                    double *work);
   int (*lma_diagonal)(const struct fe_space *s, const double *e, double *diag);
+  /* matrix-free: y = sum_c A_c^T E'_c A_c x with E'_c recomputed (work: n_cells * nv),
+   * and the diagonal of the same operator */
+  int (*matfree_apply)(const struct fe_space *s, const struct fe_form *form, const double *diffusivity,
+                       const double *velocity, const double *x, double *y, double *work);
+  int (*matfree_diagonal)(const struct fe_space *s, const struct fe_form *form,
+                          const double *diffusivity, const double *velocity, double *diag);
   /* y_I += scale * A_ID x_D from the boundary cells' full matrices */
   int (*lift)(const struct fe_space *s, const double *elift, double scale, const double *x,
               double *y);
@@ -46,6 +53,9 @@ struct fe_assembly_kernels {
 };
 
 extern const struct fe_assembly_kernels fe_assembly_kernels_cpu;
+
+/* CPU: the LMA and matrix-free scatter, a fixed-order sum per node */
+void fe_incidence_sum_cpu(const struct fe_space *s, const double *work, double *y);
 
 const struct fe_assembly_kernels *fe_assembly_kernels(const struct fe_backend *be);
 

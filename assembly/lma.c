@@ -3,6 +3,18 @@
 #include "assembly/kernels.h"
 #include "core/error.h"
 
+/* The scatter-add of the local results work[c * nv + i], as a sum over each
+ * node's cell entries: a fixed order, so results do not depend on threads. */
+void fe_incidence_sum_cpu(const struct fe_space *s, const double *work, double *y)
+{
+#pragma omp parallel for schedule(static)
+  for (long n = 0; n < s->n_nodes; n++) {
+    double sum = 0;
+    for (int k = s->inc_ptr[n]; k < s->inc_ptr[n + 1]; k++) sum += work[s->inc[k]];
+    y[n] = sum;
+  }
+}
+
 static void products(int d, const struct fe_space *s, const double *e, const double *x,
                      double *work)
 {
@@ -22,12 +34,7 @@ static int lma_apply_cpu(const struct fe_space *s, const double *e, const double
     products(2, s, e, x, work);
   else
     products(3, s, e, x, work);
-#pragma omp parallel for schedule(static)
-  for (long n = 0; n < s->n_nodes; n++) { /* scatter-add */
-    double sum = 0;
-    for (int k = s->inc_ptr[n]; k < s->inc_ptr[n + 1]; k++) sum += work[s->inc[k]];
-    y[n] = sum;
-  }
+  fe_incidence_sum_cpu(s, work, y);
   return FE_SUCCESS;
 }
 
@@ -69,6 +76,10 @@ int fe_csr_assemble_cpu(const struct fe_space *s, struct fe_csr *csr, const doub
 int fe_csr_apply_cpu(struct fe_csr *csr, const double *x, double *y);
 int fe_csr_diagonal_cpu(const struct fe_csr *csr, double *diag);
 int fe_mass_apply_cpu(const struct fe_space *s, const double *x, double *y);
+int fe_matfree_apply_cpu(const struct fe_space *s, const struct fe_form *form, const double *diff,
+                         const double *vel, const double *x, double *y, double *work);
+int fe_matfree_diagonal_cpu(const struct fe_space *s, const struct fe_form *form, const double *diff,
+                            const double *vel, double *diag);
 int fe_facet_load_cpu(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
                       const double *g, double *out);
 int fe_evaluate_cpu(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
@@ -87,6 +98,8 @@ const struct fe_assembly_kernels fe_assembly_kernels_cpu = {
   .element_matrices = fe_element_matrices_cpu,
   .lma_apply = lma_apply_cpu,
   .lma_diagonal = lma_diagonal_cpu,
+  .matfree_apply = fe_matfree_apply_cpu,
+  .matfree_diagonal = fe_matfree_diagonal_cpu,
   .lift = lift_cpu,
   .csr_assemble = fe_csr_assemble_cpu,
   .csr_apply = fe_csr_apply_cpu,

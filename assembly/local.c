@@ -31,10 +31,10 @@ int fe_element_matrices_cpu(const struct fe_space *s, const struct fe_form *form
 {
   /* a constant d in each call, so that the element loops unroll */
   if (s->d == 2) {
-    cells_cpu(2, s, form, diff, vel, e);
+    if (e) cells_cpu(2, s, form, diff, vel, e);
     boundary_cells_cpu(2, s, form, diff, vel, elift);
   } else {
-    cells_cpu(3, s, form, diff, vel, e);
+    if (e) cells_cpu(3, s, form, diff, vel, e);
     boundary_cells_cpu(3, s, form, diff, vel, elift);
   }
   return FE_SUCCESS;

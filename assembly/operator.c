@@ -12,8 +12,10 @@ struct fe_assembled {
   enum fe_strategy strategy;
   double *e;     /* element matrices, blocked layout */
   double *elift; /* full matrices of the boundary cells */
-  double *work;  /* lma: local products, n_cells * nv */
+  double *work;  /* lma, matfree: local products, n_cells * nv */
   struct fe_csr *csr;
+  struct fe_form form;         /* matfree: the form and coefficients each apply recomputes */
+  struct fe_coefficients coef;
   struct fe_assembly_times times;
 };
 
@@ -42,6 +44,19 @@ static int apply_addto(struct fe_op *op, const struct fe_vec *x, struct fe_vec *
 {
   struct fe_assembled *a = impl(op);
   return a->k->csr_apply(a->csr, x->a, y->a);
+}
+
+static int apply_matfree(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
+{
+  struct fe_assembled *a = impl(op);
+  return a->k->matfree_apply(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, x->a, y->a,
+                             a->work);
+}
+
+static int diagonal_matfree(struct fe_op *op, struct fe_vec *d)
+{
+  struct fe_assembled *a = impl(op);
+  return a->k->matfree_diagonal(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, d->a);
 }
 
 static int lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y)
@@ -78,6 +93,7 @@ static void destroy(struct fe_op *op)
 
 static const struct fe_op_ops ops_lma = {apply_lma, lift, diagonal_lma, destroy};
 static const struct fe_op_ops ops_addto = {apply_addto, lift, diagonal_addto, destroy};
+static const struct fe_op_ops ops_matfree = {apply_matfree, lift, diagonal_matfree, destroy};
 
 static int create(struct fe_space *s, enum fe_strategy strategy, struct fe_op *op)
 {
@@ -87,11 +103,13 @@ static int create(struct fe_space *s, enum fe_strategy strategy, struct fe_op *o
   a->space = s;
   a->k = fe_assembly_kernels(s->be);
   a->strategy = strategy;
-  const size_t ne = (size_t)fe_blocked_cells(s->n_cells) * s->nk;
-  FE_CALL(fe_backend_alloc(s->be, ne * sizeof(double), NULL, &a->e));
-  FE_CALL(s->be->vec->set(s->be, ne, 0.0, a->e)); /* the padding cells stay zero */
   FE_CALL(fe_backend_alloc(s->be, (size_t)(s->n_bcells + 1) * s->nk * sizeof(double), NULL,
                            &a->elift));
+  if (strategy != FE_STRATEGY_MATFREE) { /* stored element matrices */
+    const size_t ne = (size_t)fe_blocked_cells(s->n_cells) * s->nk;
+    FE_CALL(fe_backend_alloc(s->be, ne * sizeof(double), NULL, &a->e));
+    FE_CALL(s->be->vec->set(s->be, ne, 0.0, a->e)); /* the padding cells stay zero */
+  }
   if (strategy == FE_STRATEGY_ADDTO) return fe_csr_create(s, &a->csr);
   return fe_backend_alloc(s->be, (size_t)s->n_cells * s->nv * sizeof(double) + 1, NULL, &a->work);
 }
@@ -102,7 +120,7 @@ int fe_operator_create(struct fe_space *s, enum fe_strategy strategy, struct fe_
   FE_CALLOC(1, &op);
   op->be = s->be;
   op->n = (size_t)s->n_nodes;
-  op->ops = strategy == FE_STRATEGY_ADDTO ? &ops_addto : &ops_lma;
+  op->ops = strategy == FE_STRATEGY_ADDTO ? &ops_addto : strategy == FE_STRATEGY_MATFREE ? &ops_matfree : &ops_lma;
   int err = create(s, strategy, op);
   if (err) {
     destroy(op);
@@ -126,6 +144,8 @@ int fe_operator_assemble(struct fe_op *op, const struct fe_form *form,
   a->times.local += t1 - t0;
   a->times.global += fe_wtime() - t1;
   a->times.count++;
+  a->form = *form;
+  a->coef = *coef;
   op->is_diagonal = form->lumped && form->diffusion == 0 && form->advection == 0;
   op->version++;
   return FE_SUCCESS;
@@ -140,6 +160,7 @@ int fe_operator_download_elements(const struct fe_op *op, double *host)
 {
   const struct fe_assembled *a = impl(op);
   const size_t n = (size_t)fe_blocked_cells(a->space->n_cells) * a->space->nk;
+  FE_CHECK(a->e, FE_ERR_USAGE, "a matrix-free operator stores no element matrices");
   return op->be->vec->to_host(op->be, host, a->e, n * sizeof *host);
 }
 

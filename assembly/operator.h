@@ -1,5 +1,6 @@
-/* Global operators assembled from element matrices by one of the two
- * strategies users compare: addto (CSR) or lma (local matrix approach). */
+/* Global operators from element matrices by one of the strategies users
+ * compare: addto (CSR), lma (local matrix approach: element matrices stored),
+ * matfree (element matrices recomputed in each apply, nothing stored). */
 #ifndef FE_OPERATOR_H
 #define FE_OPERATOR_H
 
@@ -8,7 +9,8 @@
 #include "solvers/op.h"
 
 /* Coefficient fields on the backend: diffusivity per cell (FE_NSYM(d) values,
- * P0), velocity per node (d values, P1).  NULL where the form does not use them. */
+ * P0), velocity per node (d values, P1).  NULL where the form does not use them.
+ * A matfree operator reads them at every apply: they must outlive it. */
 struct fe_coefficients {
   const double *diffusivity;
   const double *velocity;

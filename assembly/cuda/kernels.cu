@@ -138,7 +138,7 @@ static int element_matrices_d(const struct fe_space *s, const struct fe_form *f,
   for (int k = 0; k < 12; k++)
     if (variants[D - 2][k].epb == ctx->element_epb[D - 2] && variants[D - 2][k].tpe == ctx->element_tpe[D - 2])
       v = &variants[D - 2][k];
-  FE_CALL(v->launch(s, f, diff, vel, e));
+  if (e) FE_CALL(v->launch(s, f, diff, vel, e));
   if (s->n_bcells) {
     const unsigned blocks = (unsigned)((s->n_bcells + THREADS - 1) / THREADS);
     boundary_kernel<D><<<blocks, THREADS>>>(s->n_bcells, *f, s->bcells, s->cells, s->coords, diff, vel, elift);
@@ -210,6 +210,80 @@ static int lma_apply_d(const struct fe_space *s, const double *e, const double *
 static int lma_apply_cuda(const struct fe_space *s, const double *e, const double *x, double *y, double *work)
 {
   return s->d == 2 ? lma_apply_d<2>(s, e, x, y, work) : lma_apply_d<3>(s, e, x, y, work);
+}
+
+/* ---- matrix-free: element matrices recomputed in each apply */
+
+template <int D>
+__global__ void matfree_kernel(long n_cells, struct fe_form form, const int *cells, const double *coords,
+                               const unsigned char *dmask, const double *diff, const double *vel, const double *x,
+                               double *y, double *work)
+{
+  const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (c >= n_cells) return;
+  double ye[4];
+  fe_cell_matfree_product(D, &c_ref[D - 2], &form, cells, coords, diff, vel, dmask[c], x, c, ye);
+#pragma unroll
+  for (int i = 0; i < D + 1; i++) {
+    if (work)
+      work[c * (D + 1) + i] = ye[i];
+    else
+      atomicAdd(&y[cells[c * (D + 1) + i]], ye[i]);
+  }
+}
+
+template <int D>
+static int matfree_apply_d(const struct fe_space *s, const struct fe_form *f, const double *diff, const double *vel,
+                           const double *x, double *y, double *work)
+{
+  const unsigned cb = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
+  if (!s->deterministic) FE_CUDA_CALL(cudaMemsetAsync(y, 0, s->n_nodes * sizeof *y));
+  matfree_kernel<D><<<cb, THREADS>>>(s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, x, y,
+                                     s->deterministic ? work : NULL);
+  FE_CUDA_LAUNCHED("matfree_kernel");
+  if (s->deterministic) {
+    const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
+    incidence_sum_kernel<<<nb, THREADS>>>(s->n_nodes, s->inc_ptr, s->inc, work, y);
+    FE_CUDA_LAUNCHED("incidence_sum_kernel");
+  }
+  return FE_SUCCESS;
+}
+
+static int matfree_apply_cuda(const struct fe_space *s, const struct fe_form *f, const double *diff, const double *vel,
+                              const double *x, double *y, double *work)
+{
+  return s->d == 2 ? matfree_apply_d<2>(s, f, diff, vel, x, y, work) : matfree_apply_d<3>(s, f, diff, vel, x, y, work);
+}
+
+template <int D>
+__global__ void matfree_diagonal_kernel(long n_nodes, struct fe_form form, const int *inc_ptr, const int *inc,
+                                        const int *cells, const double *coords, const unsigned char *dmask,
+                                        const double *diff, const double *vel, double *diag)
+{
+  const long n = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (n >= n_nodes) return;
+  double sum = 0;
+  for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++) {
+    const int c = inc[k] / (D + 1), i = inc[k] % (D + 1);
+    double m[FE_NK_MAX];
+    fe_cell_matrix(D, &c_ref[D - 2], &form, cells, coords, diff, vel, c, m);
+    sum += fe_dirichlet_entry(i, i, dmask[c], m[i * (D + 1) + i]);
+  }
+  diag[n] = sum;
+}
+
+static int matfree_diagonal_cuda(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                                 const double *vel, double *diag)
+{
+  const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
+  if (s->d == 2)
+    matfree_diagonal_kernel<2><<<nb, THREADS>>>(s->n_nodes, *f, s->inc_ptr, s->inc, s->cells, s->coords, s->dmask,
+                                                diff, vel, diag);
+  else
+    matfree_diagonal_kernel<3><<<nb, THREADS>>>(s->n_nodes, *f, s->inc_ptr, s->inc, s->cells, s->coords, s->dmask,
+                                                diff, vel, diag);
+  FE_CUDA_LAUNCHED("matfree_diagonal_kernel");
+  return FE_SUCCESS;
 }
 
 __global__ void lma_diagonal_kernel(long n_nodes, int nv, const int *inc_ptr, const int *inc, const double *e,
@@ -446,7 +520,8 @@ static int evaluate_cuda(const struct fe_space *s, int at_cells, const int *idx,
 }
 
 extern "C" const struct fe_assembly_kernels fe_assembly_kernels_cuda = {
-  prepare_cuda,      element_matrices_cuda, lma_apply_cuda,    lma_diagonal_cuda, lift_cuda,
+  prepare_cuda,      element_matrices_cuda, lma_apply_cuda,    lma_diagonal_cuda, matfree_apply_cuda,
+  matfree_diagonal_cuda, lift_cuda,
   csr_assemble_cuda, csr_apply_cuda,        csr_diagonal_cuda, csr_release_cuda,  facet_load_cuda,
   mass_apply_cuda,   evaluate_cuda,
 };

@@ -17,7 +17,8 @@ sed -e 's|<time start="0" end="1"|<time start="0" end="0.05"|' \
 filter=()
 [ "$tool" = racecheck ] && filter=(--kernel-name-exclude kns=cusparse)
 status=0
-for variant in "--assembly lma" "--assembly lma --deterministic" "--assembly addto"; do
+for variant in "--assembly lma" "--assembly lma --deterministic" "--assembly addto" \
+  "--assembly matfree" "--assembly matfree --deterministic"; do
   echo "== $tool: $variant"
   # shellcheck disable=SC2086
   "$sanitizer" --tool "$tool" "${filter[@]}" --error-exitcode 1 "$fesim" --quiet --backend cuda $variant \

@@ -1,4 +1,4 @@
-/* addto and lma give the same operator action, diagonal and lifting, equal to
+/* addto, lma and matfree give the same operator action, diagonal and lifting, equal to
  * a dense matrix assembled independently from the element matrices with the
  * Dirichlet rows and columns eliminated by hand.  2D and 3D, perturbed meshes,
  * a random anisotropic tensor per cell and a random nodal velocity. */
@@ -80,11 +80,13 @@ static void check_dim(int dim, int n, const struct fe_form *form)
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * p.m->n_cells * FE_NSYM(dim), p.diff, &dd));
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * nn * dim, p.vel, &dv));
   struct fe_coefficients coef = {dd, dv};
-  struct fe_op *lma, *addto;
+  struct fe_op *lma, *addto, *matfree;
   CHECK_OK(fe_operator_create(space, FE_STRATEGY_LMA, &lma));
   CHECK_OK(fe_operator_create(space, FE_STRATEGY_ADDTO, &addto));
+  CHECK_OK(fe_operator_create(space, FE_STRATEGY_MATFREE, &matfree));
   CHECK_OK(fe_operator_assemble(lma, form, &coef));
   CHECK_OK(fe_operator_assemble(addto, form, &coef));
+  CHECK_OK(fe_operator_assemble(matfree, form, &coef));
 
   double *a = dense(&p, form);
   double *x = malloc(sizeof(double) * nn), *ref_masked = calloc(nn, sizeof(double)),
@@ -106,8 +108,8 @@ static void check_dim(int dim, int n, const struct fe_form *form)
   CHECK_OK(fe_vec_create(be, nn, &vx));
   CHECK_OK(fe_vec_create(be, nn, &vy));
   CHECK_OK(fe_vec_upload(vx, x));
-  struct fe_op *ops[2] = {lma, addto};
-  for (int o = 0; o < 2; o++) {
+  struct fe_op *ops[3] = {lma, addto, matfree};
+  for (int o = 0; o < 3; o++) {
     CHECK_OK(fe_op_apply(ops[o], vx, vy));
     CHECK_OK(fe_vec_download(vy, y));
     for (int i = 0; i < nn; i++) CHECK_CLOSE(y[i] / scale, ref_masked[i] / scale, 1e-12);
@@ -130,6 +132,7 @@ static void check_dim(int dim, int n, const struct fe_form *form)
   fe_vec_destroy(vy);
   fe_op_destroy(lma);
   fe_op_destroy(addto);
+  fe_op_destroy(matfree);
   fe_backend_free(be, dd);
   fe_backend_free(be, dv);
   fe_space_destroy(space);

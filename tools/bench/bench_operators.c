@@ -89,7 +89,8 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int determ
   const struct fe_mesh *m = b->m;
   const int d = m->dim, nv = d + 1, nk = nv * nv;
   const double nc = m->n_cells, nn = m->n_nodes;
-  const char *name = strategy == FE_STRATEGY_ADDTO ? "addto" : deterministic ? "lma-deterministic" : "lma";
+  char name[32];
+  snprintf(name, sizeof name, "%s%s", fe_strategy_name(strategy), deterministic ? "-deterministic" : "");
   b->space->deterministic = deterministic;
   struct fe_op *op;
   FE_CALL(fe_operator_create(b->space, strategy, &op));
@@ -100,7 +101,7 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int determ
   const struct fe_assembly_times *t = fe_operator_times(op);
   /* compulsory bytes: coordinates, cells, Dirichlet masks, P0 tensor in; element matrices out */
   const double local_bytes = nn * d * 8 + nc * nv * 4 + nc + nc * (d * (d + 1) / 2) * 8 + nc * nk * 8;
-  if (!deterministic)
+  if (!deterministic && strategy != FE_STRATEGY_MATFREE)
     row(b, "local_assembly", name, (t->local - t0.local) / b->repeats, local_bytes, 0);
   struct fe_csr *csr = fe_operator_csr(op);
   if (csr) /* element matrices and map in; CSR values read and written */
@@ -116,7 +117,11 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int determ
   for (int r = 0; r < b->repeats; r++) FE_CALL(fe_op_apply(op, x, y));
   FE_CALL(b->be->vec->sync(b->be));
   const double apply = (fe_wtime() - s) / b->repeats;
-  const double apply_bytes = csr ? csr->nnz * 12.0 + nn * 4 + nn * 16 : nc * nk * 8 + nc * nv * 4 + nn * 16;
+  /* matfree: coordinates, cells, masks and the P0 tensor instead of element matrices */
+  const double apply_bytes = csr ? csr->nnz * 12.0 + nn * 4 + nn * 16
+                             : strategy == FE_STRATEGY_MATFREE
+                               ? nn * d * 8 + nc * nv * 4 + nc + nc * (d * (d + 1) / 2) * 8 + nn * 16
+                               : nc * nk * 8 + nc * nv * 4 + nn * 16;
   row(b, "apply", name, apply, apply_bytes, 0);
 
   /* CG iterations on M + 0.01 K (Jacobi), a fixed count */
@@ -173,6 +178,8 @@ static int run(int dim, int n, const char *backend, int repeats)
   FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, 0));
   if (b.be->type == FE_CUDA) FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, 1));
   FE_CALL(bench_strategy(&b, FE_STRATEGY_ADDTO, 0));
+  FE_CALL(bench_strategy(&b, FE_STRATEGY_MATFREE, 0));
+  if (b.be->type == FE_CUDA) FE_CALL(bench_strategy(&b, FE_STRATEGY_MATFREE, 1));
   fe_backend_free(b.be, b.diff);
   fe_space_destroy(b.space);
   fe_mesh_destroy(b.m);
