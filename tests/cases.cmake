@@ -69,12 +69,30 @@ fe_case_check(manufactured restart_addto restart --every-checkpoint 20 --assembl
 fe_case_check(rotating_gaussian signal signal --size 0.02 --dt 0.01 --end 3)
 fe_case_check(rotating_gaussian restart restart --size 0.04 --dt 0.02 --end 1 --every-checkpoint 16)
 
+# fe_case_gpu_check(NAME TEST CHECK ARGS...): a pass criterion on the GPU (label gpu).
+function(fe_case_gpu_check name test check)
+  add_test(NAME gpu.case.${name}.${test}
+           COMMAND ${FE_SYSTEM_PYTHON} ${FE_RUN_CASE} $<TARGET_FILE:fesim>
+                   ${PROJECT_SOURCE_DIR}/cases/${name} ${check} --backend cuda ${ARGN})
+  set_tests_properties(gpu.case.${name}.${test} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+endfunction()
+
 # Every case on the GPU with each strategy: its criterion, and the CPU's field to 1e-9.
 fe_case_gpu(diffusion_gaussian --max-l2 1.0e-3)
 fe_case_gpu(rotating_gaussian --max-l2 4e-4)
 fe_case_gpu(anisotropic_diffusion --max-l2 5e-3)
 fe_case_gpu(advection_diffusion_3d --max-l2 6e-3)
 fe_case_gpu(manufactured --max-l2 1.5e-3)
+# and the convergence criteria, measured on the GPU
+fe_case_gpu_check(diffusion_gaussian order order --sizes 0.1,0.05,0.025 --cfl 0.2 --end 0.5 --min-order 1.8)
+fe_case_gpu_check(anisotropic_diffusion order order --sizes 0.2,0.1,0.05 --cfl 0.25 --min-order 1.8)
+fe_case_gpu_check(advection_diffusion_3d order order --sizes 0.1,0.07,0.05,0.035 --cfl 0.2 --end 0.4
+                  --min-order 1.8 --assembly matfree)
+fe_case_gpu_check(manufactured order order --sizes 0.1,0.05,0.025 --cfl 0.04 --end 0.5 --min-order 1.8
+                  --assembly addto)
+fe_case_gpu_check(manufactured strang_time_order time-order --size 0.05 --end 0.5
+                  --dts 0.01,0.005,0.0025,0.00125 --splitting strang --min-order 1.8 --max-order 2.3)
+fe_case_gpu_check(rotating_gaussian conservation conservation --size 0.03 --dt 0.02 --rtol 1e-6)
 
 # compute-sanitizer on a small case with every strategy (label gpu)
 find_program(FE_COMPUTE_SANITIZER compute-sanitizer PATHS /usr/local/cuda/bin)

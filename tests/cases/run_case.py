@@ -19,7 +19,8 @@ CHECK is one of
   backends      on the GPU, each strategy (lma, addto, matfree; atomic and deterministic
                 scatter) matches the CPU's
                 final field to --rtol and meet --max-l2; exit 77 (skip) without a GPU
-Options --size, --dt, --end, --splitting, --every override the case file.
+Options --size, --dt, --end, --splitting, --every override the case file; --assembly
+and --backend are passed to fesim.
 Exit 0 when the criterion holds; 1 with a message otherwise.
 Only the Python standard library is used.
 """
@@ -173,8 +174,16 @@ def main():
     p.add_argument("--max-order", type=float)
     p.add_argument("--rtol", type=float)
     p.add_argument("--assembly", default=None)
+    p.add_argument("--backend", default=None, help="cpu or cuda; with cuda, exit 77 (skip) without a GPU")
     a = p.parse_args()
     extra = ["--assembly", a.assembly] if a.assembly else []
+    if a.backend:
+        extra += ["--backend", a.backend]
+        probe = subprocess.run([a.fesim, "--quiet", *extra, "--check", os.path.join(a.case_dir, "case.xml")],
+                               capture_output=True, text=True)
+        if probe.returncode == 4:
+            print(f"skipped: {probe.stderr.strip()}")
+            return SKIP
     over = dict(size=a.size, dt=a.dt, end=a.end, splitting=a.splitting)
 
     with tempfile.TemporaryDirectory() as work:
