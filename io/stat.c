@@ -36,8 +36,9 @@ static int open_stat(const char *dir, const char *name, int has_exact, struct fe
   errno = 0;
   stat->file = fopen(stat->path, "w");
   FE_CHECK(stat->file, FE_ERR_RESOURCE, "cannot create %s: %s", stat->path, strerror(errno));
-  int n = fprintf(stat->file, "step,time,dt,min,max,integral%s,advection_iterations,"
-                              "diffusion_iterations,wall_seconds\n",
+  int n = fprintf(stat->file,
+                  "step,time,dt,min,max,integral%s,advection_iterations,"
+                  "diffusion_iterations,wall_seconds\n",
                   has_exact ? ",l2_error,linf_error" : "");
   return flush_checked(stat, n);
 }
@@ -81,13 +82,14 @@ static int keep_rows(const char *path, const char *tmp, int step)
   if (!ok || kept < step + 1) {
     remove(tmp);
     FE_CHECK(ok, FE_ERR_RESOURCE, "cannot write %s", tmp);
-    FE_RAISE(FE_ERR_INPUT, "cannot continue %s: it has %d rows up to step %d, expected %d", path, kept,
-             step, step + 1);
+    FE_RAISE(FE_ERR_INPUT, "cannot continue %s: it has %d rows up to step %d, expected %d", path,
+             kept, step, step + 1);
   }
   return FE_SUCCESS;
 }
 
-int fe_stat_resume(const char *dir, const char *name, int has_exact, int step, struct fe_stat **stat)
+int fe_stat_resume(const char *dir, const char *name, int has_exact, int step,
+                   struct fe_stat **stat)
 {
   *stat = NULL;
   struct fe_stat *s;
@@ -124,7 +126,8 @@ int fe_stat_write(struct fe_stat *stat, const struct fe_stat_row *r)
 {
   int n = fprintf(stat->file, "%d,%.17g,%.17g,%.17g,%.17g,%.17g", r->step, r->time, r->dt, r->min,
                   r->max, r->integral);
-  if (n >= 0 && stat->has_exact) n = fprintf(stat->file, ",%.17g,%.17g", r->l2_error, r->linf_error);
+  if (n >= 0 && stat->has_exact)
+    n = fprintf(stat->file, ",%.17g,%.17g", r->l2_error, r->linf_error);
   if (n >= 0)
     n = fprintf(stat->file, ",%d,%d,%.17g\n", r->advection_iterations, r->diffusion_iterations,
                 r->wall_seconds);

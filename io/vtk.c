@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 enum { VTK_TRIANGLE = 5, VTK_TETRA = 10 };
-enum { BUFFER_BYTES = 1 << 20, MAX_PATH = 4096 };
+enum { BUFFER_BYTES = 1 << 18, MAX_PATH = 4096 };
 
 /* A file being written: conversion buffer, and the errno of the first failed write, which the
  * caller reports once with the path. */
@@ -110,7 +110,7 @@ static int emit_ints(struct writer *w, size_t n, const int *src, int stride, int
   return emit(w, "\n", 1);
 }
 
-/* Names in legacy VTK end at white space; VTK's own writer escapes as %XX and its reader decodes. */
+/* Legacy VTK names end at white space; VTK's own writer escapes as %XX, its reader decodes. */
 static int emit_name(struct writer *w, const char *name)
 {
   for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
@@ -218,8 +218,8 @@ static int check_path(const char *path, size_t size, const char *dir, const char
 static int check_dump(const char *name, const struct fe_mesh *m, int n_fields,
                       const struct fe_vtk_field *fields)
 {
-  FE_CHECK(m->dim == 2 || m->dim == 3, FE_ERR_INPUT, "VTK dump %s: mesh dimension %d, expected 2 or 3",
-           name, m->dim);
+  FE_CHECK(m->dim == 2 || m->dim == 3, FE_ERR_INPUT,
+           "VTK dump %s: mesh dimension %d, expected 2 or 3", name, m->dim);
   for (int i = 0; i < n_fields; i++) {
     const struct fe_vtk_field *f = &fields[i];
     int ok = f->name && f->name[0] && f->values &&

@@ -122,16 +122,8 @@ fe_expect_exit(exit.cg_not_converged 3
 
 # ParaView opens the default case's series: its times, its fields, a rendering.
 add_test(NAME paraview.rotating_gaussian
-         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cases/paraview.sh
+         COMMAND ${FE_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_paraview.py --launch
                  ${CMAKE_BINARY_DIR}/cases/rotating_gaussian/rotating_gaussian.vtk.series
                  ${CMAKE_BINARY_DIR}/cases/rotating_gaussian/rendered.png T velocity T_exact T_error)
 set_tests_properties(paraview.rotating_gaussian PROPERTIES LABELS paraview SKIP_RETURN_CODE 77
-                     FIXTURES_REQUIRED case_rotating_gaussian)
-# VTK's own reader on the writer's unit-test dumps (triangles, tetrahedra, grids)
-add_test(NAME io.vtk_writer COMMAND test_vtk ${CMAKE_BINARY_DIR}/vtk_writer)
-set_tests_properties(io.vtk_writer PROPERTIES LABELS unit FIXTURES_SETUP vtk_writer)
-foreach(series tri tet)
-  add_test(NAME io.vtk_reader.${series}
-           COMMAND ${FE_SYSTEM_PYTHON} ${FE_CHECK_VTK} ${CMAKE_BINARY_DIR}/vtk_writer ${series})
-  set_tests_properties(io.vtk_reader.${series} PROPERTIES LABELS unit FIXTURES_REQUIRED vtk_writer)
-endforeach()
+                     FIXTURES_REQUIRED case_rotating_gaussian RUN_SERIAL TRUE)

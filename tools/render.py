@@ -5,8 +5,9 @@ Usage: xvfb-run -a pvbatch tools/render.py SERIES.vtk.series FIELD OUT.png [--ti
 Opens the series with ParaView's reader (the times come from the series file),
 colours by the point field FIELD (the magnitude for a vector) with a scalar
 bar, and saves a 1200x900 image at time T (default: the last time).  2D
-meshes are seen from +z; 3D meshes are clipped through the centre and seen
-from an oblique camera, with the outline of the whole domain.  Prints the
+meshes are seen from +z; 3D meshes are clipped by a plane y = const through
+the field's peak and seen from an oblique camera, with the outline of the
+whole domain.  Prints the
 times found and the field's range at the rendered time.  Exit 1 with a message
 when the series, the time or the field is missing.
 
@@ -104,21 +105,25 @@ def color_by(display, view, field, lo, hi, title):
 
 
 def set_camera(view, bounds, dim):
+    """Fits the bounds explicitly (ResetCamera depends on what the view has updated so far)."""
     center = [(bounds[2 * i] + bounds[2 * i + 1]) / 2 for i in range(3)]
-    extent = max(bounds[2 * i + 1] - bounds[2 * i] for i in range(3)) or 1.0
-    direction, up = ((0, 0, 1), (0, 1, 0)) if dim == 2 else ((1.0, -1.6, 1.1), (0, 0, 1))
+    sizes = [bounds[2 * i + 1] - bounds[2 * i] for i in range(3)]
+    radius = 0.5 * math.sqrt(sum(s * s for s in sizes)) or 1.0
+    if dim == 2:
+        direction, up = (0.0, 0.0, 1.0), (0.0, 1.0, 0.0)
+        view.InteractionMode = "2D"
+    else:
+        direction, up = (1.0, -1.6, 1.1), (0.0, 0.0, 1.0)
+    norm = math.sqrt(sum(d * d for d in direction))
+    distance = radius / math.sin(math.radians(view.CameraViewAngle) / 2)
     view.CameraFocalPoint = center
-    view.CameraPosition = [c + 3 * extent * d for c, d in zip(center, direction)]
+    view.CameraPosition = [c + distance * d / norm for c, d in zip(center, direction)]
     view.CameraViewUp = list(up)
     view.CameraParallelProjection = 1 if dim == 2 else 0
-    if dim == 2:
-        view.InteractionMode = "2D"
+    # Parallel scale is half the visible height; leave room for the scalar bar on the right.
+    aspect = SIZE[0] / SIZE[1]
+    view.CameraParallelScale = 0.6 * max(sizes[1], sizes[0] / (0.8 * aspect)) or 1.0
     view.OrientationAxesVisibility = 0 if dim == 2 else 1
-    view.ResetCamera(False)
-    if dim == 2:
-        view.CameraParallelScale *= 0.8  # the default fit leaves a wide margin around a square
-    else:
-        pv.GetActiveCamera().Zoom(1.25)
 
 
 def peak_location(source, field, bounds):
@@ -187,6 +192,7 @@ def render(series, field, png, time=None, verbose=True):
         text.Color = [0.0, 0.0, 0.0]
         text.FontSize = 22
 
+        pv.Render(view)  # simple.Render resets the camera on a session's first render: do it first
         set_camera(view, bounds, dim)
         pv.Render(view)
         pv.SaveScreenshot(png, view, ImageResolution=list(SIZE))

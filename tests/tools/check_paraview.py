@@ -1,6 +1,7 @@
 """Open a fesim .vtk.series in ParaView and render it as users will.
 
 Usage: xvfb-run -a pvbatch tests/tools/check_paraview.py SERIES OUT.png FIELD [FIELD ...]
+       python3 tests/tools/check_paraview.py --launch SERIES OUT.png FIELD [FIELD ...]
 
 Checks that ParaView's time steps equal the times in the series file (to
 1e-12), that every FIELD is a point field with finite values at every time,
@@ -8,20 +9,55 @@ then renders the first FIELD with tools/render.py's render() at the last time
 into OUT.png and at the first time into OUT_first.png, and checks each image is
 1200x900 and not blank: many colours, and the mesh (non-background pixels)
 covering a good part of it.  Exit 0 on success, 1 with messages otherwise.
+
+--launch (what CTest runs) starts the first form itself: exit 77 (skipped)
+when pvbatch or xvfb-run is missing, and a second and third try when pvbatch
+aborted because it could not connect to Xvfb (XOpenDisplay fails now and then
+with EAGAIN on loaded or sandboxed machines: "bad X server connection").
 """
 import json
 import os
+import shutil
+import subprocess
 import sys
+import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-import render  # noqa: E402  (tools/render.py: the same code path as the user's command)
-
-from vtkmodules.vtkIOImage import vtkPNGReader  # noqa: E402
-from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
-import numpy as np  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+TRIES = 3
+X_FAILURE = "bad X server connection"
 
 MIN_COLOURS = 32
 MIN_COVERAGE = 0.10  # fraction of pixels that are not the white background
+
+
+def launch(args):
+    """Runs this script under xvfb-run -a pvbatch, again when pvbatch could not reach X."""
+    tools = [shutil.which("xvfb-run"), shutil.which("pvbatch")]
+    if not all(tools):
+        print("skipped: pvbatch (ParaView, Debian: python3-paraview) or xvfb-run (xvfb) not found")
+        return 77
+    command = [tools[0], "-a", tools[1], os.path.abspath(__file__)] + args
+    for attempt in range(1, TRIES + 1):
+        run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, errors="replace", check=False)
+        sys.stdout.write(run.stdout)
+        if run.returncode == 0 or X_FAILURE not in run.stdout or attempt == TRIES:
+            return 1 if run.returncode < 0 else run.returncode
+        print(f"check_paraview: pvbatch could not connect to Xvfb (try {attempt} of {TRIES}); "
+              "again", flush=True)
+        time.sleep(2 * attempt)
+    return 1
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--launch"]:
+    sys.exit(launch(sys.argv[2:]) if len(sys.argv) >= 5 else 2)
+
+# Under pvbatch from here on.
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+import render  # noqa: E402  (tools/render.py: the same code path as the user's command)
+from vtkmodules.vtkIOImage import vtkPNGReader  # noqa: E402
+from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
+import numpy as np  # noqa: E402
 
 
 def series_times(path):
@@ -57,7 +93,8 @@ def check_png(path, problems):
     print(f"check_paraview: {path}: {width}x{height}, {colours} colours, "
           f"{100 * coverage:.1f}% non-background")
     if colours < MIN_COLOURS:
-        problems.append(f"{path}: {colours} distinct colours, expected >= {MIN_COLOURS} (blank image?)")
+        problems.append(f"{path}: {colours} distinct colours, expected >= {MIN_COLOURS} "
+                        "(a blank image?)")
     if coverage < MIN_COVERAGE:
         problems.append(f"{path}: {100 * coverage:.1f}% of the pixels are not background, "
                         f"expected >= {100 * MIN_COVERAGE:.0f}% (the mesh is not in view?)")

@@ -18,7 +18,8 @@ import math
 import os
 import sys
 
-from vtkmodules.vtkCommonCore import VTK_INT, VTK_STRING, vtkCommand, vtkOutputWindow, vtkStringOutputWindow
+from vtkmodules.vtkCommonCore import (VTK_INT, VTK_STRING, vtkCommand, vtkOutputWindow,
+                                       vtkStringOutputWindow)
 from vtkmodules.vtkIOLegacy import vtkUnstructuredGridReader
 from vtkmodules.util.numpy_support import vtk_to_numpy
 import numpy as np
@@ -51,7 +52,8 @@ def read_series(path):
     if not isinstance(files, list) or not files:
         raise ValueError(f'{path}: "files" must be a non-empty list')
     for i, entry in enumerate(files):
-        if not isinstance(entry.get("name"), str) or not isinstance(entry.get("time"), (int, float)):
+        name, time = entry.get("name"), entry.get("time")
+        if not isinstance(name, str) or not isinstance(time, (int, float)):
             raise ValueError(f"{path}: files[{i}] = {entry!r}, expected a name and a numeric time")
     return [(e["name"], float(e["time"])) for e in files]
 
@@ -86,8 +88,7 @@ def check_dump(path, time, fields, observer, problems):
         return None
     if not np.all(np.isfinite(vtk_to_numpy(grid.GetPoints().GetData()))):
         problems.append(f"{path}: non-finite point coordinates")
-    types = set(vtk_to_numpy(grid.GetCellTypesArray()).tolist()) if hasattr(grid, "GetCellTypesArray") \
-        else {grid.GetCellType(i) for i in range(n_cells)}
+    types = set(vtk_to_numpy(grid.GetCellTypesArray()).tolist())
     if types not in ({5}, {10}):
         problems.append(f"{path}: cell types {sorted(types)}, expected all 5 (triangle) or all 10 "
                         "(tetrahedron)")
@@ -103,8 +104,8 @@ def check_dump(path, time, fields, observer, problems):
                             f"for {n_points} points")
         values = vtk_to_numpy(array)
         if not np.all(np.isfinite(values)):
-            problems.append(f"{path}: point field {name!r} has {np.count_nonzero(~np.isfinite(values))} "
-                            "non-finite values")
+            bad = np.count_nonzero(~np.isfinite(values))
+            problems.append(f"{path}: point field {name!r} has {bad} non-finite values")
     region = grid.GetCellData().GetArray("region")
     if region is None:
         problems.append(f"{path}: no cell array 'region'")

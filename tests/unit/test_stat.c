@@ -1,0 +1,181 @@
+/* The .stat file: header with and without the error columns, rows that round-trip exactly
+ * (17 significant digits) and are on disk as soon as they are written, and failures. */
+#include "io/stat.h"
+
+#include "core/error.h"
+#include "test.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const HEADER_EXACT =
+    "step,time,dt,min,max,integral,l2_error,linf_error,advection_iterations,"
+    "diffusion_iterations,wall_seconds";
+static const char *const HEADER_PLAIN =
+    "step,time,dt,min,max,integral,advection_iterations,diffusion_iterations,wall_seconds";
+
+static const struct fe_stat_row ROWS[] = {
+    {0, 0.0, 0.1, -0.0, 1.0 / 3, 2.0 / 3, 0.0, 0.0, 0, 0, 0.0},
+    {1, 0.1, 0.1, -1e-300, 0.99999999999999989, 0.66666666666666663, 1.2345678901234567e-7,
+     4.9406564584124654e-324, 12, 7, 0.0012345},
+    {2, 0.2, 0.1, -DBL_MAX, DBL_MAX, DBL_MIN, 3.0000000000000004, 1e300, 2147483647, 1, 1.5},
+    {1000000, 1e5 + 0.1, 1.0 / 7, -2.5, 2.5, -123456789.123456789, 1e-17, 1e-16, 3, 99999, 3600.25},
+};
+enum { N_ROWS = sizeof ROWS / sizeof ROWS[0] };
+
+static int same(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static char *read_all(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  rewind(f);
+  char *buf = malloc((size_t)size + 1);
+  if (buf && fread(buf, 1, (size_t)size, f) != (size_t)size) {
+    free(buf);
+    buf = NULL;
+  }
+  if (buf) buf[size] = 0;
+  fclose(f);
+  return buf;
+}
+
+static double next_double(char **p)
+{
+  char *end;
+  double v = strtod(*p, &end);
+  CHECK(end != *p && (*end == ',' || *end == '\n'));
+  *p = end + (*end == ',');
+  return v;
+}
+
+static long next_int(char **p)
+{
+  char *end;
+  long v = strtol(*p, &end, 10);
+  CHECK(end != *p && (*end == ',' || *end == '\n'));
+  *p = end + (*end == ',');
+  return v;
+}
+
+/* The file holds the header and exactly rows 0..n-1, each ending in a newline. */
+static void check_file(const char *path, int has_exact, int n)
+{
+  char *text = read_all(path);
+  CHECK(text != NULL);
+  if (!text) return;
+  const char *header = has_exact ? HEADER_EXACT : HEADER_PLAIN;
+  size_t len = strlen(header);
+  CHECK(strncmp(text, header, len) == 0 && text[len] == '\n');
+  char *p = text + len + 1;
+  for (int i = 0; i < n && *p; i++) {
+    const struct fe_stat_row *r = &ROWS[i];
+    CHECK(next_int(&p) == r->step);
+    CHECK(same(next_double(&p), r->time));
+    CHECK(same(next_double(&p), r->dt));
+    CHECK(same(next_double(&p), r->min));
+    CHECK(same(next_double(&p), r->max));
+    CHECK(same(next_double(&p), r->integral));
+    if (has_exact) {
+      CHECK(same(next_double(&p), r->l2_error));
+      CHECK(same(next_double(&p), r->linf_error));
+    }
+    CHECK(next_int(&p) == r->advection_iterations);
+    CHECK(next_int(&p) == r->diffusion_iterations);
+    CHECK(same(next_double(&p), r->wall_seconds));
+    CHECK(*p == '\n');
+    p += *p == '\n';
+  }
+  CHECK(*p == 0);
+  free(text);
+}
+
+static void write_rows(const char *dir, const char *name, int has_exact)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s.stat", dir, name);
+  struct fe_stat *stat = NULL;
+  CHECK_OK(fe_stat_create(dir, name, has_exact, &stat));
+  CHECK(stat != NULL);
+  if (!stat) return;
+  check_file(path, has_exact, 0);
+  for (int i = 0; i < N_ROWS; i++) {
+    CHECK_OK(fe_stat_write(stat, &ROWS[i]));
+    check_file(path, has_exact, i + 1); /* flushed: readable while the run goes on */
+  }
+  fe_stat_destroy(stat);
+  check_file(path, has_exact, N_ROWS);
+}
+
+static void test_format(const char *dir)
+{
+  write_rows(dir, "exact", 1);
+  write_rows(dir, "plain", 0);
+  char path[512];
+  snprintf(path, sizeof path, "%s/plain.stat", dir);
+  char *text = read_all(path);
+  const char *row1 = "\n1,0.10000000000000001,0.10000000000000001,-1e-300,"
+                     "0.99999999999999989,0.66666666666666663,12,7,0.0012344999999999999\n";
+  CHECK(text && strstr(text, row1));
+  CHECK(text && strstr(text, "\n0,0,0.10000000000000001,-0,"));
+  free(text);
+}
+
+static void test_failures(const char *dir)
+{
+  char sub[512];
+  snprintf(sub, sizeof sub, "%s/no/such/dir", dir);
+  struct fe_stat *stat = (struct fe_stat *)&stat;
+  CHECK(fe_stat_create(sub, "x", 0, &stat) == FE_ERR_RESOURCE);
+  CHECK(stat == NULL);
+  fe_stat_destroy(NULL);
+
+  if (access("/dev/full", W_OK) == 0) {
+    char link[512];
+    snprintf(link, sizeof link, "%s/full.stat", dir);
+    unlink(link);
+    CHECK(symlink("/dev/full", link) == 0);
+    CHECK(fe_stat_create(dir, "full", 1, &stat) == FE_ERR_RESOURCE);
+    CHECK(stat == NULL);
+    unlink(link);
+  }
+}
+
+/* Removes the directory this test made for itself (its files only: it has no subdirectories). */
+static void remove_fresh(const char *dir)
+{
+  DIR *d = opendir(dir);
+  char path[512];
+  for (struct dirent *ent; d && (ent = readdir(d));) {
+    if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+    unlink(path);
+  }
+  if (d) closedir(d);
+  rmdir(dir);
+}
+
+int main(int argc, char **argv)
+{
+  char fresh[] = "test_stat.XXXXXX";
+  const char *dir = argc > 1 ? argv[1] : mkdtemp(fresh);
+  if (!dir || (mkdir(dir, 0777) != 0 && errno != EEXIST)) {
+    fprintf(stderr, "test_stat: cannot create the output directory %s: %s\n", dir ? dir : fresh,
+            strerror(errno));
+    return 1;
+  }
+  test_format(dir);
+  test_failures(dir);
+  if (argc == 1) {
+    remove_fresh(dir);
+    CHECK(access(dir, F_OK) != 0);
+  }
+  TEST_DONE();
+}
