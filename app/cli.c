@@ -11,6 +11,7 @@ static const char usage[] =
   "  --assembly addto|lma|matfree override the case\n"
   "  --deterministic              LMA on the GPU without atomics: runs reproduce bit for bit\n"
   "  --output DIR                 override output@dir\n"
+  "  --force                      overwrite the outputs of another case in the output directory\n"
   "  --check                      validate the case and the mesh, print a summary, run nothing\n"
   "  --restart CHECKPOINT         continue a run from a checkpoint\n"
   "  --quiet | --verbose\n"
@@ -24,7 +25,7 @@ int fe_cli_parse(int argc, char **argv, struct fe_options *o, int *done)
   static const struct option longopts[] = {
     {"backend", required_argument, NULL, 'b'}, {"assembly", required_argument, NULL, 'a'},
     {"output", required_argument, NULL, 'o'},  {"check", no_argument, NULL, 'c'},
-    {"deterministic", no_argument, NULL, 'd'},
+    {"deterministic", no_argument, NULL, 'd'}, {"force", no_argument, NULL, 'f'},
     {"restart", required_argument, NULL, 'r'}, {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},       {"version", no_argument, NULL, 'V'},
     {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
@@ -46,6 +47,7 @@ int fe_cli_parse(int argc, char **argv, struct fe_options *o, int *done)
       break;
     case 'o': o->output_dir = optarg; break;
     case 'd': o->deterministic = 1; break;
+    case 'f': o->force = 1; break;
     case 'c': o->check = 1; break;
     case 'r': o->restart = optarg; break;
     case 'q': o->verbosity = 0; break;

@@ -1,5 +1,6 @@
 /* The split scheme (Strang: half a diffusion step, the advection step, half a
  * diffusion step; Lie: advection, then diffusion), its set-up and outputs. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "app/run.h"
 
 #include <errno.h>
@@ -42,6 +43,7 @@ struct fe_sim {
   struct fe_cg *cg;
   struct fe_cg_options cgo;
   struct fe_vec *T, *b, *y, *k, *acc, *x, *ex;
+  struct fe_vec *prev;                 /* T at the start of the step: kept on numerical failure */
   double *vel, *diff, *dvals, *dzero; /* backend arrays */
   int dvals_ready;
   struct fe_vec *lumped;               /* int phi_n: integral = lumped . T */
@@ -51,7 +53,8 @@ struct fe_sim {
   int step, n_dumps, adv_iters, diff_iters;
   long total_adv_iters, total_diff_iters;
   double *dump_times;
-  double t_adv, t_diff, t_out, t_start, t_loop0, last_progress;
+  long total_cg_iters;
+  double t_adv, t_diff, t_cg, t_out, t_start, t_loop0, last_progress;
   struct fe_stat *stat;
 };
 
@@ -147,7 +150,7 @@ static int alloc_fields(struct fe_sim *s)
 {
   const long n = s->m->n_nodes, nd = s->bcs->n_dirichlet + 1;
   const int d = s->m->dim;
-  struct fe_vec **v[] = {&s->T, &s->b, &s->y, &s->k, &s->acc, &s->x, &s->ex, &s->lumped};
+  struct fe_vec **v[] = {&s->T, &s->b, &s->y, &s->k, &s->acc, &s->x, &s->ex, &s->prev, &s->lumped};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) FE_CALL(fe_vec_create(s->be, (size_t)n, v[i]));
   FE_CALL(fe_cg_create(s->be, (size_t)n, &s->cg));
   FE_MALLOC(n, &s->h_n);
@@ -213,12 +216,25 @@ static int set_dirichlet(struct fe_sim *s, double t, struct fe_vec *v)
 static int solve(struct fe_sim *s, struct fe_op *a, const char *what, double t, int *iters)
 {
   struct fe_cg_result r;
+  FE_CALL(s->be->vec->sync(s->be)); /* the solve's own time, not the work queued before it */
+  const double start = fe_wtime();
   FE_CALL(fe_cg_solve(s->cg, a, s->b, s->x, &s->cgo, &r));
+  s->t_cg += fe_wtime() - start;
+  s->total_cg_iters += r.iterations;
   *iters += r.iterations;
   if (r.converged) return FE_SUCCESS;
   char last[64] = "";
-  for (int k = (r.iterations < 2 ? r.iterations : 2); k >= 0; k--) /* oldest first */
+  int finite = 1;
+  for (int k = (r.iterations < 2 ? r.iterations : 2); k >= 0; k--) { /* oldest first */
     snprintf(last + strlen(last), sizeof last - strlen(last), " %.3e", r.history[k]);
+    finite &= isfinite(r.history[k]);
+  }
+  if (!finite || !isfinite(r.rhs_norm))
+    FE_RAISE(FE_ERR_NUMERICAL,
+             "the %s solve broke down with non-finite values at step %d (t = %.9g): %d CG iterations, "
+             "last residuals%s, right-hand side norm %.3e; the scheme is unstable at this dt: try a "
+             "smaller dt",
+             what, s->step, t, r.iterations, last, r.rhs_norm);
   FE_RAISE(FE_ERR_NUMERICAL,
            "the %s solve did not converge at step %d (t = %.9g): %d CG iterations, last residuals%s, "
            "target max(rtol %.1e * %.3e, atol %.1e); try a smaller dt or a larger <solver "
@@ -443,9 +459,8 @@ static void progress(struct fe_sim *s, double t, int final)
   if (final) fputc('\n', stderr);
 }
 
-static void summary(const struct fe_sim *s, double t)
+static void summary(const struct fe_sim *s, double t, int first_step)
 {
-  if (s->opt->verbosity == 0) return;
   double local = 0, global = 0;
   int count = 0;
   struct fe_op *ops[] = {s->mass, s->adv, s->dlhs, s->drhs};
@@ -457,11 +472,18 @@ static void summary(const struct fe_sim *s, double t)
       count += at->count;
     }
   double total = fe_wtime() - s->t_loop0;
+  if (s->opt->report)
+    *s->opt->report = (struct fe_run_report){
+      .steps = s->n_steps - first_step, .setup = s->t_loop0 - s->t_start, .loop = total,
+      .output = s->t_out, .local = local, .global = global, .assemblies = count,
+      .advection = s->t_adv, .diffusion = s->t_diff, .cg = s->t_cg, .cg_iterations = s->total_cg_iters,
+      .advection_iterations = s->total_adv_iters, .diffusion_iterations = s->total_diff_iters};
+  if (s->opt->verbosity == 0) return;
   char be[320];
   printf("fesim: %s: %d steps to t = %.9g in %.3f s (backend %s, assembly %s)\n", s->c->name,
          s->n_steps, t, total, backend_description(s, be, sizeof be), fe_strategy_name(s->strategy));
   printf("  set-up     %9.3f s (case, mesh, operators)\n", s->t_loop0 - s->t_start);
-  printf("  per step   %9.3f ms (outputs excluded)\n", 1e3 * (total - s->t_out) / s->n_steps);
+  printf("  per step   %9.3f ms (outputs excluded)\n", 1e3 * (total - s->t_out) / (s->n_steps - first_step));
   printf("  assembly   %9.3f s local, %.3f s global (%d operator assemblies)\n", local, global, count);
   if (s->has_advection)
     printf("  advection  %9.3f s, %ld CG iterations\n", s->t_adv, s->total_adv_iters);
@@ -485,6 +507,57 @@ static int make_dir(const char *path)
     }
   if (mkdir(buf, 0777) && errno != EEXIST)
     FE_RAISE(FE_ERR_RESOURCE, "cannot create output directory '%s': %s", buf, strerror(errno));
+  return FE_SUCCESS;
+}
+
+/* Outputs belong to the case file that wrote NAME.run beside them: the run of
+ * another case file with the same name must not overwrite them silently. */
+static int claim_outputs(const struct fe_sim *s)
+{
+  char path[4096], owner[4096] = "", stat_path[4096];
+  snprintf(path, sizeof path, "%s/%s.run", s->outdir, s->c->name);
+  snprintf(stat_path, sizeof stat_path, "%s/%s.stat", s->outdir, s->c->name);
+  char *me = realpath(s->c->path, NULL);
+  FE_CHECK(me, FE_ERR_RESOURCE, "cannot resolve the path of '%s': %s", s->c->path, strerror(errno));
+  FILE *f = fopen(path, "r");
+  if (f) {
+    if (!fgets(owner, sizeof owner, f) || strncmp(owner, "case ", 5)) owner[0] = 0;
+    fclose(f);
+    owner[strcspn(owner, "\n")] = 0;
+  }
+  const int mine = owner[0] && !strcmp(owner + 5, me);
+  const int foreign = f ? !mine : access(stat_path, F_OK) == 0;
+  free(me);
+  if (!foreign || s->opt->force) return FE_SUCCESS;
+  if (owner[0])
+    FE_RAISE(FE_ERR_INPUT,
+             "output directory '%s' holds the outputs of case '%s' (%s): not overwritten; use "
+             "--output for another directory or --force to overwrite them",
+             s->outdir, owner + 5, path);
+  FE_RAISE(FE_ERR_INPUT,
+           "output directory '%s' holds outputs named '%s' that no fesim run claims (%s exists, "
+           "%s does not): not overwritten; use --output for another directory or --force to "
+           "overwrite them",
+           s->outdir, s->c->name, stat_path, path);
+}
+
+/* NAME.run: which case file the outputs belong to. */
+static int write_owner(const struct fe_sim *s)
+{
+  char path[4096], tmp[4200];
+  snprintf(path, sizeof path, "%s/%s.run", s->outdir, s->c->name);
+  snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+  char *me = realpath(s->c->path, NULL);
+  FE_CHECK(me, FE_ERR_RESOURCE, "cannot resolve the path of '%s': %s", s->c->path, strerror(errno));
+  FILE *f = fopen(tmp, "w");
+  int ok = f && fprintf(f, "case %s\nfesim %s\n", me, FESIM_VERSION) > 0;
+  ok = (f && fclose(f) == 0) && ok;
+  const int e = errno;
+  free(me);
+  if (!ok || rename(tmp, path)) {
+    remove(tmp);
+    FE_RAISE(FE_ERR_RESOURCE, "cannot write '%s': %s", path, strerror(ok ? errno : e));
+  }
   return FE_SUCCESS;
 }
 
@@ -521,9 +594,33 @@ static int stopped(struct fe_sim *s, double t)
   return FE_ERR_INTERRUPTED;
 }
 
+/* After a numerical failure in the step from t0: T goes back to the last good
+ * state, which a checkpoint keeps (the dumps written so far are untouched). */
+static int keep_last_good(struct fe_sim *s, double t0)
+{
+  char path[4096];
+  s->step--;
+  FE_CALL(fe_vec_copy(s->prev, s->T));
+  FE_CALL(write_checkpoint(s, t0, path, sizeof path));
+  fprintf(stderr, "fesim: the last good state (step %d, t = %.9g) is in %s; the dumps up to t = %.9g are in %s/%s.vtk.series\n",
+          s->step, t0, path, s->dump_times[s->n_dumps - 1], s->outdir, s->c->name);
+  return FE_ERR_NUMERICAL;
+}
+
+/* The step from t0 and its stat row (which checks the field is finite). */
+static int advance(struct fe_sim *s, double t0, double h)
+{
+  FE_CALL(fe_vec_copy(s->T, s->prev));
+  FE_CALL(take_step(s, t0, h));
+  s->total_adv_iters += s->adv_iters;
+  s->total_diff_iters += s->diff_iters;
+  return write_stat(s, t0 + h, h);
+}
+
 static int time_loop(struct fe_sim *s)
 {
   const struct fe_case *c = s->c;
+  const int first_step = s->step;
   s->t_loop0 = fe_wtime();
   double t = step_time(s, s->step);
   if (s->step == 0) {
@@ -534,11 +631,10 @@ static int time_loop(struct fe_sim *s)
     const double t0 = step_time(s, s->step), t1 = step_time(s, s->step + 1);
     const double h = step_length(s, s->step + 1);
     s->step++;
-    FE_CALL(take_step(s, t0, h));
-    s->total_adv_iters += s->adv_iters;
-    s->total_diff_iters += s->diff_iters;
+    const int err = advance(s, t0, h);
+    if (err == FE_ERR_NUMERICAL) return keep_last_good(s, t0);
+    FE_CALL(err);
     t = t1;
-    FE_CALL(write_stat(s, t1, h));
     if (s->step % c->output_every == 0 || s->step == s->n_steps) FE_CALL(write_dump(s, t1));
     if (c->checkpoint_every && s->step % c->checkpoint_every == 0 && s->step < s->n_steps) {
       char path[4096];
@@ -547,7 +643,7 @@ static int time_loop(struct fe_sim *s)
     progress(s, t1, s->step == s->n_steps);
     if (stop_signal && s->step < s->n_steps) return stopped(s, t1);
   }
-  summary(s, t);
+  summary(s, t, first_step);
   return FE_SUCCESS;
 }
 
@@ -618,11 +714,17 @@ static void print_check(struct fe_sim *s)
 static int setup(struct fe_sim *s)
 {
   const struct fe_options *o = s->opt;
-  FE_CALL(fe_case_read(o->case_path, &s->c));
+  if (o->case_data)
+    s->c = o->case_data;
+  else
+    FE_CALL(fe_case_read(o->case_path, &s->c));
   struct fe_case *c = s->c;
   s->strategy = o->strategy_set ? o->strategy : c->strategy;
   s->outdir = o->output_dir ? o->output_dir : c->output_dir;
-  FE_CALL(fe_mesh_read(c->mesh_file, c->mesh_size, &s->m));
+  if (o->mesh)
+    s->m = o->mesh;
+  else
+    FE_CALL(fe_mesh_read(c->mesh_file, c->mesh_size, &s->m));
   FE_CALL(check_dimensions(s));
   FE_CALL(fe_bcs_create(c, s->m, &s->bcs));
   FE_CALL(pick_backend(s));
@@ -651,7 +753,7 @@ static void sim_destroy(struct fe_sim *s)
 {
   struct fe_op *ops[] = {s->mass, s->adv, s->dlhs, s->drhs};
   for (int i = 0; i < 4; i++) fe_op_destroy(ops[i]);
-  struct fe_vec *v[] = {s->T, s->b, s->y, s->k, s->acc, s->x, s->ex, s->lumped};
+  struct fe_vec *v[] = {s->T, s->b, s->y, s->k, s->acc, s->x, s->ex, s->prev, s->lumped};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
   fe_cg_destroy(s->cg);
   if (s->be) {
@@ -664,8 +766,8 @@ static void sim_destroy(struct fe_sim *s)
   for (size_t i = 0; i < sizeof host / sizeof *host; i++) free(host[i]);
   fe_stat_destroy(s->stat);
   fe_bcs_destroy(s->bcs);
-  fe_mesh_destroy(s->m);
-  fe_case_destroy(s->c);
+  if (s->m != s->opt->mesh) fe_mesh_destroy(s->m);
+  if (s->c != s->opt->case_data) fe_case_destroy(s->c);
 #ifdef FESIM_HAVE_CUDA
   fe_backend_cuda_destroy(s->owned_be);
 #endif
@@ -680,8 +782,10 @@ static int run(struct fe_sim *s)
   }
   FE_CALL(fe_vec_upload(s->T, s->h_n));
   if (s->opt->restart) FE_CALL(restore(s, s->opt->restart));
+  FE_CALL(claim_outputs(s));
   FE_CALL(create_operators(s));
   FE_CALL(make_dir(s->outdir));
+  FE_CALL(write_owner(s));
   catch_stop_signals();
   if (s->opt->restart)
     FE_CALL(fe_stat_resume(s->outdir, s->c->name, s->c->exact != NULL, s->step, &s->stat));

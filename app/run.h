@@ -4,6 +4,18 @@
 #define FE_RUN_H
 
 #include "io/case.h"
+#include "io/mesh.h"
+
+/* What a run measured (wall-clock seconds), for benchmarks. */
+struct fe_run_report {
+  int steps;                        /* steps taken by this run */
+  double setup, loop, output;       /* set-up (case, mesh, operators), time loop, its outputs */
+  double local, global;             /* operator assembly: element matrices, global (addto) */
+  int assemblies;
+  double advection, diffusion;      /* the split scheme's two parts, assembly and solves included */
+  double cg;                        /* inside CG solves */
+  long cg_iterations, advection_iterations, diffusion_iterations;
+};
 
 struct fe_options {
   const char *case_path;
@@ -15,7 +27,14 @@ struct fe_options {
   const char *output_dir;
   const char *restart;
   int check;
+  int force;                /* --force: overwrite the outputs of another case */
   int verbosity; /* 0 quiet, 1 normal, 2 verbose */
+  /* For programs that drive fe_run (benchmarks): a case already read (case_path
+   * is then only its name in messages) and a mesh that replaces mesh@file; both
+   * stay the caller's.  report, when set, receives the timings. */
+  struct fe_case *case_data;
+  struct fe_mesh *mesh;
+  struct fe_run_report *report;
 };
 
 /* Parse argv.  Sets *done (and returns 0) after --help or --version. */

@@ -117,8 +117,29 @@ fe_expect_exit(exit.cuda_without_gpu 4 "backend 'cuda' was asked for, but"
                ARGS --backend cuda --check ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml
                SKIP_IF_OK "a usable GPU is present")
 fe_expect_exit(exit.cg_not_converged 3
-               "the diffusion solve did not converge at step 1 \\(t = 0.005\\): 1 CG iterations, last residuals [0-9.e+-]+ [0-9.e+-]+, target"
-               ARGS --output ${CMAKE_BINARY_DIR}/exit_cg ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/max_iterations_1.xml)
+               "the diffusion solve did not converge at step 1 \\(t = 0.005\\): 1 CG iterations, last residuals [0-9.e+-]+ [0-9.e+-]+, target.*the last good state \\(step 0, t = 0\\) is in [^\n]*/exit_cg/manufactured_checkpoint_000000.bin"
+               ARGS --force --output ${CMAKE_BINARY_DIR}/exit_cg ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/max_iterations_1.xml)
+set_tests_properties(exit.cg_not_converged PROPERTIES FIXTURES_SETUP exit_cg)
+# Non-finite values (RK4 far beyond its stability limit): exit 3, the last good step kept
+# in a checkpoint, from which a restart fails again at the same step.
+fe_expect_exit(exit.non_finite 3
+               "broke down with non-finite values at step 13 \\(t = 0.12\\).*the last good state \\(step 12, t = 0.12\\) is in [^\n]*/exit_blow_up/manufactured_checkpoint_000012.bin; the dumps up to t = 0.1 are in"
+               ARGS --backend cpu --output ${CMAKE_BINARY_DIR}/exit_blow_up ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/blow_up.xml)
+set_tests_properties(exit.non_finite PROPERTIES FIXTURES_SETUP exit_blow_up)
+fe_expect_exit(exit.non_finite_restart 3 "broke down with non-finite values at step 13 \\(t = 0.12\\)"
+               ARGS --backend cpu --output ${CMAKE_BINARY_DIR}/exit_blow_up
+                    --restart ${CMAKE_BINARY_DIR}/exit_blow_up/manufactured_checkpoint_000012.bin
+                    ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/blow_up.xml)
+set_tests_properties(exit.non_finite_restart PROPERTIES FIXTURES_REQUIRED exit_blow_up)
+# Outputs of another case file with the same name: refused (exit 2) unless --force.
+fe_expect_exit(exit.foreign_outputs 2
+               "output directory '[^']*/cases/manufactured' holds the outputs of case '[^']*/cases/manufactured/case.xml' \\([^)]*manufactured.run\\): not overwritten; use --output for another directory or --force"
+               ARGS --output ${CMAKE_BINARY_DIR}/cases/manufactured ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/max_iterations_1.xml)
+set_tests_properties(exit.foreign_outputs PROPERTIES FIXTURES_REQUIRED case_manufactured)
+add_test(NAME exit.force
+         COMMAND $<TARGET_FILE:fesim> --quiet --force --backend cpu --output ${CMAKE_BINARY_DIR}/exit_cg
+                 ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml)
+set_tests_properties(exit.force PROPERTIES LABELS case FIXTURES_REQUIRED exit_cg)
 
 # ParaView opens the default case's series: its times, its fields, a rendering.
 add_test(NAME paraview.rotating_gaussian

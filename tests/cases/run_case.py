@@ -238,6 +238,7 @@ def main():
             open(os.path.join(part, name + ".stat"), "w").writelines(rows[: k + k // 2 + 2])
             ckpt = os.path.join(part, f"{name}_checkpoint_{k:06d}.bin")
             shutil.copy(os.path.join(out, f"{name}_checkpoint_{k:06d}.bin"), ckpt)
+            shutil.copy(os.path.join(out, name + ".run"), part)  # whose outputs these are
             run(a.fesim, path, [*extra, "--output", part, "--restart", ckpt])
             full = [r.rsplit(",", 1)[0] for r in rows]  # all columns but wall_seconds
             again = [r.rsplit(",", 1)[0] for r in open(os.path.join(part, name + ".stat")).read().splitlines(True)]
