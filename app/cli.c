@@ -8,7 +8,7 @@
 static const char usage[] =
   "usage: fesim [options] CASE.xml\n"
   "  --backend cpu|cuda|auto      override the case\n"
-  "  --assembly addto|lma|matfree override the case\n"
+  "  --assembly addto|lma|matfree|auto  override the case (auto: the fastest, measured)\n"
   "  --deterministic              LMA on the GPU without atomics: runs reproduce bit for bit\n"
   "  --output DIR                 override output@dir\n"
   "  --force                      overwrite the outputs of another case in the output directory\n"

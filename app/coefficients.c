@@ -54,6 +54,9 @@ static int tensors(const struct fe_case *c, struct fe_coefficient_programs *cp)
       fe_program_constant(0.0, &h[k]);
   }
   cp->n_diffusivity = ns;
+  cp->uniform_diffusivity = 1;
+  for (int k = 0; k < c->n_diffusivity; k++)
+    cp->uniform_diffusivity &= !fe_expr_depends_on_space(c->diffusivity[k]);
   return upload_programs(be, h, ns, &cp->diffusivity);
 }
 
@@ -184,8 +187,8 @@ int fe_coefficients_velocity(const struct fe_coefficient_programs *cp, double t,
 
 int fe_coefficients_diffusivity(const struct fe_coefficient_programs *cp, double t, double *out)
 {
-  return fe_space_evaluate(cp->space, 1, NULL, NULL, cp->space->n_cells, cp->diffusivity,
-                           cp->n_diffusivity, t, out);
+  return fe_space_evaluate(cp->space, 1, NULL, NULL, cp->uniform_diffusivity ? 1 : cp->space->n_cells,
+                           cp->diffusivity, cp->n_diffusivity, t, out);
 }
 
 int fe_coefficients_source(const struct fe_coefficient_programs *cp, double t, double *out)

@@ -31,6 +31,7 @@ struct fe_neumann_facets {
 struct fe_coefficient_programs {
   const struct fe_space *space;
   int n_velocity, n_diffusivity; /* programs in velocity (d) and diffusivity (FE_NSYM(d)) */
+  int uniform_diffusivity;       /* no diffusivity component depends on x, y, z: one tensor */
   struct fe_program *velocity, *diffusivity, *source, *exact; /* backend; NULL when absent */
   int n_groups;
   struct fe_point_group *groups; /* one per Dirichlet <boundary>; pos: place in the Dirichlet list */
@@ -41,9 +42,10 @@ int fe_coefficient_programs_create(const struct fe_case *c, const struct fe_bcs 
                                    const struct fe_space *space, struct fe_coefficient_programs **cp);
 void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp);
 
-/* velocity: n_nodes * d values; diffusivity: n_cells * FE_NSYM(d), scalars
- * expanded to the tensor's diagonal; node fields: n_nodes; dirichlet: in the
- * order of space->dirichlet.  All out arrays on the backend. */
+/* velocity: n_nodes * d values; diffusivity: n_cells * FE_NSYM(d) (only the
+ * first FE_NSYM(d) when uniform_diffusivity), scalars expanded to the tensor's
+ * diagonal; node fields: n_nodes; dirichlet: in the order of space->dirichlet.
+ * All out arrays on the backend. */
 int fe_coefficients_velocity(const struct fe_coefficient_programs *cp, double t, double *out);
 int fe_coefficients_diffusivity(const struct fe_coefficient_programs *cp, double t, double *out);
 int fe_coefficients_source(const struct fe_coefficient_programs *cp, double t, double *out);

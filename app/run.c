@@ -174,16 +174,33 @@ static int alloc_fields(struct fe_sim *s)
   return fe_vec_upload(s->lumped, s->h_n);
 }
 
+/* strategy="auto": the strategy whose apply of the diffusion operator is fastest here. */
+static int pick_strategy(struct fe_sim *s)
+{
+  double sec[FE_STRATEGY_AUTO];
+  const struct fe_form lhs = {.mass = 1.0, .lumped = s->c->mass == FE_MASS_LUMPED,
+                              .diffusion = s->c->theta * s->c->dt};
+  FE_CALL(fe_coefficients_diffusivity(s->cp, s->c->t_start, s->diff));
+  FE_CALL(fe_operator_pick(s->space, &lhs, &s->coef, &s->strategy, sec));
+  if (s->opt->verbosity > 0)
+    fprintf(stderr, "fesim: note: assembly auto: %s (time per apply: lma %.3g ms, addto %.3g ms, matfree %.3g ms)\n",
+            fe_strategy_name(s->strategy), 1e3 * sec[FE_STRATEGY_LMA], 1e3 * sec[FE_STRATEGY_ADDTO],
+            1e3 * sec[FE_STRATEGY_MATFREE]);
+  return FE_SUCCESS;
+}
+
 static int create_operators(struct fe_sim *s)
 {
   FE_CALL(fe_space_create(s->be, s->m, s->bcs->is_dirichlet, &s->space));
   s->space->deterministic = s->opt->deterministic || s->c->deterministic;
   FE_CALL(fe_coefficient_programs_create(s->c, s->bcs, s->space, &s->cp));
+  s->coef.uniform_diffusivity = s->cp->uniform_diffusivity;
+  if (s->strategy == FE_STRATEGY_AUTO) FE_CALL(pick_strategy(s));
   FE_CALL(fe_operator_create(s->space, s->strategy, &s->dlhs));
   FE_CALL(fe_operator_create(s->space, s->strategy, &s->drhs));
   if (s->has_advection || !s->src_zero) {
     FE_CALL(fe_operator_create(s->space, s->strategy, &s->mass));
-    struct fe_form mass = {1.0, s->c->mass == FE_MASS_LUMPED, 0, 0};
+    struct fe_form mass = {.mass = 1.0, .lumped = s->c->mass == FE_MASS_LUMPED};
     FE_CALL(fe_operator_assemble(s->mass, &mass, &s->coef));
   }
   if (s->has_advection) FE_CALL(fe_operator_create(s->space, s->strategy, &s->adv));
@@ -249,7 +266,8 @@ static int assemble_diffusion(struct fe_sim *s, double tau, double tmid)
   if (retime || s->diff_tau == 0) FE_CALL(fe_coefficients_diffusivity(s->cp, tmid, s->diff));
   const double th = s->c->theta;
   const int lumped = s->c->mass == FE_MASS_LUMPED;
-  struct fe_form lhs = {1.0, lumped, th * tau, 0}, rhs = {1.0, lumped, -(1 - th) * tau, 0};
+  struct fe_form lhs = {.mass = 1.0, .lumped = lumped, .diffusion = th * tau};
+  struct fe_form rhs = {.mass = 1.0, .lumped = lumped, .diffusion = -(1 - th) * tau};
   FE_CALL(fe_operator_assemble(s->dlhs, &lhs, &s->coef));
   FE_CALL(fe_operator_assemble(s->drhs, &rhs, &s->coef));
   s->diff_tau = tau;
@@ -306,7 +324,7 @@ static int assemble_advection(struct fe_sim *s, double t)
 {
   if (t == s->adv_time || (!s->adv_tdep && !isnan(s->adv_time))) return FE_SUCCESS;
   FE_CALL(fe_coefficients_velocity(s->cp, t, s->vel));
-  struct fe_form adv = {0, 0, 0, -1.0}; /* M dT/dt = -C T */
+  struct fe_form adv = {.advection = -1.0}; /* M dT/dt = -C T */
   FE_CALL(fe_operator_assemble(s->adv, &adv, &s->coef));
   s->adv_time = t;
   return FE_SUCCESS;
@@ -735,7 +753,8 @@ static int setup(struct fe_sim *s)
   s->src_tdep = fe_expr_depends_on_t(c->source);
   s->src_zero = expr_is_zero(c->source);
   s->bc_tdep = s->bcs->time_dependent;
-  s->cgo = (struct fe_cg_options){c->rtol, c->atol, c->max_iterations, c->preconditioner == FE_PC_JACOBI};
+  s->cgo = (struct fe_cg_options){.rtol = c->rtol, .atol = c->atol, .max_iterations = c->max_iterations,
+                                  .jacobi = c->preconditioner == FE_PC_JACOBI};
   FE_CALL(alloc_fields(s));
   FE_MALLOC(s->n_steps + 2, &s->dump_times);
   /* every expression once on the mesh: non-finite values are input errors */

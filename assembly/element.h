@@ -45,6 +45,7 @@ struct fe_form {
   int lumped;       /* mass lumped onto the diagonal */
   double diffusion; /* b */
   double advection; /* c */
+  int uniform_diffusivity; /* the diffusivity array holds one tensor, the same in every cell */
 };
 
 /* Element storage is blocked element-major: entry k of element e sits at
@@ -177,7 +178,7 @@ FE_HOST_DEVICE static inline double fe_cell_geometry(int d, const struct fe_form
   double det = fe_geometry(d, x, jinv);
   double absdet = det < 0 ? -det : det;
   if (form->diffusion != 0)
-    fe_geometry_diffusion(d, jinv, absdet, diffusivity + c * FE_NSYM(d), gdiff);
+    fe_geometry_diffusion(d, jinv, absdet, diffusivity + (form->uniform_diffusivity ? 0 : c * FE_NSYM(d)), gdiff);
   if (form->advection != 0) {
     double u[4][3];
     for (int v = 0; v < d + 1; v++) {
@@ -262,8 +263,19 @@ FE_HOST_DEVICE static inline void fe_cell_lma_product(int d, const double *e, co
   }
 }
 
-/* The matrix-free local stage for cell c: its Dirichlet-masked element matrix
- * recomputed from the coordinates and K, applied to x at its vertices. */
+/* The matrix-free local stage for cell c: y = E x_e, E its Dirichlet-masked
+ * element matrix for the form, recomputed from the coordinates and K without
+ * being formed.  For P1 the reference tensors factor through the reference
+ * gradients B_{i mu} = dphi_i/dxi_mu and the reference mass Kmass:
+ *   K^ij_{mu nu} = |ref| B_{i mu} B_{j nu},   K^ij_{k mu} = Kmass^ik B_{j mu},
+ * so the contractions of Knepley & Terrel (eqs. 6-8) apply in factored form
+ * (sum factorisation), with w = B^T x_e the reference gradient of x:
+ *   diffusion  y_i = |ref| sum_mu B_{i mu} t_mu,  t = G_diff w = Jinv (|J| D (Jinv^T w))
+ *   advection  y_i = sum_k Kmass^ik s_k,          s_k = sum_mu G^{k mu} w_mu = |J| u_k . (Jinv^T w)
+ *   mass       y_i = |J| sum_j Kmass^ij x_j
+ * which costs O(d^2 + (d+1)^2) flops instead of the (d+1)^2 d^2 of forming E.
+ * Dirichlet vertices: their x enters as 0 (zeroed columns); their row is the
+ * identity in the owning cell and 0 elsewhere (fe_dirichlet_entry). */
 FE_HOST_DEVICE static inline void fe_cell_matfree_product(int d, const struct fe_reference *ref,
                                                           const struct fe_form *form, const int *cells,
                                                           const double *coords, const double *diffusivity,
@@ -271,13 +283,67 @@ FE_HOST_DEVICE static inline void fe_cell_matfree_product(int d, const struct fe
                                                           const double *x, long c, double y[4])
 {
   const int nv = d + 1;
-  double m[FE_NK_MAX];
-  fe_cell_matrix(d, ref, form, cells, coords, diffusivity, velocity, c, m);
+  double xc[4][3], jinv[3][3], xe[4], xm[4];
+  fe_cell_coords(d, cells, coords, c, xc);
+  const double det = fe_geometry(d, xc, jinv), absdet = det < 0 ? -det : det;
+  for (int j = 0; j < nv; j++) {
+    xe[j] = x[cells[c * nv + j]];
+    xm[j] = (dmask >> j) & 1u ? 0.0 : xe[j];
+  }
+  const double *km = form->lumped ? ref->lumped : ref->mass;
   for (int i = 0; i < nv; i++) {
     double v = 0;
-    for (int j = 0; j < nv; j++) v += fe_dirichlet_entry(i, j, dmask, m[i * nv + j]) * x[cells[c * nv + j]];
-    y[i] = v;
+    for (int j = 0; j < nv; j++) v += km[i * nv + j] * xm[j];
+    y[i] = form->mass * absdet * v;
   }
+  if (form->diffusion != 0 || form->advection != 0) {
+    double w[3], g[3]; /* reference and physical gradients of x */
+    for (int mu = 0; mu < d; mu++) {
+      double v = 0;
+      for (int j = 0; j < nv; j++) v += ref->grad[j][mu] * xm[j];
+      w[mu] = v;
+    }
+    for (int a = 0; a < d; a++) {
+      double v = 0;
+      for (int mu = 0; mu < d; mu++) v += jinv[mu][a] * w[mu];
+      g[a] = v;
+    }
+    if (form->diffusion != 0) {
+      double dm[3][3], q[3], t[3];
+      fe_sym_expand(d, diffusivity + (form->uniform_diffusivity ? 0 : c * FE_NSYM(d)), dm);
+      for (int a = 0; a < d; a++) {
+        double v = 0;
+        for (int b = 0; b < d; b++) v += dm[a][b] * g[b];
+        q[a] = absdet * v;
+      }
+      for (int mu = 0; mu < d; mu++) {
+        double v = 0;
+        for (int a = 0; a < d; a++) v += jinv[mu][a] * q[a];
+        t[mu] = v;
+      }
+      for (int i = 0; i < nv; i++) {
+        double v = 0;
+        for (int mu = 0; mu < d; mu++) v += ref->grad[i][mu] * t[mu];
+        y[i] += form->diffusion * ref->volume * v;
+      }
+    }
+    if (form->advection != 0) {
+      double sk[4];
+      for (int k = 0; k < nv; k++) {
+        const long n = cells[c * nv + k];
+        double v = 0;
+        for (int a = 0; a < d; a++) v += velocity[n * d + a] * g[a];
+        sk[k] = absdet * v;
+      }
+      for (int i = 0; i < nv; i++) {
+        double v = 0;
+        for (int k = 0; k < nv; k++) v += ref->mass[i * nv + k] * sk[k];
+        y[i] += form->advection * v;
+      }
+    }
+  }
+  for (int i = 0; i < nv; i++)
+    if ((dmask >> i) & 1u) y[i] = (dmask >> (4 + i)) & 1u ? xe[i] : 0.0;
 }
 
 #ifdef __cplusplus

@@ -134,9 +134,10 @@ int fe_operator_assemble(struct fe_op *op, const struct fe_form *form,
                          const struct fe_coefficients *coef)
 {
   struct fe_assembled *a = impl(op);
+  struct fe_form f = *form;
+  f.uniform_diffusivity = coef->uniform_diffusivity;
   double t0 = fe_wtime();
-  FE_CALL(a->k->element_matrices(a->space, form, coef->diffusivity, coef->velocity, a->e,
-                                 a->elift));
+  FE_CALL(a->k->element_matrices(a->space, &f, coef->diffusivity, coef->velocity, a->e, a->elift));
   FE_CALL(op->be->vec->sync(op->be)); /* so that the phase times are the kernels' */
   double t1 = fe_wtime();
   if (a->csr) FE_CALL(a->k->csr_assemble(a->space, a->csr, a->e));
@@ -144,7 +145,7 @@ int fe_operator_assemble(struct fe_op *op, const struct fe_form *form,
   a->times.local += t1 - t0;
   a->times.global += fe_wtime() - t1;
   a->times.count++;
-  a->form = *form;
+  a->form = f;
   a->coef = *coef;
   op->is_diagonal = form->lumped && form->diffusion == 0 && form->advection == 0;
   op->version++;
@@ -165,3 +166,32 @@ int fe_operator_download_elements(const struct fe_op *op, double *host)
 }
 
 struct fe_csr *fe_operator_csr(const struct fe_op *op) { return impl(op)->csr; }
+
+int fe_operator_pick(struct fe_space *space, const struct fe_form *form,
+                     const struct fe_coefficients *coef, enum fe_strategy *best,
+                     double seconds[FE_STRATEGY_AUTO])
+{
+  const struct fe_backend *be = space->be;
+  struct fe_vec *x = NULL, *y = NULL;
+  struct fe_op *op = NULL;
+  int err = fe_vec_create(be, (size_t)space->n_nodes, &x);
+  if (!err) err = fe_vec_create(be, (size_t)space->n_nodes, &y);
+  if (!err) err = fe_vec_set(x, 1.0);
+  *best = FE_STRATEGY_LMA;
+  for (int s = 0; s < FE_STRATEGY_AUTO && !err; s++) {
+    err = fe_operator_create(space, (enum fe_strategy)s, &op);
+    if (!err) err = fe_operator_assemble(op, form, coef);
+    if (!err) err = fe_op_apply(op, x, y); /* warm-up */
+    if (!err) err = be->vec->sync(be);
+    const double start = fe_wtime();
+    for (int r = 0; r < FE_PICK_APPLIES && !err; r++) err = fe_op_apply(op, x, y);
+    if (!err) err = be->vec->sync(be);
+    seconds[s] = (fe_wtime() - start) / FE_PICK_APPLIES;
+    if (!err && seconds[s] < seconds[*best]) *best = (enum fe_strategy)s;
+    fe_op_destroy(op);
+    op = NULL;
+  }
+  fe_vec_destroy(x);
+  fe_vec_destroy(y);
+  return err;
+}

@@ -9,11 +9,13 @@
 #include "solvers/op.h"
 
 /* Coefficient fields on the backend: diffusivity per cell (FE_NSYM(d) values,
- * P0), velocity per node (d values, P1).  NULL where the form does not use them.
+ * P0; or one tensor for all cells when it does not vary in space), velocity
+ * per node (d values, P1).  NULL where the form does not use them.
  * A matfree operator reads them at every apply: they must outlive it. */
 struct fe_coefficients {
   const double *diffusivity;
   const double *velocity;
+  int uniform_diffusivity; /* diffusivity holds one tensor, the same in every cell */
 };
 
 struct fe_assembly_times {
@@ -31,5 +33,13 @@ const struct fe_assembly_times *fe_operator_times(const struct fe_op *op);
 int fe_operator_download_elements(const struct fe_op *op, double *host);
 /* The CSR matrix of an addto operator (NULL for lma). */
 struct fe_csr *fe_operator_csr(const struct fe_op *op);
+
+/* strategy="auto": each of lma, addto and matfree built and assembled for the
+ * form on this space and backend, its apply timed (FE_PICK_APPLIES after a
+ * warm-up); *best is the fastest, seconds[s] each one's time per apply. */
+#define FE_PICK_APPLIES 10
+int fe_operator_pick(struct fe_space *space, const struct fe_form *form,
+                     const struct fe_coefficients *coef, enum fe_strategy *best,
+                     double seconds[FE_STRATEGY_AUTO]);
 
 #endif

@@ -27,7 +27,8 @@ static const char *const mass_words[] = {
     [FE_MASS_CONSISTENT] = "consistent", [FE_MASS_LUMPED] = "lumped"};
 static const char *const pc_words[] = {[FE_PC_JACOBI] = "jacobi", [FE_PC_NONE] = "none"};
 static const char *const strategy_words[] = {
-    [FE_STRATEGY_LMA] = "lma", [FE_STRATEGY_ADDTO] = "addto", [FE_STRATEGY_MATFREE] = "matfree"};
+    [FE_STRATEGY_LMA] = "lma", [FE_STRATEGY_ADDTO] = "addto", [FE_STRATEGY_MATFREE] = "matfree",
+    [FE_STRATEGY_AUTO] = "auto"};
 static const char *const backend_words[] = {
     [FE_BACKEND_AUTO] = "auto", [FE_BACKEND_CPU] = "cpu", [FE_BACKEND_CUDA] = "cuda"};
 static const char *const tensor_names[6] = {"xx", "xy", "xz", "yy", "yz", "zz"};

@@ -6,7 +6,8 @@
 #include "io/expr.h"
 
 enum fe_backend_kind { FE_BACKEND_AUTO, FE_BACKEND_CPU, FE_BACKEND_CUDA };
-enum fe_strategy { FE_STRATEGY_LMA, FE_STRATEGY_ADDTO, FE_STRATEGY_MATFREE };
+/* auto: the fastest of the others, measured at set-up (fe_operator_pick) */
+enum fe_strategy { FE_STRATEGY_LMA, FE_STRATEGY_ADDTO, FE_STRATEGY_MATFREE, FE_STRATEGY_AUTO };
 enum fe_splitting { FE_SPLIT_STRANG, FE_SPLIT_LIE };
 enum fe_advection { FE_ADVECTION_RK4, FE_ADVECTION_NONE };
 enum fe_mass { FE_MASS_CONSISTENT, FE_MASS_LUMPED };

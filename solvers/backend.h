@@ -36,20 +36,27 @@ struct fe_vec_ops {
    * residual norm): *out = x . y, out on the backend */
   int (*dot_keep)(const struct fe_backend *be, size_t n, const double *x, const double *y, double *out);
   /* alpha = rz / pq; x += alpha p; r -= alpha q; z = r .* dinv (or r when dinv is
-   * NULL); rz_rr[0] = r . z, rz_rr[1] = r . r.  rz, pq, rz_rr on the backend. */
+   * NULL); rz_rr[0] = r . z, rz_rr[1] = r . r.  rz, pq, rz_rr on the backend.
+   * Converged already (rz[1], the previous r . r, <= done2): x, r, z are left
+   * alone and rz_rr = rz, so that an iteration queued past convergence changes nothing. */
   int (*cg_update)(const struct fe_backend *be, size_t n, const double *rz, const double *pq,
                    const double *p, const double *q, double *x, double *r, const double *dinv,
-                   double *z, double *rz_rr);
+                   double *z, double *rz_rr, double done2);
   /* wait until the backend's queued work is done (timings) */
   int (*sync)(const struct fe_backend *be);
-  /* p = z + (rz_new / rz_old) p */
+  /* p = z + (rz_new / rz_old) p, unless converged (rz_new[1] <= done2) */
   int (*cg_direction)(const struct fe_backend *be, size_t n, const double *rz_new,
-                      const double *rz_old, const double *z, double *p);
+                      const double *rz_old, const double *z, double *p, double done2);
+  /* A scalar to the host in two steps, so that the host can queue more work in
+   * between: post starts copying *dev into slot (0 or 1), wait returns it. */
+  int (*scalar_post)(const struct fe_backend *be, int slot, const double *dev);
+  int (*scalar_wait)(const struct fe_backend *be, int slot, const double *dev, double *value);
 };
 
 struct fe_backend {
   enum fe_backend_type type;
   const char *name;
+  int asynchronous; /* queued work runs while the host goes on (CUDA): CG may look ahead */
   const struct fe_vec_ops *vec;
   void *ctx; /* backend data (CUDA: device, scratch, library handles) */
 };

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "core/timer.h"
 
 struct fe_cg {
   const struct fe_backend *be;
@@ -11,7 +12,16 @@ struct fe_cg {
   double *scalars; /* on the backend: two (r.z, r.r) pairs used in turn, then p.q */
   const struct fe_op *dinv_op; /* dinv is 1 / diag of this operator at this version */
   long dinv_version;
+  double iteration_seconds;    /* of the last solve, for FE_CG_LOOKAHEAD_AUTO */
 };
+
+/* The cost of waiting for a residual before queueing the next iteration: the
+ * copy's latency plus the GPU idling until new kernels arrive (about 20 us on
+ * an H100 with CUDA 13, docs/performance.md).  Looking one iteration ahead
+ * removes it from every iteration and costs one iteration per solve: it pays
+ * when an iteration is short. */
+#define FE_CG_WAIT_SECONDS 20e-6
+#define FE_CG_TYPICAL_ITERATIONS 10
 
 int fe_cg_create(const struct fe_backend *be, size_t n, struct fe_cg **cg)
 {
@@ -79,10 +89,11 @@ static int solve_diagonal(struct fe_cg *cg, struct fe_op *a, const struct fe_vec
   return FE_SUCCESS;
 }
 
-/* One backend scalar to the host: the only copy inside an iteration. */
-static int read_scalar(const struct fe_cg *cg, const double *dev, double *host)
+static int use_lookahead(const struct fe_cg *cg, const struct fe_cg_options *opt)
 {
-  return cg->be->vec->to_host(cg->be, host, dev, sizeof *host);
+  if (!cg->be->asynchronous || opt->lookahead == FE_CG_LOOKAHEAD_OFF) return 0;
+  if (opt->lookahead == FE_CG_LOOKAHEAD_ON) return 1;
+  return cg->iteration_seconds < FE_CG_WAIT_SECONDS * FE_CG_TYPICAL_ITERATIONS;
 }
 
 int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
@@ -115,22 +126,36 @@ int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struc
     FE_CALL(fe_vec_copy(r, z));
   FE_CALL(fe_vec_copy(z, p));
   FE_CALL(be->vec->dot_keep(be, n, r->a, z->a, pair[1]));
-  for (int it = 1; it <= opt->max_iterations; it++) {
-    double *rz_old = pair[it % 2 ? 1 : 0], *rz_new = pair[it % 2 ? 0 : 1];
-    FE_CALL(fe_op_apply(a, p, q));
-    FE_CALL(be->vec->dot_keep(be, n, p->a, q->a, pq));
-    FE_CALL(be->vec->cg_update(be, n, rz_old, pq, p->a, q->a, x->a, r->a, dinv, z->a, rz_new));
+  const double rr0 = rnorm * rnorm, done2 = target * target;
+  FE_CALL(be->vec->to_device(be, pair[1] + 1, &rr0, sizeof rr0)); /* r.r beside r.z */
+  /* Iteration it is queued, then the residual of iteration it - ahead is read:
+   * with ahead = 1 the GPU already runs the next iteration while the host
+   * waits.  An iteration queued past convergence leaves x alone (done2). */
+  const int ahead = use_lookahead(cg, opt);
+  const double start = fe_wtime();
+  res->lookahead = ahead;
+  for (int it = 1; it <= opt->max_iterations + ahead; it++) {
+    if (it <= opt->max_iterations) {
+      double *rz_old = pair[it % 2 ? 1 : 0], *rz_new = pair[it % 2 ? 0 : 1];
+      FE_CALL(fe_op_apply(a, p, q));
+      FE_CALL(be->vec->dot_keep(be, n, p->a, q->a, pq));
+      FE_CALL(be->vec->cg_update(be, n, rz_old, pq, p->a, q->a, x->a, r->a, dinv, z->a, rz_new, done2));
+      FE_CALL(be->vec->cg_direction(be, n, rz_new, rz_old, z->a, p->a, done2)); /* p = z + beta p */
+      FE_CALL(be->vec->scalar_post(be, it % 2, rz_new + 1));
+    }
+    const int done = it - ahead; /* the iteration whose residual is read now */
+    if (done < 1) continue;
     double rr;
-    FE_CALL(read_scalar(cg, rz_new + 1, &rr));
+    FE_CALL(be->vec->scalar_wait(be, done % 2, pair[done % 2 ? 0 : 1] + 1, &rr));
     rnorm = sqrt(rr);
     record(res, rnorm);
-    res->iterations = it;
+    res->iterations = done;
+    cg->iteration_seconds = (fe_wtime() - start) / done;
     if (!isfinite(rnorm)) return FE_SUCCESS;
     if (rnorm <= target) {
       res->converged = 1;
       return FE_SUCCESS;
     }
-    FE_CALL(be->vec->cg_direction(be, n, rz_new, rz_old, z->a, p->a)); /* p = z + beta p */
   }
   return FE_SUCCESS;
 }

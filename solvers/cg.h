@@ -8,10 +8,18 @@ struct fe_cg_options {
   double rtol, atol;
   int max_iterations;
   int jacobi;
+  /* When to read each iteration's residual norm on an asynchronous backend:
+   * FE_CG_LOOKAHEAD_AUTO (0) decides from the previous solve's timing,
+   * FE_CG_LOOKAHEAD_OFF reads it before queueing the next iteration,
+   * FE_CG_LOOKAHEAD_ON after (one speculative iteration, no effect on results). */
+  int lookahead;
 };
+
+enum { FE_CG_LOOKAHEAD_AUTO = 0, FE_CG_LOOKAHEAD_OFF = 1, FE_CG_LOOKAHEAD_ON = 2 };
 
 struct fe_cg_result {
   int iterations;
+  int lookahead;    /* 1 when the residuals were read one iteration late */
   int converged;
   double residual;  /* ||b - A x|| at the end */
   double rhs_norm;  /* ||b|| */

@@ -114,9 +114,14 @@ static int dot_keep_cpu(const struct fe_backend *be, size_t n, const double *x, 
 
 static int cg_update_cpu(const struct fe_backend *be, size_t n, const double *rz, const double *pq,
                          const double *p, const double *q, double *x, double *r, const double *dinv,
-                         double *z, double *rz_rr)
+                         double *z, double *rz_rr, double done2)
 {
   (void)be;
+  if (rz[1] <= done2) {
+    rz_rr[0] = rz[0];
+    rz_rr[1] = rz[1];
+    return FE_SUCCESS;
+  }
   const double alpha = *rz / *pq;
   double sz = 0, sr = 0;
 #pragma omp parallel for schedule(static) reduction(+ : sz, sr)
@@ -135,9 +140,22 @@ static int cg_update_cpu(const struct fe_backend *be, size_t n, const double *rz
 }
 
 static int cg_direction_cpu(const struct fe_backend *be, size_t n, const double *rz_new,
-                            const double *rz_old, const double *z, double *p)
+                            const double *rz_old, const double *z, double *p, double done2)
 {
-  return axpby_cpu(be, n, 1.0, z, *rz_new / *rz_old, p);
+  return rz_new[1] <= done2 ? FE_SUCCESS : axpby_cpu(be, n, 1.0, z, *rz_new / *rz_old, p);
+}
+
+static int scalar_post_cpu(const struct fe_backend *be, int slot, const double *dev)
+{
+  (void)be, (void)slot, (void)dev;
+  return FE_SUCCESS;
+}
+
+static int scalar_wait_cpu(const struct fe_backend *be, int slot, const double *dev, double *value)
+{
+  (void)be, (void)slot;
+  *value = *dev;
+  return FE_SUCCESS;
 }
 
 static int sync_cpu(const struct fe_backend *be)
@@ -163,8 +181,10 @@ static const struct fe_vec_ops vec_ops_cpu = {
   .cg_update = cg_update_cpu,
   .sync = sync_cpu,
   .cg_direction = cg_direction_cpu,
+  .scalar_post = scalar_post_cpu,
+  .scalar_wait = scalar_wait_cpu,
 };
 
-static const struct fe_backend backend_cpu = {FE_CPU, "cpu", &vec_ops_cpu, NULL};
+static const struct fe_backend backend_cpu = {FE_CPU, "cpu", 0, &vec_ops_cpu, NULL};
 
 const struct fe_backend *fe_backend_cpu(void) { return &backend_cpu; }

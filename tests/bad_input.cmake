@@ -22,7 +22,7 @@ fe_bad_input(unknown_attribute [=[unknown_attribute\.xml:6: <time step="3">: the
 fe_bad_input(missing_time [=[missing_time\.xml:2: <fesim>: missing <time>]=])
 fe_bad_input(velocity_missing_y [=[velocity_missing_y\.xml:7: <velocity>: missing <y>]=])
 fe_bad_input(dt_not_number [=[dt_not_number\.xml:6: <time dt="abc">: 'abc' is not a number]=])
-fe_bad_input(unknown_strategy [=[unknown_strategy\.xml:14: <assembly strategy="csr">: the value 'csr' is not one of {'addto', 'lma', 'matfree'}]=])
+fe_bad_input(unknown_strategy [=[unknown_strategy\.xml:14: <assembly strategy="csr">: the value 'csr' is not one of {'addto', 'lma', 'matfree', 'auto'}]=])
 fe_bad_input(unknown_backend [=[unknown_backend\.xml:15: <backend>: the value 'gpu' is not one of {'cpu', 'cuda', 'auto'}]=])
 fe_bad_input(boundary_two_conditions [=[boundary_two_conditions\.xml:10: <neumann>: unexpected element in <boundary>]=])
 # values

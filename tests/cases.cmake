@@ -131,6 +131,18 @@ fe_expect_exit(exit.non_finite_restart 3 "broke down with non-finite values at s
                     --restart ${CMAKE_BINARY_DIR}/exit_blow_up/manufactured_checkpoint_000012.bin
                     ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/blow_up.xml)
 set_tests_properties(exit.non_finite_restart PROPERTIES FIXTURES_REQUIRED exit_blow_up)
+# strategy="auto": one of the three, measured, said on stderr; on the CPU and (label gpu) the GPU.
+add_test(NAME case.manufactured.auto
+         COMMAND $<TARGET_FILE:fesim> --backend cpu --assembly auto --output ${CMAKE_BINARY_DIR}/auto_cpu
+                 ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml)
+set_tests_properties(case.manufactured.auto PROPERTIES LABELS case
+  PASS_REGULAR_EXPRESSION "assembly auto: (lma|addto|matfree) \\(time per apply: lma [0-9.e+-]+ ms, addto [0-9.e+-]+ ms, matfree [0-9.e+-]+ ms\\)")
+add_test(NAME gpu.case.manufactured.auto
+         COMMAND $<TARGET_FILE:fesim> --backend cuda --assembly auto --output ${CMAKE_BINARY_DIR}/auto_cuda
+                 ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml)
+set_tests_properties(gpu.case.manufactured.auto PROPERTIES LABELS gpu
+  PASS_REGULAR_EXPRESSION "assembly auto: (lma|addto|matfree) \\(time per apply: lma [0-9.e+-]+ ms, addto [0-9.e+-]+ ms, matfree [0-9.e+-]+ ms\\)"
+  SKIP_REGULAR_EXPRESSION "no usable GPU was found;built without the CUDA backend")
 # Outputs of another case file with the same name: refused (exit 2) unless --force.
 fe_expect_exit(exit.foreign_outputs 2
                "output directory '[^']*/cases/manufactured' holds the outputs of case '[^']*/cases/manufactured/case.xml' \\([^)]*manufactured.run\\): not overwritten; use --output for another directory or --force"

@@ -15,6 +15,8 @@ struct fe_cuda_ctx {
   double *partials; /* FE_REDUCE_BLOCKS * 3: per-block partial reductions */
   double *result;   /* 3 doubles on the device */
   double *host;     /* 3 doubles, pinned */
+  double *slots;    /* 2 doubles, pinned: scalar_post / scalar_wait */
+  cudaEvent_t slot_ready[2];
   cusparseHandle_t sparse;
   int element_epb[2], element_tpe[2]; /* element kernel of 2D, 3D: elements per block,
                                          threads per element; 0, 0: one thread per element */

@@ -177,8 +177,14 @@ __global__ void reduce_stage1(int op, size_t n, const double *x, const double *y
     for (int k = 0; k < 3; k++) partials[k * FE_REDUCE_BLOCKS + blockIdx.x] = v[k];
 }
 
-__global__ void reduce_stage2(int op, int nblocks, const double *partials, double *result)
+/* guard (may be NULL): when guard[1] <= done2 the result is guard's two values */
+__global__ void reduce_stage2(int op, int nblocks, const double *partials, double *result, const double *guard,
+                              double done2)
 {
+  if (guard && guard[1] <= done2) {
+    if (threadIdx.x < 2) result[threadIdx.x] = guard[threadIdx.x];
+    return;
+  }
   double v[3];
   identity(op, v);
   for (int b = threadIdx.x; b < nblocks; b += blockDim.x) {
@@ -192,8 +198,10 @@ __global__ void reduce_stage2(int op, int nblocks, const double *partials, doubl
 
 /* CG update fused with its two reductions (op 2: sums of r.z and r.r) */
 __global__ void cg_update_stage1(size_t n, const double *rz, const double *pq, const double *p, const double *q,
-                                 double *x, double *r, const double *dinv, double *z, double *partials)
+                                 double *x, double *r, const double *dinv, double *z, double *partials,
+                                 double done2)
 {
+  if (rz[1] <= done2) return; /* converged: reduce_stage2 passes rz on */
   const double alpha = *rz / *pq;
   double v[3] = {0, 0, 0};
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
@@ -210,8 +218,10 @@ __global__ void cg_update_stage1(size_t n, const double *rz, const double *pq, c
     for (int k = 0; k < 3; k++) partials[k * FE_REDUCE_BLOCKS + blockIdx.x] = v[k];
 }
 
-__global__ void cg_direction_kernel(size_t n, const double *rz_new, const double *rz_old, const double *z, double *p)
+__global__ void cg_direction_kernel(size_t n, const double *rz_new, const double *rz_old, const double *z, double *p,
+                                    double done2)
 {
+  if (rz_new[1] <= done2) return;
   const double beta = *rz_new / *rz_old;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
     p[i] = z[i] + beta * p[i];
@@ -230,7 +240,7 @@ static int reduce_keep(const struct fe_backend *be, int op, size_t n, const doub
   const int nblocks = reduce_blocks(n);
   reduce_stage1<<<nblocks, FE_REDUCE_THREADS>>>(op, n, x, y, c->partials);
   FE_CUDA_LAUNCHED("reduce_stage1");
-  reduce_stage2<<<1, FE_REDUCE_THREADS>>>(op, nblocks, c->partials, out);
+  reduce_stage2<<<1, FE_REDUCE_THREADS>>>(op, nblocks, c->partials, out, NULL, 0);
   FE_CUDA_LAUNCHED("reduce_stage2");
   return FE_SUCCESS;
 }
@@ -267,22 +277,38 @@ static int dot_keep_cuda(const struct fe_backend *be, size_t n, const double *x,
 
 static int cg_update_cuda(const struct fe_backend *be, size_t n, const double *rz, const double *pq,
                           const double *p, const double *q, double *x, double *r, const double *dinv, double *z,
-                          double *rz_rr)
+                          double *rz_rr, double done2)
 {
   struct fe_cuda_ctx *c = fe_cuda_ctx(be);
   const int nblocks = reduce_blocks(n);
-  cg_update_stage1<<<nblocks, FE_REDUCE_THREADS>>>(n, rz, pq, p, q, x, r, dinv, z, c->partials);
+  cg_update_stage1<<<nblocks, FE_REDUCE_THREADS>>>(n, rz, pq, p, q, x, r, dinv, z, c->partials, done2);
   FE_CUDA_LAUNCHED("cg_update_stage1");
-  reduce_stage2<<<1, FE_REDUCE_THREADS>>>(2, nblocks, c->partials, rz_rr);
+  reduce_stage2<<<1, FE_REDUCE_THREADS>>>(2, nblocks, c->partials, rz_rr, rz, done2);
   FE_CUDA_LAUNCHED("reduce_stage2");
   return FE_SUCCESS;
 }
 
 static int cg_direction_cuda(const struct fe_backend *, size_t n, const double *rz_new, const double *rz_old,
-                             const double *z, double *p)
+                             const double *z, double *p, double done2)
 {
-  cg_direction_kernel<<<fe_cuda_blocks(n, 256), 256>>>(n, rz_new, rz_old, z, p);
+  cg_direction_kernel<<<fe_cuda_blocks(n, 256), 256>>>(n, rz_new, rz_old, z, p, done2);
   FE_CUDA_LAUNCHED("cg_direction");
+  return FE_SUCCESS;
+}
+
+static int scalar_post_cuda(const struct fe_backend *be, int slot, const double *dev)
+{
+  struct fe_cuda_ctx *c = fe_cuda_ctx(be);
+  FE_CUDA_CALL(cudaMemcpyAsync(c->slots + slot, dev, sizeof(double), cudaMemcpyDeviceToHost));
+  FE_CUDA_CALL(cudaEventRecord(c->slot_ready[slot]));
+  return FE_SUCCESS;
+}
+
+static int scalar_wait_cuda(const struct fe_backend *be, int slot, const double *, double *value)
+{
+  struct fe_cuda_ctx *c = fe_cuda_ctx(be);
+  FE_CUDA_CALL(cudaEventSynchronize(c->slot_ready[slot]));
+  *value = c->slots[slot];
   return FE_SUCCESS;
 }
 
@@ -296,7 +322,7 @@ static const struct fe_vec_ops vec_ops_cuda = {
   malloc_cuda,      free_cuda,     to_device_cuda, to_host_cuda,   set_cuda,
   copy_cuda,        axpby_cuda,    pointwise_mult_cuda, pointwise_div_cuda, dot_cuda,
   minmax_cuda,      set_indexed_cuda, dot_keep_cuda, cg_update_cuda, sync_cuda,
-  cg_direction_cuda,
+  cg_direction_cuda, scalar_post_cuda, scalar_wait_cuda,
 };
 
 /* ---- the backend */
@@ -328,6 +354,8 @@ static int create(struct fe_cuda_ctx *c)
   FE_CUDA_CALL(cudaMemset(c->partials, 0, 3 * FE_REDUCE_BLOCKS * sizeof(double)));
   FE_CUDA_CALL(cudaMemset(c->result, 0, 3 * sizeof(double)));
   FE_CUDA_CALL(cudaMallocHost(&c->host, 3 * sizeof(double)));
+  FE_CUDA_CALL(cudaMallocHost(&c->slots, 2 * sizeof(double)));
+  for (int k = 0; k < 2; k++) FE_CUDA_CALL(cudaEventCreateWithFlags(&c->slot_ready[k], cudaEventDisableTiming));
   FE_CUSPARSE_CALL(cusparseCreate(&c->sparse));
   return FE_SUCCESS;
 }
@@ -338,6 +366,7 @@ extern "C" int fe_backend_cuda_create(struct fe_backend **be)
   FE_CHECK(c, FE_ERR_RESOURCE, "out of host memory");
   c->backend.type = FE_CUDA;
   c->backend.name = "cuda";
+  c->backend.asynchronous = 1;
   c->backend.vec = &vec_ops_cuda;
   c->backend.ctx = c;
   int err = create(c);
@@ -357,6 +386,9 @@ extern "C" void fe_backend_cuda_destroy(struct fe_backend *be)
   cudaFree(c->partials);
   cudaFree(c->result);
   cudaFreeHost(c->host);
+  cudaFreeHost(c->slots);
+  for (int k = 0; k < 2; k++)
+    if (c->slot_ready[k]) cudaEventDestroy(c->slot_ready[k]);
   free(c);
 }
 

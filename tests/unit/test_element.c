@@ -6,8 +6,8 @@
 #include "assembly/reference.h"
 #include "test.h"
 
-static const struct fe_form MASS = {1, 0, 0, 0}, LUMPED = {1, 1, 0, 0}, DIFF = {0, 0, 1, 0},
-                            ADV = {0, 0, 0, 1};
+static const struct fe_form MASS = {1, 0, 0, 0, 0}, LUMPED = {1, 1, 0, 0, 0}, DIFF = {0, 0, 1, 0, 0},
+                            ADV = {0, 0, 0, 1, 0};
 
 /* Element matrix of one cell given by its vertices, diffusivity and velocity. */
 static void element(int d, const double x[4][3], const double *dsym, const double u[4][3],

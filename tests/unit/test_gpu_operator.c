@@ -3,6 +3,7 @@
  * matfree), lifting and
  * diagonals to 1e-12, and a CG solve; 2D and 3D.  Skips without a GPU. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "assembly/operator.h"
 #include "meshgen.h"
@@ -17,12 +18,14 @@ struct setup {
   struct fe_coefficients coef;
 };
 
+/* uniform: the diffusivity of cell 0, as one tensor for every cell */
 static void make(const struct fe_backend *be, struct fe_mesh *m, const unsigned char *isd,
-                 const double *diff, const double *vel, int deterministic, struct setup *s)
+                 const double *diff, const double *vel, int deterministic, int uniform, struct setup *s)
 {
   CHECK_OK(fe_space_create(be, m, isd, &s->space));
   s->space->deterministic = deterministic;
-  CHECK_OK(fe_backend_alloc(be, sizeof(double) * m->n_cells * FE_NSYM(m->dim), diff, &s->diff));
+  CHECK_OK(fe_backend_alloc(be, sizeof(double) * (uniform ? 1 : m->n_cells) * FE_NSYM(m->dim), diff, &s->diff));
+  s->coef.uniform_diffusivity = uniform;
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * m->n_nodes * m->dim, vel, &s->vel));
   s->coef.diffusivity = s->diff;
   s->coef.velocity = s->vel;
@@ -58,7 +61,7 @@ static void action(struct fe_op *op, int kind, const double *x, double *y)
   fe_vec_destroy(vy);
 }
 
-static void compare(const struct fe_backend *gpu, int dim, int n, const struct fe_form *form)
+static void compare(const struct fe_backend *gpu, int dim, int n, const struct fe_form *form, int uniform)
 {
   const struct fe_backend *cpu = fe_backend_cpu();
   struct fe_mesh *m = meshgen(dim, n, 0.4, 11);
@@ -78,9 +81,9 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
   for (int i = 0; i < nn; i++) x[i] = meshgen_rand(&seed) - 0.5;
 
   struct setup sc, sg[2];
-  make(cpu, m, isd, diff, vel, 0, &sc);
-  make(gpu, m, isd, diff, vel, 0, &sg[0]);
-  make(gpu, m, isd, diff, vel, 1, &sg[1]);
+  make(cpu, m, isd, diff, vel, 0, uniform, &sc);
+  make(gpu, m, isd, diff, vel, 0, uniform, &sg[0]);
+  make(gpu, m, isd, diff, vel, 1, uniform, &sg[1]);
   const size_t ne = (size_t)fe_blocked_cells(m->n_cells) * (dim + 1) * (dim + 1);
   double *ec = malloc(sizeof(double) * ne), *eg = malloc(sizeof(double) * ne);
   const enum fe_strategy strategies[3] = {FE_STRATEGY_LMA, FE_STRATEGY_ADDTO, FE_STRATEGY_MATFREE};
@@ -116,7 +119,7 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
     CHECK_OK(fe_operator_assemble(oc, form, &sc.coef));
     CHECK_OK(fe_operator_download_elements(oc, ec));
     CHECK_OK(fe_operator_create(sg[0].space, FE_STRATEGY_LMA, &og));
-    const struct fe_form other = {3.0, 0, 0, 0};
+    const struct fe_form other = {3.0, 0, 0, 0, 0};
     int epb, tpe;
     for (int k = 0; fe_cuda_element_variant(dim, k, &epb, &tpe); k++) {
       /* another form first, so that an entry a variant skips is caught */
@@ -170,13 +173,13 @@ static void cg_agrees(const struct fe_backend *gpu)
   double *diff = calloc((size_t)m->n_cells * 6, sizeof(double)), *b = malloc(sizeof(double) * nn);
   for (int c = 0; c < m->n_cells; c++) diff[c * 6] = diff[c * 6 + 3] = diff[c * 6 + 5] = 1;
   for (int i = 0; i < nn; i++) b[i] = sin(i);
-  const struct fe_form form = {1, 0, 0.1, 0};
+  const struct fe_form form = {1, 0, 0.1, 0, 0};
   double *xs[2];
   const struct fe_backend *bes[2] = {fe_backend_cpu(), gpu};
   int its[2];
   for (int k = 0; k < 2; k++) {
     struct setup s;
-    make(bes[k], m, NULL, diff, diff, 0, &s);
+    make(bes[k], m, NULL, diff, diff, 0, 0, &s);
     struct fe_op *a;
     CHECK_OK(fe_operator_create(s.space, FE_STRATEGY_LMA, &a));
     CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
@@ -186,13 +189,28 @@ static void cg_agrees(const struct fe_backend *gpu)
     CHECK_OK(fe_vec_upload(vb, b));
     struct fe_cg *cg;
     CHECK_OK(fe_cg_create(bes[k], nn, &cg));
-    struct fe_cg_options opt = {1e-12, 0, 500, 1};
+    struct fe_cg_options opt = {.rtol = 1e-12, .max_iterations = 500, .jacobi = 1,
+                                .lookahead = FE_CG_LOOKAHEAD_OFF};
     struct fe_cg_result r;
     CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &r));
-    CHECK(r.converged);
+    CHECK(r.converged && !r.lookahead);
     its[k] = r.iterations;
     xs[k] = malloc(sizeof(double) * nn);
     CHECK_OK(fe_vec_download(vx, xs[k]));
+    if (k == 1) { /* reading the residuals one iteration late changes nothing */
+      double *again = malloc(sizeof(double) * nn);
+      opt.lookahead = FE_CG_LOOKAHEAD_ON;
+      CHECK_OK(fe_vec_set(vx, 0.0));
+      CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &r));
+      CHECK(r.converged && r.lookahead && r.iterations == its[1]);
+      CHECK_OK(fe_vec_download(vx, again));
+      CHECK(memcmp(again, xs[1], sizeof(double) * nn) == 0);
+      opt.max_iterations = its[1] - 1; /* and stops at max_iterations as before */
+      CHECK_OK(fe_vec_set(vx, 0.0));
+      CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &r));
+      CHECK(!r.converged && r.iterations == its[1] - 1);
+      free(again);
+    }
     fe_cg_destroy(cg);
     fe_vec_destroy(vb);
     fe_vec_destroy(vx);
@@ -222,12 +240,13 @@ int main(void)
   }
   struct fe_backend *gpu;
   CHECK_OK(fe_backend_cuda_create(&gpu));
-  const struct fe_form forms[] = {{1.0, 0, 0.3, 0}, {0, 0, 0, -1.0}, {0.7, 0, 0.2, 0.5}, {1.0, 1, 0.1, 0}};
-  for (int f = 0; f < 4; f++) {
-    compare(gpu, 2, 12, &forms[f]);
-    compare(gpu, 3, 5, &forms[f]);
-  }
-  compare(gpu, 2, 300, &forms[2]); /* many blocks: 180000 cells */
+  const struct fe_form forms[] = {{1.0, 0, 0.3, 0, 0}, {0, 0, 0, -1.0, 0}, {0.7, 0, 0.2, 0.5, 0}, {1.0, 1, 0.1, 0, 0}};
+  for (int f = 0; f < 4; f++)
+    for (int uniform = 0; uniform < 2; uniform++) {
+      compare(gpu, 2, 12, &forms[f], uniform);
+      compare(gpu, 3, 5, &forms[f], uniform);
+    }
+  compare(gpu, 2, 300, &forms[2], 0); /* many blocks: 180000 cells */
   cg_agrees(gpu);
   fe_backend_cuda_destroy(gpu);
   TEST_DONE();

@@ -3,6 +3,7 @@
  * Dirichlet rows and columns eliminated by hand.  2D and 3D, perturbed meshes,
  * a random anisotropic tensor per cell and a random nodal velocity. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "assembly/csr.h"
 #include "assembly/operator.h"
@@ -68,18 +69,22 @@ static double max_abs(const double *v, int n)
   return s;
 }
 
-static void check_dim(int dim, int n, const struct fe_form *form)
+/* uniform: the diffusivity of cell 0 in every cell, passed as one tensor */
+static void check_dim(int dim, int n, const struct fe_form *form, int uniform)
 {
   struct problem p;
   make_problem(dim, n, &p);
+  const int ns = FE_NSYM(dim);
+  if (uniform)
+    for (long c = 1; c < p.m->n_cells; c++) memcpy(p.diff + c * ns, p.diff, ns * sizeof *p.diff);
   const int nn = p.m->n_nodes;
   const struct fe_backend *be = fe_backend_cpu();
   struct fe_space *space;
   CHECK_OK(fe_space_create(be, p.m, p.isd, &space));
   double *dd, *dv;
-  CHECK_OK(fe_backend_alloc(be, sizeof(double) * p.m->n_cells * FE_NSYM(dim), p.diff, &dd));
+  CHECK_OK(fe_backend_alloc(be, sizeof(double) * (uniform ? 1 : p.m->n_cells) * ns, p.diff, &dd));
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * nn * dim, p.vel, &dv));
-  struct fe_coefficients coef = {dd, dv};
+  struct fe_coefficients coef = {dd, dv, uniform};
   struct fe_op *lma, *addto, *matfree;
   CHECK_OK(fe_operator_create(space, FE_STRATEGY_LMA, &lma));
   CHECK_OK(fe_operator_create(space, FE_STRATEGY_ADDTO, &addto));
@@ -147,12 +152,13 @@ static void check_dim(int dim, int n, const struct fe_form *form)
 
 int main(void)
 {
-  const struct fe_form diffusion = {1.0, 0, 0.3, 0}, advection = {0, 0, 0, -1.0},
-                       everything = {0.7, 0, 0.2, 0.5}, lumped = {1.0, 1, 0.1, 0};
+  const struct fe_form diffusion = {1.0, 0, 0.3, 0, 0}, advection = {0, 0, 0, -1.0, 0},
+                       everything = {0.7, 0, 0.2, 0.5, 0}, lumped = {1.0, 1, 0.1, 0, 0};
   const struct fe_form *forms[] = {&diffusion, &advection, &everything, &lumped};
-  for (int f = 0; f < 4; f++) {
-    check_dim(2, 7, forms[f]);
-    check_dim(3, 3, forms[f]);
-  }
+  for (int f = 0; f < 4; f++)
+    for (int uniform = 0; uniform < 2; uniform++) {
+      check_dim(2, 7, forms[f], uniform);
+      check_dim(3, 3, forms[f], uniform);
+    }
   TEST_DONE();
 }

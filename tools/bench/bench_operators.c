@@ -64,10 +64,10 @@ static int sweep_element_kernels(struct bench *b)
   const struct fe_mesh *m = b->m;
   const int d = m->dim, nv = d + 1, nk = nv * nv;
   const double nc = m->n_cells, nn = m->n_nodes;
-  const double bytes = nn * d * 8 + nc * nv * 4 + nc + nc * (d * (d + 1) / 2) * 8 + nc * nk * 8;
+  const double bytes = nn * d * 8 + nc * nv * 4 + nc + nc * nk * 8;
   struct fe_op *op;
   FE_CALL(fe_operator_create(b->space, FE_STRATEGY_LMA, &op));
-  const struct fe_form form = {1.0, 0, 0.01, 0};
+  const struct fe_form form = {.mass = 1.0, .diffusion = 0.01};
   int epb, tpe;
   for (int k = 0; fe_cuda_element_variant(d, k, &epb, &tpe); k++) {
     FE_CALL(fe_backend_cuda_set_element_kernel((struct fe_backend *)b->be, d, epb, tpe));
@@ -94,13 +94,13 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int determ
   b->space->deterministic = deterministic;
   struct fe_op *op;
   FE_CALL(fe_operator_create(b->space, strategy, &op));
-  const struct fe_form form = {1.0, 0, 0.01, 0};
+  const struct fe_form form = {.mass = 1.0, .diffusion = 0.01};
   FE_CALL(fe_operator_assemble(op, &form, &b->coef)); /* warm-up */
   const struct fe_assembly_times t0 = *fe_operator_times(op);
   for (int r = 0; r < b->repeats; r++) FE_CALL(fe_operator_assemble(op, &form, &b->coef));
   const struct fe_assembly_times *t = fe_operator_times(op);
-  /* compulsory bytes: coordinates, cells, Dirichlet masks, P0 tensor in; element matrices out */
-  const double local_bytes = nn * d * 8 + nc * nv * 4 + nc + nc * (d * (d + 1) / 2) * 8 + nc * nk * 8;
+  /* compulsory bytes: coordinates, cells, Dirichlet masks in; element matrices out */
+  const double local_bytes = nn * d * 8 + nc * nv * 4 + nc + nc * nk * 8;
   if (!deterministic && strategy != FE_STRATEGY_MATFREE)
     row(b, "local_assembly", name, (t->local - t0.local) / b->repeats, local_bytes, 0);
   struct fe_csr *csr = fe_operator_csr(op);
@@ -117,28 +117,34 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int determ
   for (int r = 0; r < b->repeats; r++) FE_CALL(fe_op_apply(op, x, y));
   FE_CALL(b->be->vec->sync(b->be));
   const double apply = (fe_wtime() - s) / b->repeats;
-  /* matfree: coordinates, cells, masks and the P0 tensor instead of element matrices */
+  /* matfree: coordinates, cells and masks instead of element matrices */
   const double apply_bytes = csr ? csr->nnz * 12.0 + nn * 4 + nn * 16
                              : strategy == FE_STRATEGY_MATFREE
-                               ? nn * d * 8 + nc * nv * 4 + nc + nc * (d * (d + 1) / 2) * 8 + nn * 16
+                               ? nn * d * 8 + nc * nv * 4 + nc + nn * 16
                                : nc * nk * 8 + nc * nv * 4 + nn * 16;
   row(b, "apply", name, apply, apply_bytes, 0);
 
-  /* CG iterations on M + 0.01 K (Jacobi), a fixed count */
+  /* CG iterations on M + 0.01 K (Jacobi), a fixed count: each residual read
+   * before the next iteration is queued (cg_iteration_sync) and one iteration
+   * late (cg_iteration, what fesim does on the GPU for short iterations) */
   struct fe_cg *cg;
   FE_CALL(fe_cg_create(b->be, m->n_nodes, &cg));
-  struct fe_cg_options opt = {0, 0, 50, 1};
-  struct fe_cg_result res;
-  FE_CALL(fe_vec_set(y, 0.0));
-  FE_CALL(fe_cg_solve(cg, op, x, y, &opt, &res)); /* warm-up */
-  FE_CALL(fe_vec_set(y, 0.0));
-  FE_CALL(b->be->vec->sync(b->be));
-  s = fe_wtime();
-  FE_CALL(fe_cg_solve(cg, op, x, y, &opt, &res));
-  FE_CALL(b->be->vec->sync(b->be));
-  const double it = (fe_wtime() - s) / (res.iterations ? res.iterations : 1);
-  /* apply + p.q (2 vectors) + update (x, r, z, dinv, p, q: 4 read, 3 written) + direction (3) */
-  row(b, "cg_iteration", name, it, apply_bytes + nn * 8 * (2 + 7 + 3), res.iterations);
+  for (int ahead = 0; ahead < (b->be->asynchronous ? 2 : 1); ahead++) {
+    struct fe_cg_options opt = {.max_iterations = 50, .jacobi = 1,
+                                .lookahead = ahead ? FE_CG_LOOKAHEAD_ON : FE_CG_LOOKAHEAD_OFF};
+    struct fe_cg_result res;
+    FE_CALL(fe_vec_set(y, 0.0));
+    FE_CALL(fe_cg_solve(cg, op, x, y, &opt, &res)); /* warm-up */
+    FE_CALL(fe_vec_set(y, 0.0));
+    FE_CALL(b->be->vec->sync(b->be));
+    s = fe_wtime();
+    FE_CALL(fe_cg_solve(cg, op, x, y, &opt, &res));
+    FE_CALL(b->be->vec->sync(b->be));
+    const double it = (fe_wtime() - s) / (res.iterations ? res.iterations : 1);
+    /* apply + p.q (2 vectors) + update (x, r, z, dinv, p, q: 4 read, 3 written) + direction (3) */
+    row(b, ahead || !b->be->asynchronous ? "cg_iteration" : "cg_iteration_sync", name, it,
+        apply_bytes + nn * 8 * (2 + 7 + 3), res.iterations);
+  }
   fe_cg_destroy(cg);
   fe_vec_destroy(x);
   fe_vec_destroy(y);
@@ -164,12 +170,13 @@ static int run(int dim, int n, const char *backend, int repeats)
   unsigned char *isd = calloc((size_t)b.m->n_nodes, 1);
   for (int f = 0; f < b.m->n_facets * dim; f++) isd[b.m->facets[f]] = 1;
   FE_CALL(fe_space_create(b.be, b.m, isd, &b.space));
+  /* the identity diffusivity, uniform as in the benchmark cases (one tensor for every cell) */
   const int ns = dim * (dim + 1) / 2;
-  double *h = malloc(sizeof(double) * b.m->n_cells * ns);
-  for (long c = 0; c < b.m->n_cells; c++)
-    for (int k = 0; k < ns; k++) h[c * ns + k] = (k == 0 || k == (dim == 2 ? 2 : 3) || k == 5) ? 1.0 : 0.0;
-  FE_CALL(fe_backend_alloc(b.be, sizeof(double) * b.m->n_cells * ns, h, &b.diff));
+  double h[6];
+  for (int k = 0; k < ns; k++) h[k] = (k == 0 || k == (dim == 2 ? 2 : 3) || k == 5) ? 1.0 : 0.0;
+  FE_CALL(fe_backend_alloc(b.be, sizeof h, h, &b.diff));
   b.coef.diffusivity = b.diff;
+  b.coef.uniform_diffusivity = 1;
   FE_CALL(copy_bandwidth(&b));
   printf("dim,cells,nodes,backend,strategy,phase,seconds,bytes,GB_per_s,fraction_of_copy,iterations\n");
 #ifdef FESIM_HAVE_CUDA
@@ -184,7 +191,6 @@ static int run(int dim, int n, const char *backend, int repeats)
   fe_space_destroy(b.space);
   fe_mesh_destroy(b.m);
   free(isd);
-  free(h);
 #ifdef FESIM_HAVE_CUDA
   fe_backend_cuda_destroy(owned);
 #endif
