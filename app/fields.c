@@ -18,13 +18,51 @@ static void centroid(const struct fe_mesh *m, long c, double p[3])
 {
   p[0] = p[1] = p[2] = 0;
   for (int v = 0; v < m->nv; v++)
-    for (int a = 0; a < m->dim; a++) p[a] += m->coords[(long)m->cells[c * m->nv + v] * m->dim + a] / m->nv;
+    for (int a = 0; a < m->dim; a++)
+      p[a] += m->coords[(long)m->cells[c * m->nv + v] * m->dim + a] / m->nv;
 }
 
-static int not_finite(const struct fe_expr *e, const double p[3], double t, double v)
+/* "case.xml:12: <initial>" from the expression's "case.xml:12 (<initial>)",
+ * the element shown inside `parent` when there is one. */
+static const char *expr_where(const struct fe_expr *e, const char *parent, char *buf, size_t size)
 {
-  FE_RAISE(FE_ERR_INPUT, "%s: expression '%s' is %g at (x, y, z) = (%g, %g, %g), t = %g; expected a finite value",
-           fe_expr_where(e), fe_expr_text(e), v, p[0], p[1], p[2], t);
+  const char *w = fe_expr_where(e), *open = NULL;
+  for (const char *s = strstr(w, " (<"); s; s = strstr(s + 1, " (<")) open = s;
+  const size_t len = strlen(w);
+  if (!open || len < 2 || strcmp(w + len - 2, ">)"))
+    snprintf(buf, size, "%s", w);
+  else
+    snprintf(buf, size, "%.*s: %s<%.*s>", (int)(open - w), w, parent ? parent : "",
+             (int)(w + len - 2 - (open + 3)), open + 3);
+  return buf;
+}
+
+/* "node (x, y)" or "the centroid (x, y, z) of element N" (cell >= 0). */
+static const char *point_name(const struct fe_mesh *m, long cell, const double p[3], char *buf,
+                              size_t size)
+{
+  char xyz[96];
+  if (m->dim == 2)
+    snprintf(xyz, sizeof xyz, "(x, y) = (%g, %g)", p[0], p[1]);
+  else
+    snprintf(xyz, sizeof xyz, "(x, y, z) = (%g, %g, %g)", p[0], p[1], p[2]);
+  if (cell < 0)
+    snprintf(buf, size, "the node %s", xyz);
+  else
+    snprintf(buf, size, "the centroid %s of element %zu", xyz, m->cell_id[cell]);
+  return buf;
+}
+
+static int not_finite(const struct fe_expr *e, const char *parent, const struct fe_mesh *m,
+                      long cell, const double p[3], double t, double v)
+{
+  char where[4200], point[160];
+  FE_RAISE(FE_ERR_INPUT, "%s: expression '%s' is %s at %s, t = %g; expected a finite value",
+           expr_where(e, parent, where, sizeof where), fe_expr_text(e),
+           isnan(v) ? "nan"
+           : v > 0  ? "inf"
+                    : "-inf",
+           point_name(m, cell, p, point, sizeof point), t);
 }
 
 int fe_eval_nodes(const struct fe_expr *e, const struct fe_mesh *m, double t, double *out)
@@ -33,7 +71,7 @@ int fe_eval_nodes(const struct fe_expr *e, const struct fe_mesh *m, double t, do
   for (long n = 0; n < m->n_nodes; n++) {
     node_point(m, n, p);
     out[n] = fe_expr_eval(e, p, t);
-    if (!isfinite(out[n])) return not_finite(e, p, t, out[n]);
+    if (!isfinite(out[n])) return not_finite(e, NULL, m, -1, p, t, out[n]);
   }
   return FE_SUCCESS;
 }
@@ -45,7 +83,7 @@ int fe_eval_velocity(const struct fe_case *c, const struct fe_mesh *m, double t,
     node_point(m, n, p);
     for (int a = 0; a < m->dim; a++) {
       double v = fe_expr_eval(c->velocity[a], p, t);
-      if (!isfinite(v)) return not_finite(c->velocity[a], p, t, v);
+      if (!isfinite(v)) return not_finite(c->velocity[a], "<velocity>", m, -1, p, t, v);
       out[n * m->dim + a] = v;
     }
   }
@@ -53,26 +91,57 @@ int fe_eval_velocity(const struct fe_case *c, const struct fe_mesh *m, double t,
 }
 
 /* Positive semi-definite by the principal minors (tolerance relative to the
- * largest diagonal entry). */
-static int is_psd(int d, const double *s)
+ * largest diagonal entry); otherwise `why` says which minor is negative. */
+static int is_psd(int d, const double *s, char *why, size_t size)
 {
+  static const char axis[] = "xyz";
   double m[3][3];
   fe_sym_expand(d, s, m);
   double scale = 0;
   for (int a = 0; a < d; a++) scale = fmax(scale, fabs(m[a][a]));
   const double tol = 1e-12 * scale * scale;
   for (int a = 0; a < d; a++)
-    if (m[a][a] < 0) return 0;
+    if (m[a][a] < 0) {
+      snprintf(why, size, "%c%c = %g < 0", axis[a], axis[a], m[a][a]);
+      return 0;
+    }
   for (int a = 0; a < d; a++)
-    for (int b = a + 1; b < d; b++)
-      if (m[a][a] * m[b][b] - m[a][b] * m[b][a] < -tol) return 0;
+    for (int b = a + 1; b < d; b++) {
+      const double minor = m[a][a] * m[b][b] - m[a][b] * m[b][a];
+      if (minor < -tol) {
+        snprintf(why, size, "%c%c %c%c - %c%c^2 = %g < 0", axis[a], axis[a], axis[b], axis[b],
+                 axis[a], axis[b], minor);
+        return 0;
+      }
+    }
   if (d == 3) {
     double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
                  m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
                  m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    if (det < -tol * scale) return 0;
+    if (det < -tol * scale) {
+      snprintf(why, size, "its determinant is %g < 0", det);
+      return 0;
+    }
   }
   return 1;
+}
+
+static int not_psd(const struct fe_case *c, const struct fe_mesh *m, long e, const double *s,
+                   const double p[3], double t, const char *why)
+{
+  char point[160], values[160] = "";
+  point_name(m, e, p, point, sizeof point);
+  if (c->n_diffusivity == 1)
+    FE_RAISE(FE_ERR_INPUT,
+             "%s:%d: <diffusivity>: '%s' is %g at %s, t = %g; expected a diffusivity >= 0", c->path,
+             c->diffusivity_line, fe_expr_text(c->diffusivity[0]), s[0], point, t);
+  for (int k = 0; k < FE_NSYM(m->dim); k++)
+    snprintf(values + strlen(values), sizeof values - strlen(values), "%s%g", k ? " " : "", s[k]);
+  FE_RAISE(FE_ERR_INPUT,
+           "%s:%d: <diffusivity>: the tensor (%s) = (%s) at %s, t = %g, is not positive "
+           "semi-definite: %s; expected a symmetric positive semi-definite tensor",
+           c->path, c->diffusivity_line, m->dim == 2 ? "xx xy yy" : "xx xy xz yy yz zz", values,
+           point, t, why);
 }
 
 int fe_eval_diffusivity(const struct fe_case *c, const struct fe_mesh *m, double t, double *out)
@@ -89,17 +158,17 @@ int fe_eval_diffusivity(const struct fe_case *c, const struct fe_mesh *m, double
     centroid(m, e, p);
     for (int k = 0; k < c->n_diffusivity; k++) {
       s[k] = fe_expr_eval(c->diffusivity[k], p, t);
-      if (!isfinite(s[k])) return not_finite(c->diffusivity[k], p, t, s[k]);
+      if (!isfinite(s[k]))
+        return not_finite(c->diffusivity[k], c->n_diffusivity > 1 ? "<diffusivity>" : NULL, m, e, p,
+                          t, s[k]);
     }
     if (c->n_diffusivity == 1) {
       double k = s[0];
       for (int j = 0; j < ns; j++) s[j] = 0;
       for (int a = 0, j = 0; a < d; j += d - a, a++) s[j] = k; /* diagonal slots: 0, d, ... */
     }
-    FE_CHECK(is_psd(d, s), FE_ERR_INPUT,
-             "%s:%d: <diffusivity>: not positive semi-definite in element %zu at (%g, %g, %g), t = %g; "
-             "expected a non-negative scalar or a symmetric positive semi-definite tensor",
-             c->path, c->diffusivity_line, m->cell_id[e], p[0], p[1], p[2], t);
+    char why[96];
+    if (!is_psd(d, s, why, sizeof why)) return not_psd(c, m, e, s, p, t, why);
   }
   return FE_SUCCESS;
 }
@@ -112,7 +181,7 @@ int fe_eval_dirichlet(const struct fe_case *c, const struct fe_mesh *m, const st
     const struct fe_expr *e = c->boundaries[bcs->dirichlet_bc[k]].value;
     node_point(m, bcs->dirichlet[k], p);
     out[k] = fe_expr_eval(e, p, t);
-    if (!isfinite(out[k])) return not_finite(e, p, t, out[k]);
+    if (!isfinite(out[k])) return not_finite(e, NULL, m, -1, p, t, out[k]);
   }
   return FE_SUCCESS;
 }
@@ -122,7 +191,8 @@ double fe_facet_measure(const struct fe_mesh *m, const int *f)
   const int d = m->dim;
   double e[2][3] = {{0}};
   for (int v = 1; v < d; v++)
-    for (int a = 0; a < d; a++) e[v - 1][a] = m->coords[(long)f[v] * d + a] - m->coords[(long)f[0] * d + a];
+    for (int a = 0; a < d; a++)
+      e[v - 1][a] = m->coords[(long)f[v] * d + a] - m->coords[(long)f[0] * d + a];
   if (d == 2) return hypot(e[0][0], e[0][1]);
   double cx = e[0][1] * e[1][2] - e[0][2] * e[1][1];
   double cy = e[0][2] * e[1][0] - e[0][0] * e[1][2];
@@ -143,7 +213,7 @@ int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const stru
     for (int v = 0; v < d; v++) {
       node_point(m, f[v], p);
       g[v] = fe_expr_eval(e, p, t);
-      if (!isfinite(g[v])) return not_finite(e, p, t, g[v]);
+      if (!isfinite(g[v])) return not_finite(e, NULL, m, -1, p, t, g[v]);
     }
     /* facet mass matrix: |F| (1 + delta_ij) / (d (d + 1)) */
     const double w = fe_facet_measure(m, f) / (d * (d + 1));
@@ -167,27 +237,43 @@ int fe_case_time_dependent_diffusivity(const struct fe_case *c)
   return 0;
 }
 
+/* The physical attribute of a <boundary> as written (words joined by one space). */
+static const char *refs_text(const struct fe_boundary *bd, char *buf, size_t size)
+{
+  buf[0] = '\0';
+  for (int r = 0; r < bd->n_refs; r++)
+    snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", r ? " " : "", bd->refs[r]);
+  return buf;
+}
+
 /* The physical groups of one <boundary>, as tags; FE_ERR_INPUT for a name or
  * number that is not a boundary group of the mesh. */
 static int resolve_refs(const struct fe_case *c, const struct fe_mesh *m, int b, int *tags)
 {
+  static const char *const group_kind[] = {"points", "curves", "surfaces", "volumes"};
   const struct fe_boundary *bd = &c->boundaries[b];
   for (int r = 0; r < bd->n_refs; r++) {
     const struct fe_physical *g = fe_mesh_find_group(m, m->dim - 1, bd->refs[r]);
-    if (!g) {
-      char list[512] = "";
-      for (int k = 0; k < m->n_groups; k++)
-        if (m->groups[k].dim == m->dim - 1) {
-          size_t len = strlen(list);
-          snprintf(list + len, sizeof list - len, "%s%s (%d)", len ? ", " : "",
-                   m->groups[k].name[0] ? m->groups[k].name : "unnamed", m->groups[k].tag);
-        }
-      FE_RAISE(FE_ERR_INPUT,
-               "%s:%d: <boundary physical=\"%s\">: the mesh %s has no boundary physical group '%s'; "
-               "its boundary groups are: %s",
-               c->path, bd->line, bd->refs[r], m->path, bd->refs[r], list[0] ? list : "none");
+    if (g) {
+      tags[r] = g->tag;
+      continue;
     }
-    tags[r] = g->tag;
+    char list[512] = "", attr[512], region[160] = "";
+    for (int k = 0; k < m->n_groups; k++)
+      if (m->groups[k].dim == m->dim - 1) {
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s%s (%d)", len ? ", " : "",
+                 m->groups[k].name[0] ? m->groups[k].name : "unnamed", m->groups[k].tag);
+      }
+    const struct fe_physical *cells = fe_mesh_find_group(m, m->dim, bd->refs[r]);
+    if (cells)
+      snprintf(region, sizeof region, " ('%s' is a group of %s, a region of the domain)",
+               bd->refs[r], group_kind[m->dim]);
+    FE_RAISE(FE_ERR_INPUT,
+             "%s:%d: <boundary physical=\"%s\">: the mesh %s has no boundary physical group "
+             "'%s'%s; expected a group of %s, one of: %s",
+             c->path, bd->line, refs_text(bd, attr, sizeof attr), m->path, bd->refs[r], region,
+             group_kind[m->dim - 1], list[0] ? list : "none (the mesh has no boundary groups)");
   }
   return FE_SUCCESS;
 }
@@ -196,7 +282,8 @@ static int bcs_resolve(const struct fe_case *c, const struct fe_mesh *m, struct 
 {
   int *owner; /* boundary of each physical tag seen so far, by tag */
   int max_tag = 0;
-  for (int k = 0; k < m->n_groups; k++) max_tag = m->groups[k].tag > max_tag ? m->groups[k].tag : max_tag;
+  for (int k = 0; k < m->n_groups; k++)
+    max_tag = m->groups[k].tag > max_tag ? m->groups[k].tag : max_tag;
   FE_MALLOC(max_tag + 1, &owner);
   for (int k = 0; k <= max_tag; k++) owner[k] = -1;
   int *dbc;
@@ -205,16 +292,21 @@ static int bcs_resolve(const struct fe_case *c, const struct fe_mesh *m, struct 
     int tags[64];
     const struct fe_boundary *bd = &c->boundaries[b];
     if (bd->n_refs > 64) {
-      err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__, "%s:%d: <boundary>: more than 64 groups", c->path, bd->line);
+      err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                           "%s:%d: <boundary>: %d physical groups; expected at most 64", c->path,
+                           bd->line, bd->n_refs);
       break;
     }
     err = resolve_refs(c, m, b, tags);
     for (int r = 0; !err && r < bd->n_refs; r++) {
+      char attr[512];
       if (owner[tags[r]] >= 0 && owner[tags[r]] != b)
         err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
-                             "%s:%d: <boundary physical=\"%s\">: physical group %d is already given a "
-                             "condition at line %d; expected each group in one boundary",
-                             c->path, bd->line, bd->refs[r], tags[r], c->boundaries[owner[tags[r]]].line);
+                             "%s:%d: <boundary physical=\"%s\">: '%s' is physical group %d, which "
+                             "already has a condition at line %d; a group may appear in one "
+                             "<boundary> only",
+                             c->path, bd->line, refs_text(bd, attr, sizeof attr), bd->refs[r],
+                             tags[r], c->boundaries[owner[tags[r]]].line);
       owner[tags[r]] = b;
     }
   }

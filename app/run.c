@@ -40,7 +40,7 @@ struct fe_sim {
   struct fe_coefficient_programs *cp;
   struct fe_op *mass, *adv, *dlhs, *drhs;
   double adv_time, diff_tau, diff_time; /* what adv and dlhs/drhs were assembled for */
-  struct fe_cg *cg;
+  struct fe_cg *cg, *cg_mass; /* one per operator solved: each keeps its Jacobi diagonal */
   struct fe_cg_options cgo;
   struct fe_vec *T, *b, *y, *k, *acc, *x, *ex;
   struct fe_vec *prev;                 /* T at the start of the step: kept on numerical failure */
@@ -153,6 +153,7 @@ static int alloc_fields(struct fe_sim *s)
   struct fe_vec **v[] = {&s->T, &s->b, &s->y, &s->k, &s->acc, &s->x, &s->ex, &s->prev, &s->lumped};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) FE_CALL(fe_vec_create(s->be, (size_t)n, v[i]));
   FE_CALL(fe_cg_create(s->be, (size_t)n, &s->cg));
+  FE_CALL(fe_cg_create(s->be, (size_t)n, &s->cg_mass));
   FE_MALLOC(n, &s->h_n);
   FE_MALLOC(n, &s->h_n2);
   FE_MALLOC(n, &s->h_exact);
@@ -235,7 +236,7 @@ static int solve(struct fe_sim *s, struct fe_op *a, const char *what, double t, 
   struct fe_cg_result r;
   FE_CALL(s->be->vec->sync(s->be)); /* the solve's own time, not the work queued before it */
   const double start = fe_wtime();
-  FE_CALL(fe_cg_solve(s->cg, a, s->b, s->x, &s->cgo, &r));
+  FE_CALL(fe_cg_solve(a == s->mass ? s->cg_mass : s->cg, a, s->b, s->x, &s->cgo, &r));
   s->t_cg += fe_wtime() - start;
   s->total_cg_iters += r.iterations;
   *iters += r.iterations;
@@ -528,6 +529,33 @@ static int make_dir(const char *path)
   return FE_SUCCESS;
 }
 
+/* The output directory, or the first of its parents that exists, must be a
+ * directory: checked with the case, before anything is written. */
+static int check_output_dir(const struct fe_sim *s)
+{
+  char path[4096], from[4200];
+  struct stat st;
+  if (s->opt->output_dir)
+    snprintf(from, sizeof from, "--output '%s'", s->outdir);
+  else
+    snprintf(from, sizeof from, "%s: <output dir=\"%s\">", s->c->path, s->outdir);
+  snprintf(path, sizeof path, "%s", s->outdir);
+  if (!path[0]) return FE_SUCCESS;
+  for (char *p = path + 1;; p++) {
+    if (*p && *p != '/') continue;
+    const char end = *p;
+    *p = '\0';
+    if (!stat(path, &st) && !S_ISDIR(st.st_mode))
+      FE_RAISE(FE_ERR_INPUT,
+               "%s is not a directory: %s%s%s is a file; expected a directory, or a path where "
+               "one can be created",
+               from, end ? "'" : "", end ? path : "it", end ? "'" : "");
+    if (!end) break;
+    *p = end;
+  }
+  return FE_SUCCESS;
+}
+
 /* Outputs belong to the case file that wrote NAME.run beside them: the run of
  * another case file with the same name must not overwrite them silently. */
 static int claim_outputs(const struct fe_sim *s)
@@ -739,6 +767,7 @@ static int setup(struct fe_sim *s)
   struct fe_case *c = s->c;
   s->strategy = o->strategy_set ? o->strategy : c->strategy;
   s->outdir = o->output_dir ? o->output_dir : c->output_dir;
+  FE_CALL(check_output_dir(s));
   if (o->mesh)
     s->m = o->mesh;
   else
@@ -775,6 +804,7 @@ static void sim_destroy(struct fe_sim *s)
   struct fe_vec *v[] = {s->T, s->b, s->y, s->k, s->acc, s->x, s->ex, s->prev, s->lumped};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
   fe_cg_destroy(s->cg);
+  fe_cg_destroy(s->cg_mass);
   if (s->be) {
     double *dev[] = {s->vel, s->diff, s->dvals, s->dzero};
     for (int i = 0; i < 4; i++) fe_backend_free(s->be, dev[i]);

@@ -6,6 +6,7 @@
 #include <gmshc.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ struct raw {
   int *cells;
   size_t *cell_id;
   int *cell_region;
+  int *cell_entity; /* Gmsh entity (surface or volume) of each cell, for messages */
   size_t n_facets, cap_facets;
   int *facets;
   size_t *facet_id;
@@ -49,6 +51,7 @@ static void raw_free(struct raw *r)
   free(r->cells);
   free(r->cell_id);
   free(r->cell_region);
+  free(r->cell_entity);
   free(r->facets);
   free(r->facet_id);
   free(r->facet_group);
@@ -92,8 +95,13 @@ static int gmsh_status(const char *path, int ierr, const char *what)
   gmshFree(log);
   if (!ierr && !first[0]) return FE_SUCCESS;
   if (fe_gmsh_yyflush) fe_gmsh_yyflush();
-  FE_RAISE(FE_ERR_INPUT, "%s: Gmsh could not %s it: %s", path, what,
-           first[0] ? first : "no message");
+  const char *dot = strrchr(path, '.');
+  const char *expected = dot && !strcasecmp(dot, ".geo")
+                             ? (strcmp(what, "read") ? "a geometry that Gmsh can mesh"
+                                                     : "a valid Gmsh geometry script")
+                             : "a complete Gmsh mesh (format 2.2 or 4.1, ASCII or binary)";
+  FE_RAISE(FE_ERR_INPUT, "%s: Gmsh could not %s it%s%s%s; expected %s", path, what,
+           first[0] ? " (" : "", first, first[0] ? ")" : "", expected);
 }
 
 static int gmsh_load(const char *path, int geo, double size)
@@ -136,7 +144,8 @@ static int mesh_dimension(const char *path, int *dim)
   }
   gmshFree(types);
   FE_CALL(gmsh_status(path, ierr, "read"));
-  FE_CHECK(n > 0, FE_ERR_INPUT, "%s: the mesh has no elements", path);
+  FE_CHECK(n > 0, FE_ERR_INPUT,
+           "%s: the mesh has no elements; expected triangles (2D) or tetrahedra (3D)", path);
   FE_CHECK(*dim >= 2, FE_ERR_INPUT,
            "%s: the mesh has no cells: its highest element dimension is %d, expected triangles "
            "(2D) or tetrahedra (3D)",
@@ -292,6 +301,16 @@ static int first_physical(int dim, int tag)
   return first;
 }
 
+/* cell_entity = tag for the cells appended since `from`. */
+static int set_entity(struct raw *r, size_t from, int tag)
+{
+  int *e = realloc(r->cell_entity, (r->cap_cells ? r->cap_cells : 1) * sizeof *e);
+  FE_CHECK(e, FE_ERR_RESOURCE, "out of host memory: could not allocate %zu elements", r->cap_cells);
+  r->cell_entity = e;
+  for (size_t k = from; k < r->n_cells; k++) e[k] = tag;
+  return FE_SUCCESS;
+}
+
 static int read_cells(const char *path, struct raw *r)
 {
   int *entities = NULL, ierr = 0, err = FE_SUCCESS;
@@ -300,10 +319,12 @@ static int read_cells(const char *path, struct raw *r)
   gmshModelGetEntities(&entities, &n, r->dim, &ierr);
   for (size_t i = 0; i < n / 2 && !err && !ierr; i++) {
     int tag = entities[2 * i + 1];
+    size_t from = r->n_cells;
     err = check_types(path, r->dim, tag, type);
     if (!err)
       err = append_elements(path, r, tag, type, r->dim + 1, first_physical(r->dim, tag),
                             &r->n_cells, &r->cap_cells, &r->cells, &r->cell_id, &r->cell_region);
+    if (!err) err = set_entity(r, from, tag);
   }
   gmshFree(entities);
   if (!err) err = gmsh_status(path, ierr, "read");
@@ -520,6 +541,17 @@ done:
 
 /* ---- building the mesh ----------------------------------------------------- */
 
+static int check_coords(const char *path, const struct raw *r, const int *used_old, int n)
+{
+  for (int i = 0; i < n; i++) {
+    const double *x = r->xyz + 3 * (size_t)used_old[i];
+    FE_CHECK(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]), FE_ERR_INPUT,
+             "%s: node %zu is at (%g, %g, %g); expected finite coordinates", path,
+             r->node_tags[used_old[i]], x[0], x[1], x[2]);
+  }
+  return FE_SUCCESS;
+}
+
 static int check_plane(const char *path, const struct raw *r, const int *used_old, int n)
 {
   double z0 = r->xyz[3 * (size_t)used_old[0] + 2], lo = INFINITY, hi = -INFINITY;
@@ -540,24 +572,14 @@ static int check_plane(const char *path, const struct raw *r, const int *used_ol
   return FE_SUCCESS;
 }
 
-/* Signed area (2D) or volume (3D) of cell c and its longest edge. */
-static double signed_measure(const struct fe_mesh *m, const int *c, double *longest)
+/* Signed area (2D) or volume (3D) of the simplex c (nv node indices). */
+static double signed_measure(const struct fe_mesh *m, const int *c)
 {
   int d = m->dim;
-  double e[FE_MAX_NV][FE_MAX_DIM] = {{0}}, l2 = 0;
+  double e[FE_MAX_NV][FE_MAX_DIM] = {{0}};
   for (int v = 1; v < m->nv; v++)
     for (int k = 0; k < d; k++)
       e[v][k] = m->coords[(size_t)c[v] * d + k] - m->coords[(size_t)c[0] * d + k];
-  for (int a = 0; a < m->nv; a++)
-    for (int b = a + 1; b < m->nv; b++) {
-      double s = 0;
-      for (int k = 0; k < d; k++) {
-        double t = m->coords[(size_t)c[b] * d + k] - m->coords[(size_t)c[a] * d + k];
-        s += t * t;
-      }
-      l2 = s > l2 ? s : l2;
-    }
-  *longest = sqrt(l2);
   if (d == 2) return 0.5 * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
   return (e[1][0] * (e[2][1] * e[3][2] - e[2][2] * e[3][1]) -
           e[1][1] * (e[2][0] * e[3][2] - e[2][2] * e[3][0]) +
@@ -565,14 +587,48 @@ static double signed_measure(const struct fe_mesh *m, const int *c, double *long
          6.0;
 }
 
-static int orient_cells(struct fe_mesh *m)
+static double longest_edge(const struct fe_mesh *m, const int *c)
+{
+  double l2 = 0;
+  for (int a = 0; a < m->nv; a++)
+    for (int b = a + 1; b < m->nv; b++) {
+      double s = 0;
+      for (int k = 0; k < m->dim; k++) {
+        double t = m->coords[(size_t)c[b] * m->dim + k] - m->coords[(size_t)c[a] * m->dim + k];
+        s += t * t;
+      }
+      l2 = s > l2 ? s : l2;
+    }
+  return sqrt(l2);
+}
+
+static int entity_of(const struct raw *r, size_t id)
+{
+  for (size_t k = 0; k < r->n_cells; k++)
+    if (r->cell_id[k] == id) return r->cell_entity[k];
+  return 0;
+}
+
+/* "element N (triangle of surface S)": a cell, for messages. */
+static const char *cell_where(const struct fe_mesh *m, const struct raw *r, int c, char *buf,
+                              size_t size)
+{
+  snprintf(buf, size, "element %zu (%s of %s %d)", m->cell_id[c],
+           m->dim == 2 ? "triangle" : "tetrahedron", m->dim == 2 ? "surface" : "volume",
+           entity_of(r, m->cell_id[c]));
+  return buf;
+}
+
+static int orient_cells(struct fe_mesh *m, const struct raw *r)
 {
   for (int c = 0; c < m->n_cells; c++) {
     int *cell = m->cells + (size_t)c * m->nv;
-    double longest, s = signed_measure(m, cell, &longest);
+    double s = signed_measure(m, cell), longest = longest_edge(m, cell);
+    char where[160];
     FE_CHECK(fabs(s) > 1e-12 * longest * longest * (m->dim == 3 ? longest : 1), FE_ERR_INPUT,
-             "%s: element %zu (%s) is degenerate (%s %g)", m->path, m->cell_id[c],
-             m->dim == 2 ? "triangle" : "tetrahedron", m->dim == 2 ? "area" : "volume", fabs(s));
+             "%s: %s is degenerate: its %s is %g (longest edge %g); expected cells of non-zero %s",
+             m->path, cell_where(m, r, c, where, sizeof where), m->dim == 2 ? "area" : "volume",
+             fabs(s), longest, m->dim == 2 ? "area" : "volume");
     if (s < 0) {
       int t = cell[m->nv - 1];
       cell[m->nv - 1] = cell[m->nv - 2];
@@ -580,6 +636,249 @@ static int orient_cells(struct fe_mesh *m)
     }
   }
   return FE_SUCCESS;
+}
+
+/* ---- inverted cells ---------------------------------------------------------- */
+
+/* The vertex order of a cell is a convention of the file (Gmsh writes the
+ * triangles of a surface whose curve loop is reversed clockwise, and
+ * orient_cells reorders them), so it cannot tell an inverted cell.  Geometry
+ * can: two cells that share a facet lie on opposite sides of it in a mesh,
+ * and on the same side when one of them is folded over the other, so that the
+ * two overlap.  The cells connected through shared facets then fall into two
+ * classes, the cells on either side of the folds; the smaller class (fewer
+ * cells, then less measure) is the inverted one. */
+struct folds {
+  int *nbr;            /* n_cells * nv: the cell across the facet opposite each vertex, or -1 */
+  unsigned char *same; /* n_cells * nv: 1 where that cell lies on the same side of the facet */
+  long n_folds;        /* facets with both cells on the same side */
+};
+
+struct facet_key {
+  int n[3]; /* the facet's nodes, ascending (-1 beyond dim) */
+  size_t k; /* cell * nv + the vertex opposite the facet */
+};
+
+static int cmp_facet(const void *a, const void *b)
+{
+  const struct facet_key *x = a, *y = b;
+  for (int i = 0; i < 3; i++)
+    if (x->n[i] != y->n[i]) return (x->n[i] > y->n[i]) - (x->n[i] < y->n[i]);
+  return (x->k > y->k) - (x->k < y->k);
+}
+
+/* The facet of cell c opposite its vertex v. */
+static void facet_of(const struct fe_mesh *m, size_t c, int v, struct facet_key *f)
+{
+  const int *cell = m->cells + c * m->nv;
+  int j = 0;
+  f->n[2] = -1;
+  f->k = c * m->nv + v;
+  for (int a = 0; a < m->nv; a++)
+    if (a != v) f->n[j++] = cell[a];
+  for (int a = 1; a < m->dim; a++)
+    for (int b = a; b > 0 && f->n[b - 1] > f->n[b]; b--) {
+      int t = f->n[b];
+      f->n[b] = f->n[b - 1];
+      f->n[b - 1] = t;
+    }
+}
+
+static int facet_min(const int *cell, int nv, int v)
+{
+  int lo = INT_MAX;
+  for (int a = 0; a < nv; a++)
+    if (a != v && cell[a] < lo) lo = cell[a];
+  return lo;
+}
+
+/* The side of facet f on which the opposite vertex of f->k lies. */
+static int side(const struct fe_mesh *m, const struct facet_key *f)
+{
+  int s[FE_MAX_NV];
+  memcpy(s, f->n, sizeof(int) * m->dim);
+  s[m->dim] = m->cells[f->k];
+  return signed_measure(m, s) > 0 ? 1 : -1;
+}
+
+/* Pairs the cells of each bucket of facets (those whose smallest node is
+ * the same); more than two cells on one facet overlap. */
+static int match_bucket(const struct fe_mesh *m, struct facet_key *key, size_t n, struct folds *fo)
+{
+  static const char *const facet_name[] = {"", "", "edge", "face"};
+  if (n > 32) {
+    qsort(key, n, sizeof *key, cmp_facet);
+  } else { /* most buckets: a few dozen facets */
+    for (size_t i = 1; i < n; i++)
+      for (size_t j = i; j > 0 && cmp_facet(&key[j - 1], &key[j]) > 0; j--) {
+        struct facet_key t = key[j];
+        key[j] = key[j - 1];
+        key[j - 1] = t;
+      }
+  }
+  for (size_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && !memcmp(key[j].n, key[i].n, sizeof key[i].n);) j++;
+    if (j - i > 2) {
+      size_t t[3];
+      for (int a = 0; a < 3; a++) t[a] = m->cell_id[key[i + a].k / m->nv];
+      qsort(t, 3, sizeof *t, cmp_size);
+      FE_RAISE(FE_ERR_INPUT,
+               "%s: elements %zu, %zu and %zu share one %s, so they overlap; expected at most two "
+               "cells on each %s",
+               m->path, t[0], t[1], t[2], facet_name[m->dim], facet_name[m->dim]);
+    }
+    if (j - i < 2) continue;
+    const int same = side(m, &key[i]) == side(m, &key[i + 1]);
+    fo->nbr[key[i].k] = (int)(key[i + 1].k / m->nv);
+    fo->nbr[key[i + 1].k] = (int)(key[i].k / m->nv);
+    fo->same[key[i].k] = fo->same[key[i + 1].k] = (unsigned char)same;
+    fo->n_folds += same;
+  }
+  return FE_SUCCESS;
+}
+
+/* Neighbours across every facet, bucketed by the facet's smallest node. */
+static int match_facets(const struct fe_mesh *m, struct folds *fo)
+{
+  const size_t nk = (size_t)m->n_cells * m->nv;
+  size_t *start = NULL, *order = NULL, widest = 0;
+  struct facet_key *key = NULL;
+  int err = fe_calloc((size_t)m->n_nodes + 2, sizeof *start, &start);
+  if (!err) err = fe_malloc(nk * sizeof *order, &order);
+  if (err) goto done;
+  const int nv = m->nv;
+  for (size_t c = 0; c < (size_t)m->n_cells; c++)
+    for (int v = 0; v < nv; v++) start[facet_min(m->cells + c * nv, nv, v) + 2]++;
+  for (int i = 0; i < m->n_nodes; i++) {
+    widest = start[i + 2] > widest ? start[i + 2] : widest;
+    start[i + 2] += start[i + 1];
+  }
+  for (size_t c = 0; c < (size_t)m->n_cells; c++)
+    for (int v = 0; v < nv; v++)
+      order[start[facet_min(m->cells + c * nv, nv, v) + 1]++] = c * nv + v;
+  err = fe_malloc((widest ? widest : 1) * sizeof *key, &key);
+  for (int i = 0; i < m->n_nodes && !err; i++) {
+    size_t n = start[i + 1] - start[i];
+    for (size_t j = 0; j < n; j++) {
+      size_t k = order[start[i] + j];
+      facet_of(m, k / nv, (int)(k % nv), &key[j]);
+    }
+    err = match_bucket(m, key, n, fo);
+  }
+done:
+  free(start);
+  free(order);
+  free(key);
+  return err;
+}
+
+/* The inverted class of the part of the mesh queue[0..n): fewer cells, then
+ * less measure, then the later elements of the file. */
+static int smaller_class(const struct fe_mesh *m, const signed char *cls, const int *queue, int n)
+{
+  long count[2] = {0, 0};
+  double measure[2] = {0, 0};
+  size_t lowest[2] = {SIZE_MAX, SIZE_MAX};
+  for (int j = 0; j < n; j++) count[cls[queue[j]] < 0]++;
+  if (count[0] != count[1]) return count[1] < count[0];
+  for (int j = 0; j < n; j++) {
+    int c = queue[j], i = cls[c] < 0;
+    measure[i] += fabs(signed_measure(m, m->cells + (size_t)c * m->nv));
+    lowest[i] = m->cell_id[c] < lowest[i] ? m->cell_id[c] : lowest[i];
+  }
+  if (measure[0] != measure[1]) return measure[1] < measure[0];
+  return lowest[1] > lowest[0];
+}
+
+/* cls[c] = +1 or -1, opposite across each fold, by breadth-first search over
+ * the facets of each connected part; then the smaller class of each part
+ * becomes 2 (inverted), the other 1. */
+static void classify(const struct fe_mesh *m, const struct folds *fo, signed char *cls, int *queue)
+{
+  const int nv = m->nv;
+  for (int s = 0; s < m->n_cells; s++) {
+    if (cls[s]) continue;
+    int head = 0, tail = 0;
+    queue[tail++] = s;
+    cls[s] = 1;
+    while (head < tail) {
+      int c = queue[head++];
+      for (int v = 0; v < nv; v++) {
+        int u = fo->nbr[(size_t)c * nv + v];
+        if (u < 0 || cls[u]) continue;
+        cls[u] = (signed char)(fo->same[(size_t)c * nv + v] ? -cls[c] : cls[c]);
+        queue[tail++] = u;
+      }
+    }
+    const int bad = smaller_class(m, cls, queue, tail);
+    for (int j = 0; j < tail; j++)
+      cls[queue[j]] = (signed char)((cls[queue[j]] < 0) == bad ? 2 : 1);
+  }
+}
+
+static int report_inverted(const struct fe_mesh *m, const struct raw *r, const struct folds *fo,
+                           const signed char *cls)
+{
+  static const char *const cells_name[] = {"", "", "triangles", "tetrahedra"};
+  static const char *const facet_name[] = {"", "", "edge", "face"};
+  int first = -1, n_inverted = 0, other = -1;
+  for (int c = 0; c < m->n_cells; c++)
+    if (cls[c] == 2) {
+      n_inverted++;
+      if (first < 0 || m->cell_id[c] < m->cell_id[first]) first = c;
+    }
+  /* contradictory folds (each cell both over and under another) leave no class smaller */
+  for (size_t k = 0; first < 0 && k < (size_t)m->n_cells * m->nv; k++)
+    if (fo->same[k]) first = (int)(k / m->nv);
+  if (first < 0) return FE_SUCCESS;
+  for (int v = 0; v < m->nv; v++) {
+    int u = fo->nbr[(size_t)first * m->nv + v];
+    if (fo->same[(size_t)first * m->nv + v] && (other < 0 || m->cell_id[u] < m->cell_id[other]))
+      other = u;
+  }
+  const int d = m->dim;
+  char where[160];
+  cell_where(m, r, first, where, sizeof where);
+  if (other < 0)
+    FE_RAISE(FE_ERR_INPUT,
+             "%s: %s is inverted: it lies in a part of the mesh folded over the cells around it; "
+             "%d of the %d %s %s inverted; expected cells that do not overlap",
+             m->path, where, n_inverted, m->n_cells, cells_name[d], n_inverted == 1 ? "is" : "are");
+  char overlap[160];
+  snprintf(overlap, sizeof overlap,
+           "it and element %zu lie on the same side of their shared %s, so they overlap",
+           m->cell_id[other], facet_name[d]);
+  if (!n_inverted)
+    FE_RAISE(FE_ERR_INPUT, "%s: %s: %s; expected cells that do not overlap", m->path, where,
+             overlap);
+  FE_RAISE(
+      FE_ERR_INPUT,
+      "%s: %s is inverted: %s; %d of the %d %s %s inverted; expected cells that do not overlap",
+      m->path, where, overlap, n_inverted, m->n_cells, cells_name[d],
+      n_inverted == 1 ? "is" : "are");
+}
+
+static int check_inverted(const struct fe_mesh *m, const struct raw *r)
+{
+  const size_t nk = (size_t)m->n_cells * m->nv;
+  struct folds fo = {0};
+  signed char *cls = NULL;
+  int *queue = NULL;
+  int err = fe_malloc(nk * sizeof *fo.nbr, &fo.nbr);
+  if (!err) err = fe_calloc(nk, sizeof *fo.same, &fo.same);
+  for (size_t k = 0; k < nk && !err; k++) fo.nbr[k] = -1;
+  if (!err) err = match_facets(m, &fo);
+  if (!err && fo.n_folds) {
+    err = fe_calloc((size_t)m->n_cells, sizeof *cls, &cls);
+    if (!err) err = fe_malloc((size_t)m->n_cells * sizeof *queue, &queue);
+    if (!err) classify(m, &fo, cls, queue);
+    if (!err) err = report_inverted(m, r, &fo, cls);
+  }
+  free(fo.nbr);
+  free(fo.same);
+  free(cls);
+  free(queue);
+  return err;
 }
 
 /* Cells in the order of their smallest new node (a stable counting sort). */
@@ -620,10 +919,14 @@ static int map_facets(struct fe_mesh *m, const struct raw *r, const int *local, 
     for (int v = 0; v < m->dim; v++) {
       int i = local[r->facets[(size_t)f * m->dim + v]];
       FE_CHECK(i >= 0, FE_ERR_INPUT,
-               "%s: mixed dimensions: element %zu of physical group %d is not on the boundary of "
-               "the %s (its node %zu belongs to no cell)",
-               m->path, r->facet_id[f], r->facet_group[f], m->dim == 2 ? "triangles" : "tetrahedra",
-               r->node_tags[r->facets[(size_t)f * m->dim + v]]);
+               "%s: mixed dimensions: element %zu of physical group %d is not %s (its node %zu "
+               "belongs to no %s); expected a %dD mesh: %s",
+               m->path, r->facet_id[f], r->facet_group[f],
+               m->dim == 2 ? "an edge of the triangles" : "a face of the tetrahedra",
+               r->node_tags[r->facets[(size_t)f * m->dim + v]],
+               m->dim == 2 ? "triangle" : "tetrahedron", m->dim,
+               m->dim == 2 ? "triangles, and lines on their edges"
+                           : "tetrahedra, and triangles on their faces");
       m->facets[(size_t)f * m->dim + v] = perm[i];
     }
     m->facet_group[f] = r->facet_group[f];
@@ -650,7 +953,8 @@ static int build_mesh(struct fe_mesh *m, const struct raw *r)
   if (err) goto done;
   for (size_t i = 0; i < r->n_nodes; i++)
     if (local[i] >= 0) used[local[i]] = (int)i;
-  if (m->dim == 2) err = check_plane(m->path, r, used, n);
+  err = check_coords(m->path, r, used, n);
+  if (!err && m->dim == 2) err = check_plane(m->path, r, used, n);
   for (size_t k = 0; k < nc * nv && !err; k++) cells[k] = local[r->cells[k]];
   if (!err) err = graph_build(n, (int)nc, nv, cells, &g);
   if (!err) err = fe_malloc((size_t)n * sizeof *perm, &perm);
@@ -664,7 +968,8 @@ static int build_mesh(struct fe_mesh *m, const struct raw *r)
     for (int k = 0; k < m->dim; k++)
       m->coords[(size_t)perm[i] * m->dim + k] = r->xyz[3 * (size_t)used[i] + k];
   err = sort_cells(m, r, local, perm);
-  if (!err) err = orient_cells(m);
+  if (!err) err = orient_cells(m, r);
+  if (!err) err = check_inverted(m, r);
   if (!err) err = map_facets(m, r, local, perm);
 done:
   graph_free(&g);
@@ -690,16 +995,26 @@ static int check_file(const char *path, int *geo)
   FE_CHECK(fp || errno != ENOENT, FE_ERR_INPUT, "mesh '%s' not found", path);
   FE_CHECK(fp, FE_ERR_INPUT, "mesh '%s' cannot be read: %s", path, strerror(errno));
   char line[64] = "";
-  int empty = !fgets(line, sizeof line, fp);
+  size_t n = fread(line, 1, sizeof line - 1, fp);
+  const int is_dir = !n && ferror(fp) && errno == EISDIR;
   fclose(fp);
+  FE_CHECK(!is_dir, FE_ERR_INPUT, "mesh '%s' is a directory; expected a Gmsh mesh or geometry file",
+           path);
   if (*geo) return FE_SUCCESS;
   /* Gmsh hands a file that is not a mesh to its .geo parser, whose messages
    * would be about geometry syntax, so that case is reported here. */
-  FE_CHECK(!empty, FE_ERR_INPUT, "%s: empty file; expected a Gmsh mesh", path);
-  line[strcspn(line, "\r\n")] = '\0';
-  FE_CHECK(!strncmp(line, "$MeshFormat", 11), FE_ERR_INPUT,
-           "%s: not a Gmsh mesh: it starts with '%.40s', expected '$MeshFormat'", path, line);
-  return FE_SUCCESS;
+  FE_CHECK(n, FE_ERR_INPUT, "%s: empty file; expected a Gmsh mesh", path);
+  size_t len = 0;
+  int text = 1;
+  for (; len < n && line[len] != '\n' && line[len] != '\r'; len++)
+    text &= ((unsigned char)line[len] >= 32 && (unsigned char)line[len] < 127) || line[len] == '\t';
+  line[len] = '\0';
+  if (!strncmp(line, "$MeshFormat", 11)) return FE_SUCCESS;
+  if (!text)
+    FE_RAISE(FE_ERR_INPUT,
+             "%s: not a Gmsh mesh: it starts with binary data, expected '$MeshFormat'", path);
+  FE_RAISE(FE_ERR_INPUT, "%s: not a Gmsh mesh: it starts with '%.40s', expected '$MeshFormat'",
+           path, line);
 }
 
 int fe_mesh_read(const char *path, double size, struct fe_mesh **mesh)

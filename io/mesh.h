@@ -41,10 +41,15 @@ struct fe_mesh {
 
 /* Read a .msh (2.2 or 4.1, ASCII or binary) or mesh a .geo with maximum element
  * size `size` (size <= 0: Gmsh's default).  Nodes are renumbered by reverse
- * Cuthill-McKee for locality; only nodes used by cells are kept.  Errors
- * (exit code 2) name the file and, for bad elements, the Gmsh element tag:
- * missing or unreadable file, no 2D/3D cells, cells other than linear triangles
- * or tetrahedra, mixed dimensions, degenerate (zero-measure) cells. */
+ * Cuthill-McKee for locality; only nodes used by cells are kept.  Cells are
+ * reordered to positive orientation: the vertex order in the file does not
+ * matter.  Errors (exit code 2) name the file and, for bad elements, the Gmsh
+ * element tag: missing, empty, truncated or unreadable file, no 2D/3D cells,
+ * cells other than linear triangles or tetrahedra, mixed dimensions, nodes
+ * off the plane of a 2D mesh or not finite, degenerate (zero-measure) cells,
+ * and inverted cells: a cell on the same side of a facet as the cell across
+ * it (the two overlap; the smaller of the classes such folds separate is
+ * reported, with its entity and size), or a facet shared by three cells. */
 int fe_mesh_read(const char *path, double size, struct fe_mesh **mesh);
 void fe_mesh_destroy(struct fe_mesh *mesh);
 

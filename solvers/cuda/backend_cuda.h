@@ -14,6 +14,7 @@ struct fe_cuda_ctx {
   char name[256];
   double *partials; /* FE_REDUCE_BLOCKS * 3: per-block partial reductions */
   double *result;   /* 3 doubles on the device */
+  unsigned *done_blocks; /* blocks of the running reduction that have written their partials */
   double *host;     /* 3 doubles, pinned */
   double *slots;    /* 2 doubles, pinned: scalar_post / scalar_wait */
   cudaEvent_t slot_ready[2];

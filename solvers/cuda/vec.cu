@@ -1,6 +1,7 @@
 /* Vector kernels and memory of the CUDA backend.  Reductions run in two
- * fixed-size stages (per-block partials, then one block), so that results do
- * not depend on scheduling: runs and restarts reproduce bit for bit. */
+ * fixed-order stages (per-block partials, then the last block to finish sums
+ * them in block order) in one launch, so that results do not depend on
+ * scheduling: runs and restarts reproduce bit for bit. */
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -155,7 +156,31 @@ __device__ inline void identity(int op, double v[3])
   v[2] = 0;
 }
 
-__global__ void reduce_stage1(int op, size_t n, const double *x, const double *y, double *partials)
+/* The last block to finish reduces the per-block partials, in block order
+ * (the same order every run), and writes the result: one launch per reduction. */
+__device__ void finish_reduction(int op, double *partials, double *result, unsigned *done_blocks)
+{
+  __shared__ bool last;
+  __threadfence(); /* this block's partials, written by thread 0, visible to the last block */
+  if (threadIdx.x == 0) last = atomicAdd(done_blocks, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  double v[3];
+  identity(op, v);
+  for (int b = threadIdx.x; b < (int)gridDim.x; b += blockDim.x) {
+    double p[3] = {__ldcg(partials + b), __ldcg(partials + FE_REDUCE_BLOCKS + b),
+                   __ldcg(partials + 2 * FE_REDUCE_BLOCKS + b)};
+    combine(op, v, p);
+  }
+  block_reduce(op, v);
+  if (threadIdx.x == 0) {
+    for (int k = 0; k < (op == 0 ? 1 : op == 2 ? 2 : 3); k++) result[k] = v[k];
+    *done_blocks = 0;
+  }
+}
+
+__global__ void reduce_kernel(int op, size_t n, const double *x, const double *y, double *partials, double *result,
+                              unsigned *done_blocks)
 {
   double v[3];
   identity(op, v);
@@ -175,33 +200,18 @@ __global__ void reduce_stage1(int op, size_t n, const double *x, const double *y
   block_reduce(op, v);
   if (threadIdx.x == 0)
     for (int k = 0; k < 3; k++) partials[k * FE_REDUCE_BLOCKS + blockIdx.x] = v[k];
-}
-
-/* guard (may be NULL): when guard[1] <= done2 the result is guard's two values */
-__global__ void reduce_stage2(int op, int nblocks, const double *partials, double *result, const double *guard,
-                              double done2)
-{
-  if (guard && guard[1] <= done2) {
-    if (threadIdx.x < 2) result[threadIdx.x] = guard[threadIdx.x];
-    return;
-  }
-  double v[3];
-  identity(op, v);
-  for (int b = threadIdx.x; b < nblocks; b += blockDim.x) {
-    double p[3] = {partials[b], partials[FE_REDUCE_BLOCKS + b], partials[2 * FE_REDUCE_BLOCKS + b]};
-    combine(op, v, p);
-  }
-  block_reduce(op, v);
-  if (threadIdx.x == 0)
-    for (int k = 0; k < (op == 0 ? 1 : op == 2 ? 2 : 3); k++) result[k] = v[k];
+  finish_reduction(op, partials, result, done_blocks);
 }
 
 /* CG update fused with its two reductions (op 2: sums of r.z and r.r) */
-__global__ void cg_update_stage1(size_t n, const double *rz, const double *pq, const double *p, const double *q,
+__global__ void cg_update_kernel(size_t n, const double *rz, const double *pq, const double *p, const double *q,
                                  double *x, double *r, const double *dinv, double *z, double *partials,
-                                 double done2)
+                                 double *rz_rr, unsigned *done_blocks, double done2)
 {
-  if (rz[1] <= done2) return; /* converged: reduce_stage2 passes rz on */
+  if (rz[1] <= done2) { /* converged: x, r, z stay, the scalars pass on */
+    if (blockIdx.x == 0 && threadIdx.x < 2) rz_rr[threadIdx.x] = rz[threadIdx.x];
+    return;
+  }
   const double alpha = *rz / *pq;
   double v[3] = {0, 0, 0};
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
@@ -216,6 +226,7 @@ __global__ void cg_update_stage1(size_t n, const double *rz, const double *pq, c
   block_reduce(2, v);
   if (threadIdx.x == 0)
     for (int k = 0; k < 3; k++) partials[k * FE_REDUCE_BLOCKS + blockIdx.x] = v[k];
+  finish_reduction(2, partials, rz_rr, done_blocks);
 }
 
 __global__ void cg_direction_kernel(size_t n, const double *rz_new, const double *rz_old, const double *z, double *p,
@@ -238,10 +249,8 @@ static int reduce_keep(const struct fe_backend *be, int op, size_t n, const doub
 {
   struct fe_cuda_ctx *c = fe_cuda_ctx(be);
   const int nblocks = reduce_blocks(n);
-  reduce_stage1<<<nblocks, FE_REDUCE_THREADS>>>(op, n, x, y, c->partials);
-  FE_CUDA_LAUNCHED("reduce_stage1");
-  reduce_stage2<<<1, FE_REDUCE_THREADS>>>(op, nblocks, c->partials, out, NULL, 0);
-  FE_CUDA_LAUNCHED("reduce_stage2");
+  reduce_kernel<<<nblocks, FE_REDUCE_THREADS>>>(op, n, x, y, c->partials, out, c->done_blocks);
+  FE_CUDA_LAUNCHED("reduce_kernel");
   return FE_SUCCESS;
 }
 
@@ -281,10 +290,9 @@ static int cg_update_cuda(const struct fe_backend *be, size_t n, const double *r
 {
   struct fe_cuda_ctx *c = fe_cuda_ctx(be);
   const int nblocks = reduce_blocks(n);
-  cg_update_stage1<<<nblocks, FE_REDUCE_THREADS>>>(n, rz, pq, p, q, x, r, dinv, z, c->partials, done2);
-  FE_CUDA_LAUNCHED("cg_update_stage1");
-  reduce_stage2<<<1, FE_REDUCE_THREADS>>>(2, nblocks, c->partials, rz_rr, rz, done2);
-  FE_CUDA_LAUNCHED("reduce_stage2");
+  cg_update_kernel<<<nblocks, FE_REDUCE_THREADS>>>(n, rz, pq, p, q, x, r, dinv, z, c->partials, rz_rr,
+                                                   c->done_blocks, done2);
+  FE_CUDA_LAUNCHED("cg_update_kernel");
   return FE_SUCCESS;
 }
 
@@ -353,6 +361,8 @@ static int create(struct fe_cuda_ctx *c)
   FE_CUDA_CALL(cudaMalloc(&c->result, 3 * sizeof(double)));
   FE_CUDA_CALL(cudaMemset(c->partials, 0, 3 * FE_REDUCE_BLOCKS * sizeof(double)));
   FE_CUDA_CALL(cudaMemset(c->result, 0, 3 * sizeof(double)));
+  FE_CUDA_CALL(cudaMalloc(&c->done_blocks, sizeof *c->done_blocks));
+  FE_CUDA_CALL(cudaMemset(c->done_blocks, 0, sizeof *c->done_blocks));
   FE_CUDA_CALL(cudaMallocHost(&c->host, 3 * sizeof(double)));
   FE_CUDA_CALL(cudaMallocHost(&c->slots, 2 * sizeof(double)));
   for (int k = 0; k < 2; k++) FE_CUDA_CALL(cudaEventCreateWithFlags(&c->slot_ready[k], cudaEventDisableTiming));
@@ -385,6 +395,7 @@ extern "C" void fe_backend_cuda_destroy(struct fe_backend *be)
   if (c->sparse) cusparseDestroy(c->sparse);
   cudaFree(c->partials);
   cudaFree(c->result);
+  cudaFree(c->done_blocks);
   cudaFreeHost(c->host);
   cudaFreeHost(c->slots);
   for (int k = 0; k < 2; k++)

@@ -1,4 +1,5 @@
-// Unit square: the mesh every bad-input case points to (only needs to exist).
+// Unit square: the mesh of most bad-input cases (meshed: boundaries, velocity and
+// coefficients are checked on it).  Curves bottom (1), right (2), top (3), left (4).
 Point(1) = {0, 0, 0};
 Point(2) = {1, 0, 0};
 Point(3) = {1, 1, 0};

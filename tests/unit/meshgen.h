@@ -7,23 +7,23 @@
 
 #include "io/structured.h"
 
-static double meshgen_rand(unsigned *state)
+static inline double meshgen_rand(unsigned *state)
 {
   *state = *state * 1664525u + 1013904223u;
   return (*state >> 8) / 16777216.0;
 }
 
-static struct fe_mesh *meshgen(int dim, int n, double jitter, unsigned seed)
+static inline struct fe_mesh *meshgen(int dim, int n, double jitter, unsigned seed)
 {
   struct fe_mesh *m = NULL;
   if (fe_mesh_create_structured(dim, n, jitter, seed, &m)) abort();
   return m;
 }
 
-static void meshgen_free(struct fe_mesh *m) { fe_mesh_destroy(m); }
+static inline void meshgen_free(struct fe_mesh *m) { fe_mesh_destroy(m); }
 
 /* 1 for nodes on the boundary of the unit square / cube */
-static int meshgen_on_boundary(const struct fe_mesh *m, int node)
+static inline int meshgen_on_boundary(const struct fe_mesh *m, int node)
 {
   for (int a = 0; a < m->dim; a++) {
     double x = m->coords[node * m->dim + a];

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 
-static int fe_test_failures;
+static int fe_test_failures __attribute__((unused));
 
 #define TEST_SKIP 77
 

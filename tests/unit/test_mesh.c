@@ -1,5 +1,6 @@
 /* io/mesh: every MSH format, .geo meshing, groups, facets, orientation,
  * RCM numbering and the rejection of bad meshes. */
+#define _POSIX_C_SOURCE 200809L /* dup, dup2, fileno: the messages of bad meshes */
 #include "io/mesh.h"
 
 #include "core/error.h"
@@ -8,6 +9,7 @@
 #include <gmshc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char data_dir[4096];
 
@@ -211,6 +213,96 @@ static void test_flipped_sparse(void)
   fe_mesh_destroy(m);
 }
 
+/* fe_mesh_read of a bad mesh: FE_ERR_INPUT, no mesh, and its one message
+ * (stderr captured) in msg. */
+static void read_bad(const char *name, char *msg, size_t size)
+{
+  struct fe_mesh *m = (struct fe_mesh *)1;
+  FILE *tmp = tmpfile();
+  msg[0] = '\0';
+  if (!tmp) {
+    CHECK(tmp);
+    return;
+  }
+  fflush(stderr);
+  int saved = dup(fileno(stderr));
+  dup2(fileno(tmp), fileno(stderr));
+  int err = fe_mesh_read(data(name), 0, &m);
+  fflush(stderr);
+  dup2(saved, fileno(stderr));
+  close(saved);
+  rewind(tmp);
+  size_t n = fread(msg, 1, size - 1, tmp);
+  msg[n] = '\0';
+  fclose(tmp);
+  if (err != FE_ERR_INPUT) fprintf(stderr, "%s: got %d, expected %d\n", name, err, FE_ERR_INPUT);
+  CHECK(err == FE_ERR_INPUT);
+  CHECK(m == NULL);
+}
+
+static void check_message(const char *name, const char *expected)
+{
+  char msg[2048];
+  read_bad(name, msg, sizeof msg);
+  if (!strstr(msg, expected))
+    fprintf(stderr, "%s: message\n  %s  does not contain\n  %s\n", name, msg, expected);
+  CHECK(strstr(msg, expected) != NULL);
+  CHECK(strstr(msg, data(name)) == msg + strlen("fesim: error: ")); /* names the file first */
+}
+
+/* Vertex order is a convention: grid8 has a clockwise surface, kuhn every
+ * second tetrahedron negative; both are valid.  A cell folded over its
+ * neighbour is inverted, named by its Gmsh element tag and entity. */
+static void test_inverted(void)
+{
+  struct fe_mesh *m = read_ok("grid8.msh", 0);
+  if (m) {
+    check_mesh(m, 2, square_bnd, 10);
+    CHECK(m->n_cells == 8 && m->n_nodes == 9);
+  }
+  fe_mesh_destroy(m);
+  m = read_ok("kuhn.msh", 0);
+  if (m) {
+    check_mesh(m, 3, cube_bnd, 10);
+    CHECK(m->n_cells == 6 && m->n_nodes == 8);
+  }
+  fe_mesh_destroy(m);
+  check_message("fold.msh",
+                ": element 18 (triangle of surface 2) is inverted: it and element 17 "
+                "lie on the same side of their shared edge, so they overlap; 1 of the 8 "
+                "triangles is inverted; expected cells that do not overlap");
+  check_message("fold2.msh", ": element 16 (triangle of surface 2) is inverted: it and element 11 "
+                             "lie on the same side of their shared edge, so they overlap; 2 of the "
+                             "8 triangles are inverted");
+  check_message("fold_3d.msh",
+                ": element 13 (tetrahedron of volume 1) is inverted: it and element "
+                "14 lie on the same side of their shared face, so they overlap; 1 of "
+                "the 6 tetrahedra is inverted");
+  check_message("overlap.msh", ": elements 17, 18 and 19 share one edge, so they overlap; expected "
+                               "at most two cells on each edge");
+}
+
+/* What each bad mesh's message says, beyond the file it names. */
+static void test_messages(void)
+{
+  check_message("garbage.msh", ": not a Gmsh mesh: it starts with 'this is not a mesh', expected "
+                               "'$MeshFormat'");
+  check_message("empty.msh", ": empty file; expected a Gmsh mesh");
+  check_message("truncated.msh", ": Gmsh could not read it (Could not read nodes); expected a "
+                                 "complete Gmsh mesh (format 2.2 or 4.1, ASCII or binary)");
+  check_message("quad.msh", ": element 41 is a 'Quadrilateral 4'; fesim reads only 3-node "
+                            "triangles ('Triangle 3')");
+  check_message("order2.msh", ": element 41 is a 'Triangle 6'; fesim reads only 3-node triangles");
+  check_message("lines.msh", ": the mesh has no cells: its highest element dimension is 1, "
+                             "expected triangles (2D) or tetrahedra (3D)");
+  check_message("mixed.msh", ": mixed dimensions: element 1 of physical group 1 is not a face of "
+                             "the tetrahedra (its node 12 belongs to no tetrahedron)");
+  check_message("degenerate.msh", ": element 41 (triangle of surface 1) is degenerate: its area is "
+                                  "0 (longest edge 1); expected cells of non-zero area");
+  check_message("tilted.msh", ": a 2D mesh must lie in a plane z = const");
+  check_message("bad.geo", ": Gmsh could not read it (");
+}
+
 static void test_geo(void)
 {
   struct fe_mesh *coarse = read_ok("square.geo", 0.1);
@@ -244,9 +336,9 @@ static void test_geo(void)
 static void test_bad(void)
 {
   static const char *const bad[] = {
-      "garbage.msh", "empty.msh",   "truncated.msh", "quad.msh",       "order2.msh",
-      "tilted.msh",  "mixed.msh",   "lines.msh",     "degenerate.msh", "bad.geo",
-      "missing.msh", "missing.geo", "square.vtk",    "square",
+      "garbage.msh", "empty.msh", "truncated.msh",  "quad.msh",  "order2.msh",  "tilted.msh",
+      "mixed.msh",   "lines.msh", "degenerate.msh", "bad.geo",   "missing.msh", "missing.geo",
+      "square.vtk",  "square",    "fold.msh",       "fold2.msh", "fold_3d.msh", "overlap.msh",
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     struct fe_mesh *m = (struct fe_mesh *)1;
@@ -273,6 +365,8 @@ int main(void)
   test_formats("square", 2, square_bnd);
   test_formats("cube", 3, cube_bnd);
   test_flipped_sparse();
+  test_inverted();
+  test_messages();
   test_geo();
   test_bad();
   fe_mesh_destroy(NULL);

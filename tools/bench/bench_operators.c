@@ -141,9 +141,9 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int determ
     FE_CALL(fe_cg_solve(cg, op, x, y, &opt, &res));
     FE_CALL(b->be->vec->sync(b->be));
     const double it = (fe_wtime() - s) / (res.iterations ? res.iterations : 1);
-    /* apply + p.q (2 vectors) + update (x, r, z, dinv, p, q: 4 read, 3 written) + direction (3) */
+    /* apply + p.q (2 vectors) + update (x, p, r, q, dinv read; x, r, z written: 8) + direction (3) */
     row(b, ahead || !b->be->asynchronous ? "cg_iteration" : "cg_iteration_sync", name, it,
-        apply_bytes + nn * 8 * (2 + 7 + 3), res.iterations);
+        apply_bytes + nn * 8 * (2 + 8 + 3), res.iterations);
   }
   fe_cg_destroy(cg);
   fe_vec_destroy(x);
@@ -155,8 +155,10 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int determ
 static int run(int dim, int n, const char *backend, int repeats)
 {
   struct bench b = {.repeats = repeats};
-  struct fe_backend *owned = NULL;
   b.be = fe_backend_cpu();
+#ifdef FESIM_HAVE_CUDA
+  struct fe_backend *owned = NULL;
+#endif
   if (!strcmp(backend, "cuda")) {
 #ifdef FESIM_HAVE_CUDA
     FE_CALL(fe_backend_cuda_create(&owned));

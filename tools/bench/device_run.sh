@@ -2,7 +2,7 @@
 # On the GPU machine, from the repository root with build/ and .device-libs/
 # carried: the gpu CTest label, the operator benchmark, and whole runs of the
 # 1M-cell benchmark cases with each strategy on the GPU and on all CPU cores.
-#   tools/bench/device_run.sh [labels|bench|runs]...   (default: all three)
+#   tools/bench/device_run.sh [labels|bench|runs|profile]...   (default: labels bench runs)
 set -u
 out=${OUT:-/tmp/fesim-device}
 mkdir -p "$out" /tmp/dl
@@ -33,5 +33,12 @@ for step in $steps; do
       build/bin/fesim --backend $backend --output /tmp/fesim-runs tools/bench/cases/timedep_3d.xml
       tail -1 /tmp/fesim-runs/bench_timedep_3d.stat
     done 2>&1 | tee -a "$out/runs.log" ;;
+  profile)
+    # Nsight Compute on the 3D matrix-free apply (24.6M tetrahedra)
+    for k in matfree_atomic_kernel; do
+      ncu --kernel-name "regex:$k" --launch-skip 2 --launch-count 1 --section SpeedOfLight \
+        --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+        build/bin/fesim-bench-operators 3 160 cuda 2
+    done 2>&1 | grep -v "^dim,\|^3,\|^# " | tee "$out/profile.log" ;;
   esac
 done
