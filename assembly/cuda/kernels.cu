@@ -541,3 +541,15 @@ extern "C" const struct fe_assembly_kernels fe_assembly_kernels_cuda = {
   csr_assemble_cuda, csr_apply_cuda,        csr_diagonal_cuda, csr_release_cuda,  facet_load_cuda,
   mass_apply_cuda,   evaluate_cuda,
 };
+
+/* Which element kernel variant the backend runs (declared in solvers/cuda.h). */
+extern "C" int fe_backend_cuda_set_element_kernel(struct fe_backend *be, int d, int epb, int tpe)
+{
+  int e, t, found = 0;
+  for (int k = 0; fe_cuda_element_variant(d, k, &e, &t); k++) found |= e == epb && t == tpe;
+  FE_CHECK((d == 2 || d == 3) && found, FE_ERR_USAGE,
+           "no %dD element kernel with %d elements per block and %d threads per element", d, epb, tpe);
+  fe_cuda_ctx(be)->element_epb[d - 2] = epb;
+  fe_cuda_ctx(be)->element_tpe[d - 2] = tpe;
+  return FE_SUCCESS;
+}
