@@ -13,7 +13,7 @@ int fe_csr_assemble_cpu(const struct fe_space *s, struct fe_csr *csr, const doub
     for (int k = s->inc_ptr[n]; k < s->inc_ptr[n + 1]; k++) {
       int c = s->inc[k] / nv, i = s->inc[k] % nv;
       for (int j = 0; j < nv; j++) {
-        long idx = fe_block_index(c, i * nv + j, nk);
+        long idx = fe_block_index(c, i * nv + j, nk, s->block_shift);
         csr->values[csr->map[idx]] += e[idx];
       }
     }

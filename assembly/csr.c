@@ -84,14 +84,14 @@ static int host_build(const struct fe_space *s, struct host_csr *h)
       }
     free(buf);
   }
-  const long nb = fe_blocked_cells(m->n_cells);
+  const long nb = fe_blocked_cells(m->n_cells, s->block_shift);
   FE_CALLOC(nb * nk, &h->map);
   FE_MALLOC(n + 1, &h->diag);
 #pragma omp parallel for schedule(static)
   for (long c = 0; c < m->n_cells; c++)
     for (int i = 0; i < nv; i++)
       for (int j = 0; j < nv; j++)
-        h->map[fe_block_index(c, i * nv + j, nk)] =
+        h->map[fe_block_index(c, i * nv + j, nk, s->block_shift)] =
           slot_of(h->rowptr, h->colind, m->cells[c * nv + i], m->cells[c * nv + j]);
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < n; i++) h->diag[i] = slot_of(h->rowptr, h->colind, i, i);
@@ -106,7 +106,7 @@ int fe_csr_create(const struct fe_space *s, struct fe_csr **out)
   a->n = s->n_nodes;
   struct host_csr h = {0};
   int err = host_build(s, &h);
-  const size_t nb = (size_t)fe_blocked_cells(s->n_cells) * s->nk;
+  const size_t nb = (size_t)fe_blocked_cells(s->n_cells, s->block_shift) * s->nk;
   if (!err) {
     a->nnz = h.rowptr[a->n];
     err = fe_backend_alloc(s->be, (a->n + 1) * sizeof(int), h.rowptr, &a->rowptr);

@@ -15,7 +15,7 @@ struct fe_csr {
   const struct fe_backend *be;
   long n, nnz;
   int *rowptr, *colind; /* on the backend */
-  int *map;             /* fe_blocked_cells(n_cells) * nk: CSR slot of each entry */
+  int *map;             /* fe_blocked_cells(n_cells, block_shift) * nk: CSR slot of each entry */
   int *diag;            /* n: slot of the diagonal of each row */
   double *values;
   void *ctx;            /* backend data (e.g. cuSPARSE descriptors) */

@@ -49,20 +49,23 @@ struct fe_form {
 };
 
 /* Element storage is blocked element-major: entry k of element e sits at
- * ((e / B) * nk + k) * B + e % B, with B = FE_BLOCK elements per block, so
- * that B consecutive elements read entry k from consecutive addresses (coalesced
- * on the GPU, vectorisable on the CPU; Markall section 4.2). */
-#define FE_BLOCK 32
+ * ((e / B) * nk + k) * B + e % B, with B = 2^shift elements per block (the
+ * interleave width), so that B consecutive elements read entry k from
+ * consecutive addresses (coalesced on the GPU, vectorisable on the CPU;
+ * Markall section 4.2).  B = 1 is plain element-major storage.  The default
+ * width was chosen by measurement (docs/performance.md); a space carries its own. */
+#define FE_BLOCK_SHIFT_DEFAULT 5
+#define FE_BLOCK_SHIFT_MAX 8
 
-FE_HOST_DEVICE static inline long fe_block_index(long e, int k, int nk)
+FE_HOST_DEVICE static inline long fe_block_index(long e, int k, int nk, int shift)
 {
-  return ((e / FE_BLOCK) * nk + k) * FE_BLOCK + e % FE_BLOCK;
+  return (((e >> shift) * nk + k) << shift) + (e & ((1L << shift) - 1));
 }
 
 /* Number of cells rounded up to whole blocks: the length of element storage. */
-FE_HOST_DEVICE static inline long fe_blocked_cells(long n_cells)
+FE_HOST_DEVICE static inline long fe_blocked_cells(long n_cells, int shift)
 {
-  return (n_cells + FE_BLOCK - 1) / FE_BLOCK * FE_BLOCK;
+  return ((n_cells + (1L << shift) - 1) >> shift) << shift;
 }
 
 /* Jacobian inverse (row mu, column a) and |det J| of the cell with vertex
@@ -250,15 +253,15 @@ FE_HOST_DEVICE static inline double fe_cell_mass_row(int d, const struct fe_refe
 
 /* The local stage of the LMA apply for cell c: gather x at its vertices and
  * multiply by its stored element matrix, y_i = sum_j E_ij x_j (Markall 3.5.1). */
-FE_HOST_DEVICE static inline void fe_cell_lma_product(int d, const double *e, const int *cells, const double *x,
-                                                      long c, double y[4])
+FE_HOST_DEVICE static inline void fe_cell_lma_product(int d, const double *e, int shift, const int *cells,
+                                                      const double *x, long c, double y[4])
 {
   const int nv = d + 1, nk = nv * nv;
   double xe[4];
   for (int j = 0; j < nv; j++) xe[j] = x[cells[c * nv + j]];
   for (int i = 0; i < nv; i++) {
     double v = 0;
-    for (int j = 0; j < nv; j++) v += e[fe_block_index(c, i * nv + j, nk)] * xe[j];
+    for (int j = 0; j < nv; j++) v += e[fe_block_index(c, i * nv + j, nk, shift)] * xe[j];
     y[i] = v;
   }
 }

@@ -22,7 +22,7 @@ static void products(int d, const struct fe_space *s, const double *e, const dou
 #pragma omp parallel for schedule(static)
   for (long c = 0; c < s->n_cells; c++) {
     double y[4];
-    fe_cell_lma_product(d, e, s->cells, x, c, y);
+    fe_cell_lma_product(d, e, s->block_shift, s->cells, x, c, y);
     for (int i = 0; i < nv; i++) work[c * nv + i] = y[i];
   }
 }
@@ -46,7 +46,7 @@ static int lma_diagonal_cpu(const struct fe_space *s, const double *e, double *d
     double sum = 0;
     for (int k = s->inc_ptr[n]; k < s->inc_ptr[n + 1]; k++) {
       int c = s->inc[k] / nv, i = s->inc[k] % nv;
-      sum += e[fe_block_index(c, i * nv + i, nk)];
+      sum += e[fe_block_index(c, i * nv + i, nk, s->block_shift)];
     }
     diag[n] = sum;
   }

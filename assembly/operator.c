@@ -106,7 +106,7 @@ static int create(struct fe_space *s, enum fe_strategy strategy, struct fe_op *o
   FE_CALL(fe_backend_alloc(s->be, (size_t)(s->n_bcells + 1) * s->nk * sizeof(double), NULL,
                            &a->elift));
   if (strategy != FE_STRATEGY_MATFREE) { /* stored element matrices */
-    const size_t ne = (size_t)fe_blocked_cells(s->n_cells) * s->nk;
+    const size_t ne = (size_t)fe_blocked_cells(s->n_cells, s->block_shift) * s->nk;
     FE_CALL(fe_backend_alloc(s->be, ne * sizeof(double), NULL, &a->e));
     FE_CALL(s->be->vec->set(s->be, ne, 0.0, a->e)); /* the padding cells stay zero */
   }
@@ -160,7 +160,7 @@ const struct fe_assembly_times *fe_operator_times(const struct fe_op *op)
 int fe_operator_download_elements(const struct fe_op *op, double *host)
 {
   const struct fe_assembled *a = impl(op);
-  const size_t n = (size_t)fe_blocked_cells(a->space->n_cells) * a->space->nk;
+  const size_t n = (size_t)fe_blocked_cells(a->space->n_cells, a->space->block_shift) * a->space->nk;
   FE_CHECK(a->e, FE_ERR_USAGE, "a matrix-free operator stores no element matrices");
   return op->be->vec->to_host(op->be, host, a->e, n * sizeof *host);
 }

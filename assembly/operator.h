@@ -28,7 +28,7 @@ int fe_operator_create(struct fe_space *space, enum fe_strategy strategy, struct
 int fe_operator_assemble(struct fe_op *op, const struct fe_form *form,
                          const struct fe_coefficients *coef);
 const struct fe_assembly_times *fe_operator_times(const struct fe_op *op);
-/* The element matrices in the blocked layout (fe_blocked_cells(n_cells) * nk
+/* The element matrices in the blocked layout (fe_blocked_cells(n_cells, block_shift) * nk
  * values), copied to the host. */
 int fe_operator_download_elements(const struct fe_op *op, double *host);
 /* The CSR matrix of an addto operator (NULL for lma). */

@@ -62,6 +62,7 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
   s->d = m->dim;
   s->nv = m->nv;
   s->nk = m->nv * m->nv;
+  s->block_shift = FE_BLOCK_SHIFT_DEFAULT;
   s->n_nodes = m->n_nodes;
   s->n_cells = m->n_cells;
   fe_reference_init(m->dim, &s->ref);

@@ -23,7 +23,8 @@ static int prepare_cuda(const struct fe_space *s)
 
 template <int D>
 __global__ void element_kernel(long n_cells, struct fe_form form, const int *cells, const double *coords,
-                               const unsigned char *dmask, const double *diff, const double *vel, double *e)
+                               const unsigned char *dmask, const double *diff, const double *vel, double *e,
+                               int shift)
 {
   const int nv = D + 1, nk = nv * nv;
   const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
@@ -34,7 +35,7 @@ __global__ void element_kernel(long n_cells, struct fe_form form, const int *cel
 #pragma unroll
   for (int i = 0; i < nv; i++)
 #pragma unroll
-    for (int j = 0; j < nv; j++) e[fe_block_index(c, i * nv + j, nk)] = fe_dirichlet_entry(i, j, dm, m[i * nv + j]);
+    for (int j = 0; j < nv; j++) e[fe_block_index(c, i * nv + j, nk, shift)] = fe_dirichlet_entry(i, j, dm, m[i * nv + j]);
 }
 
 template <int D>
@@ -56,7 +57,8 @@ __global__ void boundary_kernel(long n_bcells, struct fe_form form, const int *b
 template <int D, int EPB, int TPE>
 __global__ void __launch_bounds__(EPB *TPE) element_kernel_2level(long n_cells, struct fe_form form, const int *cells,
                                                                   const double *coords, const unsigned char *dmask,
-                                                                  const double *diff, const double *vel, double *e)
+                                                                  const double *diff, const double *vel, double *e,
+                                                                  int shift)
 {
   const int nv = D + 1, nk = nv * nv;
   __shared__ double s_det[EPB], s_gdiff[D * D][EPB], s_gadv[(D + 1) * D][EPB];
@@ -82,7 +84,7 @@ __global__ void __launch_bounds__(EPB *TPE) element_kernel_2level(long n_cells, 
   const unsigned dm = dmask[c];
   for (int k = t / EPB; k < nk; k += TPE) {
     const double v = fe_element_entry(D, &c_ref[D - 2], &form, s_det[el], gdiff, gadv, k);
-    e[fe_block_index(c, k, nk)] = fe_dirichlet_entry(k / nv, k % nv, dm, v);
+    e[fe_block_index(c, k, nk, shift)] = fe_dirichlet_entry(k / nv, k % nv, dm, v);
   }
 }
 
@@ -98,7 +100,7 @@ static int launch_2level(const struct fe_space *s, const struct fe_form *f, cons
 {
   const unsigned blocks = (unsigned)((s->n_cells + EPB - 1) / EPB);
   element_kernel_2level<D, EPB, TPE><<<blocks, EPB * TPE>>>(s->n_cells, *f, s->cells, s->coords, s->dmask, diff,
-                                                             vel, e);
+                                                             vel, e, s->block_shift);
   FE_CUDA_LAUNCHED("element_kernel_2level");
   return FE_SUCCESS;
 }
@@ -108,7 +110,7 @@ static int launch_simple(const struct fe_space *s, const struct fe_form *f, cons
                          double *e)
 {
   const unsigned blocks = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
-  element_kernel<D><<<blocks, THREADS>>>(s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, e);
+  element_kernel<D><<<blocks, THREADS>>>(s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, e, s->block_shift);
   FE_CUDA_LAUNCHED("element_kernel");
   return FE_SUCCESS;
 }
@@ -158,24 +160,26 @@ static int element_matrices_cuda(const struct fe_space *s, const struct fe_form 
 
 /* gather, local product and scatter with atomics, in one kernel */
 template <int D>
-__global__ void lma_atomic_kernel(long n_cells, const int *cells, const double *e, const double *x, double *y)
+__global__ void lma_atomic_kernel(long n_cells, const int *cells, const double *e, int shift, const double *x,
+                                  double *y)
 {
   const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (c >= n_cells) return;
   double ye[4];
-  fe_cell_lma_product(D, e, cells, x, c, ye);
+  fe_cell_lma_product(D, e, shift, cells, x, c, ye);
 #pragma unroll
   for (int i = 0; i < D + 1; i++) atomicAdd(&y[cells[c * (D + 1) + i]], ye[i]);
 }
 
 /* gather and local product into work (c * nv + i); the scatter is a gather below */
 template <int D>
-__global__ void lma_product_kernel(long n_cells, const int *cells, const double *e, const double *x, double *work)
+__global__ void lma_product_kernel(long n_cells, const int *cells, const double *e, int shift, const double *x,
+                                   double *work)
 {
   const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (c >= n_cells) return;
   double ye[4];
-  fe_cell_lma_product(D, e, cells, x, c, ye);
+  fe_cell_lma_product(D, e, shift, cells, x, c, ye);
 #pragma unroll
   for (int i = 0; i < D + 1; i++) work[c * (D + 1) + i] = ye[i];
 }
@@ -195,11 +199,11 @@ static int lma_apply_d(const struct fe_space *s, const double *e, const double *
   const unsigned cb = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
   if (!s->deterministic) {
     FE_CUDA_CALL(cudaMemsetAsync(y, 0, s->n_nodes * sizeof *y));
-    lma_atomic_kernel<D><<<cb, THREADS>>>(s->n_cells, s->cells, e, x, y);
+    lma_atomic_kernel<D><<<cb, THREADS>>>(s->n_cells, s->cells, e, s->block_shift, x, y);
     FE_CUDA_LAUNCHED("lma_atomic_kernel");
     return FE_SUCCESS;
   }
-  lma_product_kernel<D><<<cb, THREADS>>>(s->n_cells, s->cells, e, x, work);
+  lma_product_kernel<D><<<cb, THREADS>>>(s->n_cells, s->cells, e, s->block_shift, x, work);
   FE_CUDA_LAUNCHED("lma_product_kernel");
   const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
   incidence_sum_kernel<<<nb, THREADS>>>(s->n_nodes, s->inc_ptr, s->inc, work, y);
@@ -303,14 +307,14 @@ static int matfree_diagonal_cuda(const struct fe_space *s, const struct fe_form 
 }
 
 __global__ void lma_diagonal_kernel(long n_nodes, int nv, const int *inc_ptr, const int *inc, const double *e,
-                                    double *diag)
+                                    int shift, double *diag)
 {
   const long n = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (n >= n_nodes) return;
   double sum = 0;
   for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++) {
     const int c = inc[k] / nv, i = inc[k] % nv;
-    sum += e[fe_block_index(c, i * nv + i, nv * nv)];
+    sum += e[fe_block_index(c, i * nv + i, nv * nv, shift)];
   }
   diag[n] = sum;
 }
@@ -318,7 +322,7 @@ __global__ void lma_diagonal_kernel(long n_nodes, int nv, const int *inc_ptr, co
 static int lma_diagonal_cuda(const struct fe_space *s, const double *e, double *diag)
 {
   const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
-  lma_diagonal_kernel<<<nb, THREADS>>>(s->n_nodes, s->nv, s->inc_ptr, s->inc, e, diag);
+  lma_diagonal_kernel<<<nb, THREADS>>>(s->n_nodes, s->nv, s->inc_ptr, s->inc, e, s->block_shift, diag);
   FE_CUDA_LAUNCHED("lma_diagonal_kernel");
   return FE_SUCCESS;
 }
@@ -354,11 +358,11 @@ static int lift_cuda(const struct fe_space *s, const double *elift, double scale
 
 /* ---- addto */
 
-__global__ void csr_assemble_kernel(long n_cells, int nk, const int *map, const double *e, double *values)
+__global__ void csr_assemble_kernel(long n_cells, int nk, int shift, const int *map, const double *e, double *values)
 {
-  const long total = fe_blocked_cells(n_cells) * nk;
+  const long total = fe_blocked_cells(n_cells, shift) * nk, mask = (1L << shift) - 1;
   for (long idx = blockIdx.x * (long)blockDim.x + threadIdx.x; idx < total; idx += (long)gridDim.x * blockDim.x) {
-    const long c = idx / ((long)nk * FE_BLOCK) * FE_BLOCK + idx % FE_BLOCK;
+    const long c = ((idx >> shift) / nk << shift) + (idx & mask); /* the cell of entry idx */
     if (c < n_cells) atomicAdd(&values[map[idx]], e[idx]);
   }
 }
@@ -366,8 +370,9 @@ __global__ void csr_assemble_kernel(long n_cells, int nk, const int *map, const 
 static int csr_assemble_cuda(const struct fe_space *s, struct fe_csr *csr, const double *e)
 {
   FE_CUDA_CALL(cudaMemsetAsync(csr->values, 0, csr->nnz * sizeof(double)));
-  const size_t total = (size_t)fe_blocked_cells(s->n_cells) * s->nk;
-  csr_assemble_kernel<<<fe_cuda_blocks(total, THREADS), THREADS>>>(s->n_cells, s->nk, csr->map, e, csr->values);
+  const size_t total = (size_t)fe_blocked_cells(s->n_cells, s->block_shift) * s->nk;
+  csr_assemble_kernel<<<fe_cuda_blocks(total, THREADS), THREADS>>>(s->n_cells, s->nk, s->block_shift, csr->map, e,
+                                                                   csr->values);
   FE_CUDA_LAUNCHED("csr_assemble_kernel");
   return FE_SUCCESS;
 }

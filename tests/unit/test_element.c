@@ -1,6 +1,7 @@
 /* Element matrices by tensor contraction against matrices computed by hand:
  * reference, rotated, stretched and anisotropic cells, 2D and 3D. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "assembly/reference.h"
@@ -154,8 +155,21 @@ static void dirichlet_masking(void)
   CHECK(fe_dirichlet_entry(1, 0, dmask, 7.0) == 0.0);
   CHECK(fe_dirichlet_entry(1, 1, dmask, 7.0) == 1.0);
   CHECK(fe_dirichlet_entry(2, 2, dmask, 7.0) == 0.0);
-  CHECK(fe_block_index(0, 0, 9) == 0 && fe_block_index(1, 0, 9) == 1);
-  CHECK(fe_block_index(0, 1, 9) == FE_BLOCK && fe_block_index(FE_BLOCK, 0, 9) == 9 * FE_BLOCK);
+  /* the blocked layout: for every width, a bijection of (cell, entry) onto the storage */
+  for (int shift = 0; shift <= FE_BLOCK_SHIFT_MAX; shift++) {
+    const long b = 1L << shift, n = 3 * b + 5, len = fe_blocked_cells(n, shift) * 9;
+    CHECK(fe_blocked_cells(n, shift) % b == 0 && fe_blocked_cells(n, shift) >= n);
+    CHECK(fe_block_index(0, 1, 9, shift) == b && fe_block_index(b, 0, 9, shift) == 9 * b);
+    unsigned char *seen = calloc((size_t)len, 1);
+    for (long c = 0; c < n; c++)
+      for (int k = 0; k < 9; k++) {
+        const long i = fe_block_index(c, k, 9, shift);
+        CHECK(i >= 0 && i < len && !seen[i]);
+        if (i >= 0 && i < len) seen[i] = 1;
+        if (c + 1 < n && (c + 1) % b) CHECK(fe_block_index(c + 1, k, 9, shift) == i + 1); /* coalesced */
+      }
+    free(seen);
+  }
 }
 
 int main(void)

@@ -61,7 +61,7 @@ static void action(struct fe_op *op, int kind, const double *x, double *y)
   fe_vec_destroy(vy);
 }
 
-static void compare(const struct fe_backend *gpu, int dim, int n, const struct fe_form *form, int uniform)
+static void compare(const struct fe_backend *gpu, int dim, int n, const struct fe_form *form, int uniform, int shift)
 {
   const struct fe_backend *cpu = fe_backend_cpu();
   struct fe_mesh *m = meshgen(dim, n, 0.4, 11);
@@ -84,7 +84,8 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
   make(cpu, m, isd, diff, vel, 0, uniform, &sc);
   make(gpu, m, isd, diff, vel, 0, uniform, &sg[0]);
   make(gpu, m, isd, diff, vel, 1, uniform, &sg[1]);
-  const size_t ne = (size_t)fe_blocked_cells(m->n_cells) * (dim + 1) * (dim + 1);
+  sc.space->block_shift = sg[0].space->block_shift = sg[1].space->block_shift = shift;
+  const size_t ne = (size_t)fe_blocked_cells(m->n_cells, sc.space->block_shift) * (dim + 1) * (dim + 1);
   double *ec = malloc(sizeof(double) * ne), *eg = malloc(sizeof(double) * ne);
   const enum fe_strategy strategies[3] = {FE_STRATEGY_LMA, FE_STRATEGY_ADDTO, FE_STRATEGY_MATFREE};
   for (int st = 0; st < 3; st++) {
@@ -243,10 +244,14 @@ int main(void)
   const struct fe_form forms[] = {{1.0, 0, 0.3, 0, 0}, {0, 0, 0, -1.0, 0}, {0.7, 0, 0.2, 0.5, 0}, {1.0, 1, 0.1, 0, 0}};
   for (int f = 0; f < 4; f++)
     for (int uniform = 0; uniform < 2; uniform++) {
-      compare(gpu, 2, 12, &forms[f], uniform);
-      compare(gpu, 3, 5, &forms[f], uniform);
+      compare(gpu, 2, 12, &forms[f], uniform, FE_BLOCK_SHIFT_DEFAULT);
+      compare(gpu, 3, 5, &forms[f], uniform, FE_BLOCK_SHIFT_DEFAULT);
     }
-  compare(gpu, 2, 300, &forms[2], 0); /* many blocks: 180000 cells */
+  for (int shift = 0; shift <= FE_BLOCK_SHIFT_MAX; shift += 3) { /* other interleave widths */
+    compare(gpu, 2, 12, &forms[2], 0, shift);
+    compare(gpu, 3, 5, &forms[2], 0, shift);
+  }
+  compare(gpu, 2, 300, &forms[2], 0, FE_BLOCK_SHIFT_DEFAULT); /* many blocks: 180000 cells */
   cg_agrees(gpu);
   fe_backend_cuda_destroy(gpu);
   TEST_DONE();

@@ -70,7 +70,7 @@ static double max_abs(const double *v, int n)
 }
 
 /* uniform: the diffusivity of cell 0 in every cell, passed as one tensor */
-static void check_dim(int dim, int n, const struct fe_form *form, int uniform)
+static void check_dim(int dim, int n, const struct fe_form *form, int uniform, int shift)
 {
   struct problem p;
   make_problem(dim, n, &p);
@@ -81,6 +81,7 @@ static void check_dim(int dim, int n, const struct fe_form *form, int uniform)
   const struct fe_backend *be = fe_backend_cpu();
   struct fe_space *space;
   CHECK_OK(fe_space_create(be, p.m, p.isd, &space));
+  space->block_shift = shift;
   double *dd, *dv;
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * (uniform ? 1 : p.m->n_cells) * ns, p.diff, &dd));
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * nn * dim, p.vel, &dv));
@@ -157,8 +158,12 @@ int main(void)
   const struct fe_form *forms[] = {&diffusion, &advection, &everything, &lumped};
   for (int f = 0; f < 4; f++)
     for (int uniform = 0; uniform < 2; uniform++) {
-      check_dim(2, 7, forms[f], uniform);
-      check_dim(3, 3, forms[f], uniform);
+      check_dim(2, 7, forms[f], uniform, FE_BLOCK_SHIFT_DEFAULT);
+      check_dim(3, 3, forms[f], uniform, FE_BLOCK_SHIFT_DEFAULT);
     }
+  for (int shift = 0; shift <= FE_BLOCK_SHIFT_MAX; shift += 3) { /* other interleave widths */
+    check_dim(2, 7, forms[2], 0, shift);
+    check_dim(3, 3, forms[2], 0, shift);
+  }
   TEST_DONE();
 }

@@ -84,6 +84,42 @@ static int sweep_element_kernels(struct bench *b)
 }
 #endif
 
+/* LMA local assembly and apply for each interleave width of the element storage */
+static int sweep_block_widths(struct bench *b)
+{
+  const struct fe_mesh *m = b->m;
+  const int d = m->dim, nv = d + 1, nk = nv * nv;
+  const double nc = m->n_cells, nn = m->n_nodes;
+  const struct fe_form form = {.mass = 1.0, .diffusion = 0.01};
+  struct fe_vec *x, *y;
+  FE_CALL(fe_vec_create(b->be, m->n_nodes, &x));
+  FE_CALL(fe_vec_create(b->be, m->n_nodes, &y));
+  FE_CALL(fe_vec_set(x, 1.0));
+  for (int shift = 0; shift <= FE_BLOCK_SHIFT_MAX; shift++) {
+    b->space->block_shift = shift;
+    struct fe_op *op;
+    FE_CALL(fe_operator_create(b->space, FE_STRATEGY_LMA, &op));
+    FE_CALL(fe_operator_assemble(op, &form, &b->coef));
+    const struct fe_assembly_times t0 = *fe_operator_times(op);
+    for (int r = 0; r < b->repeats; r++) FE_CALL(fe_operator_assemble(op, &form, &b->coef));
+    char name[32];
+    snprintf(name, sizeof name, "lma-block%d", 1 << shift);
+    row(b, "local_assembly", name, (fe_operator_times(op)->local - t0.local) / b->repeats,
+        nn * d * 8 + nc * nv * 4 + nc + nc * nk * 8, 0);
+    FE_CALL(fe_op_apply(op, x, y));
+    FE_CALL(b->be->vec->sync(b->be));
+    const double s = fe_wtime();
+    for (int r = 0; r < b->repeats; r++) FE_CALL(fe_op_apply(op, x, y));
+    FE_CALL(b->be->vec->sync(b->be));
+    row(b, "apply", name, (fe_wtime() - s) / b->repeats, nc * nk * 8 + nc * nv * 4 + nn * 16, 0);
+    fe_op_destroy(op);
+  }
+  b->space->block_shift = FE_BLOCK_SHIFT_DEFAULT;
+  fe_vec_destroy(x);
+  fe_vec_destroy(y);
+  return FE_SUCCESS;
+}
+
 static int bench_strategy(struct bench *b, enum fe_strategy strategy, int deterministic)
 {
   const struct fe_mesh *m = b->m;
@@ -184,6 +220,7 @@ static int run(int dim, int n, const char *backend, int repeats)
 #ifdef FESIM_HAVE_CUDA
   if (b.be->type == FE_CUDA) FE_CALL(sweep_element_kernels(&b));
 #endif
+  FE_CALL(sweep_block_widths(&b));
   FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, 0));
   if (b.be->type == FE_CUDA) FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, 1));
   FE_CALL(bench_strategy(&b, FE_STRATEGY_ADDTO, 0));
