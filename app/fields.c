@@ -95,35 +95,18 @@ int fe_eval_velocity(const struct fe_case *c, const struct fe_mesh *m, double t,
 static int is_psd(int d, const double *s, char *why, size_t size)
 {
   static const char axis[] = "xyz";
-  double m[3][3];
-  fe_sym_expand(d, s, m);
-  double scale = 0;
-  for (int a = 0; a < d; a++) scale = fmax(scale, fabs(m[a][a]));
-  const double tol = 1e-12 * scale * scale;
-  for (int a = 0; a < d; a++)
-    if (m[a][a] < 0) {
-      snprintf(why, size, "%c%c = %g < 0", axis[a], axis[a], m[a][a]);
-      return 0;
-    }
-  for (int a = 0; a < d; a++)
-    for (int b = a + 1; b < d; b++) {
-      const double minor = m[a][a] * m[b][b] - m[a][b] * m[b][a];
-      if (minor < -tol) {
-        snprintf(why, size, "%c%c %c%c - %c%c^2 = %g < 0", axis[a], axis[a], axis[b], axis[b],
-                 axis[a], axis[b], minor);
-        return 0;
-      }
-    }
-  if (d == 3) {
-    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-                 m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    if (det < -tol * scale) {
-      snprintf(why, size, "its determinant is %g < 0", det);
-      return 0;
-    }
+  int a, b;
+  double v;
+  switch (fe_sym_psd_failure(d, s, &a, &b, &v)) {
+  case 0: return 1;
+  case 1: snprintf(why, size, "%c%c = %g < 0", axis[a], axis[a], v); break;
+  case 2:
+    snprintf(why, size, "%c%c %c%c - %c%c^2 = %g < 0", axis[a], axis[a], axis[b], axis[b], axis[a],
+             axis[b], v);
+    break;
+  default: snprintf(why, size, "its determinant is %g < 0", v);
   }
-  return 1;
+  return 0;
 }
 
 static int not_psd(const struct fe_case *c, const struct fe_mesh *m, long e, const double *s,

@@ -45,6 +45,10 @@ struct fe_sim {
   struct fe_vec *T, *b, *y, *k, *acc, *x, *ex;
   struct fe_vec *prev;                 /* T at the start of the step: kept on numerical failure */
   double *vel, *diff, *dvals, *dzero; /* backend arrays */
+  int *indefinite;                     /* backend: diffusivity tensors found not positive
+                                          semi-definite since the last stat row */
+  double diff_checked[4];              /* the times they were evaluated at since then */
+  int n_diff_checked;
   int dvals_ready;
   struct fe_vec *lumped;               /* int phi_n: integral = lumped . T */
   double *h_n, *h_n2, *h_vel, *h_diff, *h_d, *h_exact; /* host work */
@@ -164,6 +168,8 @@ static int alloc_fields(struct fe_sim *s)
   FE_CALL(fe_backend_alloc(s->be, (size_t)s->m->n_cells * FE_NSYM(d) * sizeof(double), NULL, &s->diff));
   FE_CALL(fe_backend_alloc(s->be, (size_t)nd * sizeof(double), NULL, &s->dvals));
   FE_CALL(fe_backend_alloc(s->be, (size_t)nd * sizeof(double), s->h_d, &s->dzero));
+  const int zero = 0;
+  FE_CALL(fe_backend_alloc(s->be, sizeof zero, &zero, &s->indefinite));
   s->coef.diffusivity = s->diff;
   s->coef.velocity = s->vel;
   /* int phi_n = sum over the cells at n of |K| / (d + 1) */
@@ -264,7 +270,14 @@ static int assemble_diffusion(struct fe_sim *s, double tau, double tmid)
 {
   const int retime = s->diff_tdep && tmid != s->diff_time;
   if (tau == s->diff_tau && !retime) return FE_SUCCESS;
-  if (retime || s->diff_tau == 0) FE_CALL(fe_coefficients_diffusivity(s->cp, tmid, s->diff));
+  if (retime || s->diff_tau == 0) {
+    FE_CALL(fe_coefficients_diffusivity(s->cp, tmid, s->diff));
+    if (s->diff_tdep) { /* checked where it is evaluated; read with the stat row */
+      const long m = s->coef.uniform_diffusivity ? 1 : s->m->n_cells;
+      FE_CALL(fe_space_count_indefinite(s->space, m, s->diff, s->indefinite));
+      if (s->n_diff_checked < 4) s->diff_checked[s->n_diff_checked++] = tmid;
+    }
+  }
   const double th = s->c->theta;
   const int lumped = s->c->mass == FE_MASS_LUMPED;
   struct fe_form lhs = {.mass = 1.0, .lumped = lumped, .diffusion = th * tau};
@@ -381,12 +394,27 @@ static int take_step(struct fe_sim *s, double t0, double h)
 
 /* ---------------------------------------------------------------- outputs */
 
+/* A time-dependent diffusivity that lost positive semi-definiteness during the
+ * step: the host evaluation at the times of the step names the cell (exit 2). */
+static int check_diffusivity(struct fe_sim *s)
+{
+  int bad;
+  FE_CALL(s->be->vec->to_host(s->be, &bad, s->indefinite, sizeof bad));
+  const int n = s->n_diff_checked;
+  s->n_diff_checked = 0;
+  if (!bad) return FE_SUCCESS;
+  for (int k = 0; k < n; k++) FE_CALL(fe_eval_diffusivity(s->c, s->m, s->diff_checked[k], s->h_diff));
+  FE_RAISE(FE_ERR_INPUT, "%s:%d: <diffusivity>: not positive semi-definite in %d cells during step %d",
+           s->c->path, s->c->diffusivity_line, bad, s->step);
+}
+
 static int write_stat(struct fe_sim *s, double t, double dt)
 {
   struct fe_stat_row row = {0};
   row.step = s->step;
   row.time = t;
   row.dt = dt;
+  if (s->diff_tdep) FE_CALL(check_diffusivity(s));
   FE_CALL(fe_vec_minmax(s->T, &row.min, &row.max));
   FE_CHECK(isfinite(row.min) && isfinite(row.max), FE_ERR_NUMERICAL,
            "the tracer has non-finite values after step %d (t = %.9g); try a smaller dt", s->step, t);
@@ -808,6 +836,7 @@ static void sim_destroy(struct fe_sim *s)
   if (s->be) {
     double *dev[] = {s->vel, s->diff, s->dvals, s->dzero};
     for (int i = 0; i < 4; i++) fe_backend_free(s->be, dev[i]);
+    fe_backend_free(s->be, s->indefinite);
   }
   fe_coefficient_programs_destroy(s->cp);
   fe_space_destroy(s->space);

@@ -14,6 +14,8 @@
 #ifndef FE_ELEMENT_H
 #define FE_ELEMENT_H
 
+#include <math.h>
+
 
 #ifdef __cplusplus
 extern "C" {
@@ -120,6 +122,48 @@ FE_HOST_DEVICE static inline void fe_sym_expand(int d, const double *s, double m
 
 /* Number of stored components of a symmetric d x d tensor. */
 #define FE_NSYM(d) ((d) * ((d) + 1) / 2)
+
+/* Positive semi-definiteness of the symmetric tensor s (FE_NSYM(d) values) by
+ * its principal minors, with a tolerance relative to the largest diagonal
+ * entry.  Returns 0 when it holds, else the failing test: 1 the diagonal entry
+ * (a, a), 2 the 2x2 minor of rows a and b, 3 the determinant; *value is the
+ * failing entry, minor or determinant. */
+FE_HOST_DEVICE static inline int fe_sym_psd_failure(int d, const double *s, int *a_out, int *b_out,
+                                                    double *value)
+{
+  double m[3][3];
+  fe_sym_expand(d, s, m);
+  double scale = 0;
+  for (int a = 0; a < d; a++) scale = scale > fabs(m[a][a]) ? scale : fabs(m[a][a]);
+  const double tol = 1e-12 * scale * scale;
+  *a_out = *b_out = 0;
+  for (int a = 0; a < d; a++)
+    if (m[a][a] < 0) {
+      *a_out = *b_out = a;
+      *value = m[a][a];
+      return 1;
+    }
+  for (int a = 0; a < d; a++)
+    for (int b = a + 1; b < d; b++) {
+      const double minor = m[a][a] * m[b][b] - m[a][b] * m[b][a];
+      if (minor < -tol) {
+        *a_out = a;
+        *b_out = b;
+        *value = minor;
+        return 2;
+      }
+    }
+  if (d == 3) {
+    const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                       m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                       m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if (det < -tol * scale) {
+      *value = det;
+      return 3;
+    }
+  }
+  return 0;
+}
 
 /* G^{mu nu} = |J| Jinv D Jinv^T (Knepley & Terrel eq. 6 with a tensor D). */
 FE_HOST_DEVICE static inline void fe_geometry_diffusion(int d, double jinv[3][3], double absdet,

@@ -52,3 +52,17 @@ int fe_facet_load_cpu(const struct fe_space *s, const int *ptr, const int *slots
   }
   return FE_SUCCESS;
 }
+
+int fe_count_indefinite_cpu(const struct fe_space *s, long m, const double *tensors, int *count)
+{
+  const int ns = FE_NSYM(s->d);
+  int bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad)
+  for (long i = 0; i < m; i++) {
+    int a, b;
+    double v;
+    bad += fe_sym_psd_failure(s->d, tensors + i * ns, &a, &b, &v) != 0;
+  }
+  *count += bad;
+  return FE_SUCCESS;
+}

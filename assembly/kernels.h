@@ -50,6 +50,9 @@ struct fe_assembly_kernels {
   int (*mass_apply)(const struct fe_space *s, const double *x, double *y);
   int (*evaluate)(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
                   const struct fe_program *progs, int nprog, double t, double *out);
+  /* *count (on the backend) += the number of the m symmetric tensors (FE_NSYM(d)
+   * values each) that are not positive semi-definite (fe_sym_psd_failure) */
+  int (*count_indefinite)(const struct fe_space *s, long m, const double *tensors, int *count);
 };
 
 extern const struct fe_assembly_kernels fe_assembly_kernels_cpu;

@@ -84,6 +84,7 @@ int fe_facet_load_cpu(const struct fe_space *s, const int *ptr, const int *slots
                       const double *g, double *out);
 int fe_evaluate_cpu(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
                     const struct fe_program *progs, int nprog, double t, double *out);
+int fe_count_indefinite_cpu(const struct fe_space *s, long m, const double *tensors, int *count);
 
 static int prepare_cpu(const struct fe_space *s)
 {
@@ -108,4 +109,5 @@ const struct fe_assembly_kernels fe_assembly_kernels_cpu = {
   .facet_load = fe_facet_load_cpu,
   .mass_apply = fe_mass_apply_cpu,
   .evaluate = fe_evaluate_cpu,
+  .count_indefinite = fe_count_indefinite_cpu,
 };

@@ -133,6 +133,11 @@ int fe_space_evaluate(const struct fe_space *s, int at_cells, const int *idx, co
   return fe_assembly_kernels(s->be)->evaluate(s, at_cells, idx, opos, m, progs, nprog, t, out);
 }
 
+int fe_space_count_indefinite(const struct fe_space *s, long m, const double *tensors, int *count)
+{
+  return fe_assembly_kernels(s->be)->count_indefinite(s, m, tensors, count);
+}
+
 int fe_space_mass_apply(const struct fe_space *s, const double *x, double *y)
 {
   return fe_assembly_kernels(s->be)->mass_apply(s, x, y);

@@ -59,6 +59,9 @@ struct fe_program;
  * centroid of cell i; out[(opos ? opos[i] : i) * nprog + k] = progs[k](point, t). */
 int fe_space_evaluate(const struct fe_space *space, int at_cells, const int *idx, const int *opos,
                       long m, const struct fe_program *progs, int nprog, double t, double *out);
+/* *count (an int on the backend) += how many of the m tensors (FE_NSYM(d) values
+ * each, on the backend) are not positive semi-definite. */
+int fe_space_count_indefinite(const struct fe_space *space, long m, const double *tensors, int *count);
 
 #ifdef __cplusplus
 }

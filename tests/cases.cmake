@@ -131,6 +131,17 @@ fe_expect_exit(exit.non_finite_restart 3 "broke down with non-finite values at s
                     --restart ${CMAKE_BINARY_DIR}/exit_blow_up/manufactured_checkpoint_000012.bin
                     ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/blow_up.xml)
 set_tests_properties(exit.non_finite_restart PROPERTIES FIXTURES_REQUIRED exit_blow_up)
+# A time-dependent diffusivity that stops being positive semi-definite during the run: found
+# where it is evaluated (on the CPU and, label gpu, on the GPU), exit 2 naming cell and time.
+foreach(backend cpu cuda)
+  set(name exit.diffusivity_later_${backend})
+  fe_expect_exit(${name} 2
+                 "diffusivity_later.xml:20: <diffusivity>: 'k\\*\\(1 - 10\\*t\\)' is -0.00125 at the centroid \\(x, y\\) = \\([0-9., ]+\\) of element [0-9]+, t = 0.1025; expected a diffusivity >= 0"
+                 ARGS --backend ${backend} --force --output ${CMAKE_BINARY_DIR}/exit_diffusivity_${backend}
+                      ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/diffusivity_later.xml)
+endforeach()
+set_tests_properties(exit.diffusivity_later_cuda PROPERTIES LABELS gpu
+                     SKIP_REGULAR_EXPRESSION "FESIM_SKIP;no usable GPU was found;built without the CUDA backend")
 # strategy="auto": one of the three, measured, said on stderr; on the CPU and (label gpu) the GPU.
 add_test(NAME case.manufactured.auto
          COMMAND $<TARGET_FILE:fesim> --backend cpu --assembly auto --output ${CMAKE_BINARY_DIR}/auto_cpu

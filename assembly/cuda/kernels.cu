@@ -540,11 +540,32 @@ static int evaluate_cuda(const struct fe_space *s, int at_cells, const int *idx,
   return FE_SUCCESS;
 }
 
+template <int D>
+__global__ void count_indefinite_kernel(long m, const double *tensors, int *count)
+{
+  const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  int a, b;
+  double v;
+  if (i < m && fe_sym_psd_failure(D, tensors + i * FE_NSYM(D), &a, &b, &v)) atomicAdd(count, 1);
+}
+
+static int count_indefinite_cuda(const struct fe_space *s, long m, const double *tensors, int *count)
+{
+  if (!m) return FE_SUCCESS;
+  const unsigned blocks = (unsigned)((m + THREADS - 1) / THREADS);
+  if (s->d == 2)
+    count_indefinite_kernel<2><<<blocks, THREADS>>>(m, tensors, count);
+  else
+    count_indefinite_kernel<3><<<blocks, THREADS>>>(m, tensors, count);
+  FE_CUDA_LAUNCHED("count_indefinite_kernel");
+  return FE_SUCCESS;
+}
+
 extern "C" const struct fe_assembly_kernels fe_assembly_kernels_cuda = {
   prepare_cuda,      element_matrices_cuda, lma_apply_cuda,    lma_diagonal_cuda, matfree_apply_cuda,
   matfree_diagonal_cuda, lift_cuda,
   csr_assemble_cuda, csr_apply_cuda,        csr_diagonal_cuda, csr_release_cuda,  facet_load_cuda,
-  mass_apply_cuda,   evaluate_cuda,
+  mass_apply_cuda,   evaluate_cuda,         count_indefinite_cuda,
 };
 
 /* Which element kernel variant the backend runs (declared in solvers/cuda.h). */
