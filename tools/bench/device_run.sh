@@ -8,6 +8,7 @@ out=${OUT:-/tmp/fesim-device}
 mkdir -p "$out" /tmp/dl
 tar -xJf .device-libs/libs.tar.xz -C /tmp/dl && export LD_LIBRARY_PATH=/tmp/dl:${LD_LIBRARY_PATH:-}
 [ -x /usr/bin/python3 ] || ln -s "$(command -v python3)" /usr/bin/python3
+[ -x /usr/bin/cmake ] || ln -s "$(command -v cmake)" /usr/bin/cmake   # the -P scripts of some tests
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv
 steps=${*:-labels bench runs}
 for step in $steps; do
