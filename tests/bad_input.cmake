@@ -67,6 +67,10 @@ fe_bad_input(mesh_unknown_type [=[meshes/square\.vtk': unknown mesh file type '\
 fe_bad_input(mesh_empty [=[data/mesh/empty\.msh: empty file; expected a Gmsh mesh]=])
 fe_bad_input(mesh_garbage [=[data/mesh/garbage\.msh: not a Gmsh mesh: it starts with 'this is not a mesh', expected '\$MeshFormat']=])
 fe_bad_input(mesh_binary [=[meshes/binary\.msh: not a Gmsh mesh: it starts with binary data, expected '\$MeshFormat']=])
+# Malformed .msh files on which Gmsh 4.8 itself crashes (found by fuzz.mesh): read first in a
+# child process, reported as malformed
+fe_bad_input(mesh_crash_elements_count [=[findings/gmsh_elements_count\.msh: Gmsh crashed reading it \([A-Za-z ]+\): the file is malformed; expected a complete Gmsh mesh]=])
+fe_bad_input(mesh_crash_physical_name_dim [=[findings/gmsh_physical_name_dim\.msh: Gmsh crashed reading it \([A-Za-z ]+\): the file is malformed; expected a complete Gmsh mesh]=])
 fe_bad_input(mesh_truncated [=[data/mesh/truncated\.msh: Gmsh could not read it \(Could not read nodes\); expected a complete Gmsh mesh \(format 2\.2 or 4\.1, ASCII or binary\)]=])
 fe_bad_input(mesh_geo_syntax [=[data/mesh/bad\.geo: Gmsh could not read it \('[^']*bad\.geo', line 3: syntax error \(0\.1\)\); expected a valid Gmsh geometry script]=])
 # the mesh: its elements
