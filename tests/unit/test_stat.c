@@ -3,6 +3,7 @@
 #include "io/stat.h"
 
 #include "core/error.h"
+#include "fresh_dir.h"
 #include "test.h"
 
 #include <dirent.h>
@@ -146,20 +147,6 @@ static void test_failures(const char *dir)
     CHECK(stat == NULL);
     unlink(link);
   }
-}
-
-/* Removes the directory this test made for itself (its files only: it has no subdirectories). */
-static void remove_fresh(const char *dir)
-{
-  DIR *d = opendir(dir);
-  char path[512];
-  for (struct dirent *ent; d && (ent = readdir(d));) {
-    if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0) continue;
-    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
-    unlink(path);
-  }
-  if (d) closedir(d);
-  rmdir(dir);
 }
 
 int main(int argc, char **argv)

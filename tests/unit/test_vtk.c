@@ -9,6 +9,7 @@
 #include "io/vtk.h"
 
 #include "core/error.h"
+#include "fresh_dir.h"
 #include "test.h"
 
 #include <dirent.h>
@@ -402,20 +403,6 @@ static void test_failures(const char *dir)
   double nan_time = NAN;
   CHECK(fe_vtk_write_series(dir, "bad", 1, &nan_time) == FE_ERR_NUMERICAL);
   CHECK(count_temporaries(dir) == 0);
-}
-
-/* Removes the directory this test made for itself (its files only: it has no subdirectories). */
-static void remove_fresh(const char *dir)
-{
-  DIR *d = opendir(dir);
-  char path[512];
-  for (struct dirent *ent; d && (ent = readdir(d));) {
-    if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0) continue;
-    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
-    unlink(path);
-  }
-  if (d) closedir(d);
-  rmdir(dir);
 }
 
 int main(int argc, char **argv)
