@@ -411,6 +411,8 @@ static int read_with_gmsh(const char *path, int geo, double size, struct raw *r,
  * its messages silenced; when it dies on a signal the file is reported as
  * malformed instead of crashing fesim.  Costs a second read of .msh files
  * (not of .geo files, which Gmsh meshes). */
+enum { PROBE_VALID = 40, PROBE_INVALID = 41 }; /* the child's exit codes */
+
 static int probe_in_child(const char *path, double size)
 {
   fflush(NULL);
@@ -424,7 +426,7 @@ static int probe_in_child(const char *path, double size)
     }
     struct raw r = {0};
     struct fe_mesh m = {0};
-    _exit(read_with_gmsh(path, 0, size, &r, &m) ? 1 : 0);
+    _exit(read_with_gmsh(path, 0, size, &r, &m) ? PROBE_INVALID : PROBE_VALID);
   }
   if (pid < 0) return FE_SUCCESS; /* no child: read it here, unguarded */
   int status = 0;
@@ -433,6 +435,11 @@ static int probe_in_child(const char *path, double size)
            "%s: Gmsh crashed reading it (%s): the file is malformed; expected a complete Gmsh mesh "
            "(format 2.2 or 4.1, ASCII or binary)",
            path, strsignal(WTERMSIG(status)));
+  /* any other exit: the child was stopped by a memory checker (AddressSanitizer exits 1) */
+  FE_CHECK(WEXITSTATUS(status) == PROBE_VALID || WEXITSTATUS(status) == PROBE_INVALID, FE_ERR_INPUT,
+           "%s: Gmsh crashed reading it (exit %d): the file is malformed; expected a complete Gmsh "
+           "mesh (format 2.2 or 4.1, ASCII or binary)",
+           path, WEXITSTATUS(status));
   return FE_SUCCESS;
 }
 
