@@ -72,6 +72,7 @@ fe_bad_input(mesh_binary [=[meshes/binary\.msh: not a Gmsh mesh: it starts with 
 # (Its element blocks overrun the heap in Gmsh: glibc aborts, while under AddressSanitizer,
 # whose allocator does not check uninstrumented code, Gmsh reads on and our checks answer.)
 fe_bad_input(mesh_crash_elements_count [=[findings/gmsh_elements_count\.msh: (Gmsh crashed reading it \([A-Za-z0-9 ]+\): the file is malformed; expected a complete Gmsh mesh|the mesh has no cells)]=])
+fe_bad_input(mesh_crash_nodes_count [=[findings/gmsh_nodes_count\.msh: Gmsh crashed reading it \([A-Za-z0-9 ]+\): the file is malformed; expected a complete Gmsh mesh]=])
 fe_bad_input(mesh_crash_physical_name_dim [=[findings/gmsh_physical_name_dim\.msh: Gmsh crashed reading it \([A-Za-z0-9 ]+\): the file is malformed; expected a complete Gmsh mesh]=])
 fe_bad_input(mesh_truncated [=[data/mesh/truncated\.msh: Gmsh could not read it \(Could not read nodes\); expected a complete Gmsh mesh \(format 2\.2 or 4\.1, ASCII or binary\)]=])
 fe_bad_input(mesh_geo_syntax [=[data/mesh/bad\.geo: Gmsh could not read it \('[^']*bad\.geo', line 3: syntax error \(0\.1\)\); expected a valid Gmsh geometry script]=])
