@@ -68,3 +68,36 @@ int fe_strdup(const char *s, char **out)
   memcpy(*out, s, n);
   return FE_SUCCESS;
 }
+
+/* n bytes of s into out, control characters as '?'. */
+static size_t copy_printable(char *out, const char *s, size_t n)
+{
+  for (size_t i = 0; i < n; i++) out[i] = (unsigned char)s[i] < 32 || s[i] == 127 ? '?' : s[i];
+  return n;
+}
+
+static int utf8_continuation(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
+
+const char *fe_quote(const char *s, size_t max, char *buf, size_t size)
+{
+  const size_t len = strlen(s);
+  if (size < max + 40) max = size > 40 ? size - 40 : 0;
+  char *w = buf;
+  *w++ = '\'';
+  if (len <= max) {
+    w += copy_printable(w, s, len);
+    *w++ = '\'';
+    *w = '\0';
+    return buf;
+  }
+  size_t head = max / 2, tail = max - head - 3;
+  while (head > 0 && utf8_continuation(s[head])) head--;
+  size_t from = len - tail;
+  while (from < len && utf8_continuation(s[from])) from++;
+  w += copy_printable(w, s, head);
+  memcpy(w, "...", 3);
+  w += 3;
+  w += copy_printable(w, s + from, len - from);
+  snprintf(w, size - (size_t)(w - buf), "' (%zu characters)", len);
+  return buf;
+}

@@ -51,6 +51,16 @@ void fe_error_set_quiet(int quiet);
     if (fe_call_err_ != FE_SUCCESS) return fe_call_err_;                       \
   } while (0)
 
+/* A user-supplied string (an expression, a path) quoted for a message: 'text'
+ * when it has at most `max` characters (bytes), else its start and end around
+ * "..." and its length, "'x + x + ... + x' (400000 characters)", so that a
+ * message stays readable and still states its reason.  Control characters
+ * show as '?'; cuts fall between UTF-8 characters.  Written to buf (size at
+ * least max + 40), which is returned. */
+const char *fe_quote(const char *s, size_t max, char *buf, size_t size);
+#define FE_QUOTE_MAX 120 /* the usual max */
+#define FE_QUOTE_SIZE (FE_QUOTE_MAX + 48)
+
 /* Allocation that reports the bytes it could not get. */
 int fe_malloc(size_t bytes, void *ptr_to_ptr);
 int fe_calloc(size_t count, size_t size, void *ptr_to_ptr);
