@@ -784,6 +784,15 @@ static void print_check(struct fe_sim *s)
          c->checkpoint_every ? "checkpoints" : "no checkpoints");
 }
 
+/* The case's mesh, read or meshed by the meshing process, which may read
+ * the case file's folder besides the mesh file. */
+static int read_mesh(struct fe_sim *s)
+{
+  const struct fe_mesh_options mo = {.size = s->c->mesh_size, .read_dir = s->c->dir,
+                                     .verbosity = s->opt->verbosity};
+  return fe_mesh_read(s->c->mesh_file, &mo, &s->m);
+}
+
 /* Everything checked before the first output is written. */
 static int setup(struct fe_sim *s)
 {
@@ -799,7 +808,7 @@ static int setup(struct fe_sim *s)
   if (o->mesh)
     s->m = o->mesh;
   else
-    FE_CALL(fe_mesh_read(c->mesh_file, c->mesh_size, &s->m));
+    FE_CALL(read_mesh(s));
   FE_CALL(check_dimensions(s));
   FE_CALL(fe_bcs_create(c, s->m, &s->bcs));
   FE_CALL(pick_backend(s));

@@ -39,8 +39,17 @@ struct fe_mesh {
   struct fe_physical *groups;
 };
 
-/* Read a .msh (2.2 or 4.1, ASCII or binary) or mesh a .geo with maximum element
- * size `size` (size <= 0: Gmsh's default).  Nodes are renumbered by reverse
+struct fe_mesh_options {
+  double size;           /* mesh@size: largest element size of a .geo, <= 0: the script's own */
+  const char *read_dir;  /* the folder a .geo may read besides itself (the case file's); NULL: none */
+  double time_limit;     /* seconds for reading or meshing (--mesh-time-limit), <= 0: the default */
+  long max_cells;        /* --max-cells, <= 0: the default, and the memory available limits too */
+  int verbosity;         /* 0 quiet, 1 progress of long meshing on a terminal, 2 every stage */
+};
+
+/* Read a .msh (2.2 or 4.1, ASCII or binary) or mesh a .geo (o NULL: the
+ * defaults).  Gmsh runs in a separate, confined process (io/mesher.h); a
+ * .geo is checked first (io/geo_check.h).  Nodes are renumbered by reverse
  * Cuthill-McKee for locality; only nodes used by cells are kept.  Cells are
  * reordered to positive orientation: the vertex order in the file does not
  * matter.  Errors (exit code 2) name the file and, for bad elements, the Gmsh
@@ -50,7 +59,7 @@ struct fe_mesh {
  * and inverted cells: a cell on the same side of a facet as the cell across
  * it (the two overlap; the smaller of the classes such folds separate is
  * reported, with its entity and size), or a facet shared by three cells. */
-int fe_mesh_read(const char *path, double size, struct fe_mesh **mesh);
+int fe_mesh_read(const char *path, const struct fe_mesh_options *o, struct fe_mesh **mesh);
 void fe_mesh_destroy(struct fe_mesh *mesh);
 
 /* Physical group of dimension dim by name or, when `ref` is a number, by tag.

@@ -67,13 +67,14 @@ fe_bad_input(mesh_unknown_type [=[meshes/square\.vtk': unknown mesh file type '\
 fe_bad_input(mesh_empty [=[data/mesh/empty\.msh: empty file; expected a Gmsh mesh]=])
 fe_bad_input(mesh_garbage [=[data/mesh/garbage\.msh: not a Gmsh mesh: it starts with 'this is not a mesh', expected '\$MeshFormat']=])
 fe_bad_input(mesh_binary [=[meshes/binary\.msh: not a Gmsh mesh: it starts with binary data, expected '\$MeshFormat']=])
-# Malformed .msh files on which Gmsh 4.8 itself crashes (found by fuzz.mesh): read first in a
-# child process, reported as malformed
+# Malformed .msh files on which Gmsh 4.8 itself crashes (found by fuzz.mesh): Gmsh runs in
+# the meshing process (io/mesher.h), whose crash is reported as malformed input, with the
+# signal and the C library's last words
 # (Its element blocks overrun the heap in Gmsh: glibc aborts, while under AddressSanitizer,
 # whose allocator does not check uninstrumented code, Gmsh reads on and our checks answer.)
-fe_bad_input(mesh_crash_elements_count [=[findings/gmsh_elements_count\.msh: (Gmsh crashed reading it \([A-Za-z0-9 ]+\): the file is malformed; expected a complete Gmsh mesh|the mesh has no cells)]=])
-fe_bad_input(mesh_crash_nodes_count [=[findings/gmsh_nodes_count\.msh: Gmsh crashed reading it \([A-Za-z0-9 ]+\): the file is malformed; expected a complete Gmsh mesh]=])
-fe_bad_input(mesh_crash_physical_name_dim [=[findings/gmsh_physical_name_dim\.msh: Gmsh crashed reading it \([A-Za-z0-9 ]+\): the file is malformed; expected a complete Gmsh mesh]=])
+fe_bad_input(mesh_crash_elements_count [=[findings/gmsh_elements_count\.msh: (Gmsh crashed reading it \([A-Za-z0-9 ]+(: '[^']*')?\): the file is malformed; expected a complete Gmsh mesh|the mesh has no cells)]=])
+fe_bad_input(mesh_crash_nodes_count [=[findings/gmsh_nodes_count\.msh: Gmsh crashed reading it \([A-Za-z0-9 ]+(: '[^']*')?\): the file is malformed; expected a complete Gmsh mesh]=])
+fe_bad_input(mesh_crash_physical_name_dim [=[findings/gmsh_physical_name_dim\.msh: Gmsh crashed reading it \([A-Za-z0-9 ]+(: '[^']*')?\): the file is malformed; expected a complete Gmsh mesh]=])
 fe_bad_input(mesh_truncated [=[data/mesh/truncated\.msh: Gmsh could not read it \(Could not read nodes\); expected a complete Gmsh mesh \(format 2\.2 or 4\.1, ASCII or binary\)]=])
 fe_bad_input(mesh_geo_syntax [=[data/mesh/bad\.geo: Gmsh could not read it \('[^']*bad\.geo', line 3: syntax error \(0\.1\)\); expected a valid Gmsh geometry script]=])
 # the mesh: its elements
@@ -138,3 +139,20 @@ add_test(NAME bad_input.output_is_file
                  [=[-DREGEX=--output '[^']*output_is_file' is not a directory: it is a file; expected a directory, or a path where one can be created]=]
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_untouched.cmake)
 set_tests_properties(bad_input.output_is_file PROPERTIES LABELS bad_input)
+
+# .geo scripts are programs (io/geo_check.h): a command that reaches outside the geometry is
+# refused before Gmsh sees the script, naming its line (tests/data/geo/README.md)
+set(FE_GEO_REFUSED [=[: refused; expected a script that only builds geometry \(points, curves, surfaces, volumes, physical groups, Geometry\., Mesh\. and General\. options set to numbers\)]=])
+fe_bad_input(geo_systemcall "data/geo/refused_systemcall\\.geo:3: 'SystemCall' runs a shell command${FE_GEO_REFUSED}")
+fe_bad_input(geo_printf "data/geo/refused_printf\\.geo:3: 'Printf' writes into a file \\('>'\\)${FE_GEO_REFUSED}")
+fe_bad_input(geo_save "data/geo/refused_save\\.geo:3: 'Save' writes a file${FE_GEO_REFUSED}")
+fe_bad_input(geo_include "data/geo/refused_include\\.geo:3: 'Include' reads another file${FE_GEO_REFUSED}")
+fe_bad_input(geo_merge "data/geo/refused_merge\\.geo:3: 'Merge' reads another file${FE_GEO_REFUSED}")
+fe_bad_input(geo_exit "data/geo/refused_exit\\.geo:3: 'Exit' ends Gmsh${FE_GEO_REFUSED}")
+fe_bad_input(geo_getenv "data/geo/refused_getenv\\.geo:3: 'GetEnv' reads the environment${FE_GEO_REFUSED}")
+fe_bad_input(geo_solver "data/geo/refused_solver\\.geo:3: 'Solver' options are not for meshing${FE_GEO_REFUSED}")
+fe_bad_input(geo_string_option "data/geo/refused_string_option\\.geo:3: 'General\\.OptionsFileName' is set to a string \\(string options name files and programs\\)${FE_GEO_REFUSED}")
+fe_bad_input(geo_mesh "data/geo/refused_mesh\\.geo:3: 'Mesh' meshes in the script \\(fesim meshes the geometry itself\\)${FE_GEO_REFUSED}")
+fe_bad_input(geo_string [=[data/geo/refused_string\.geo:18: a string that starts here never ends; expected a closing "]=])
+# meshing within limits: the estimate after the curves are meshed, before the surfaces
+fe_bad_input(geo_too_fine [=[data/geo/square\.geo: meshing it at <mesh size="1e-05"> would make about 2\.[0-9]e\+10 triangles \(an area of about 1 at edges of about 1e-05\), more than the limit of 100000000 cells; raise the limit with --max-cells, or mesh it coarser]=])

@@ -6,9 +6,8 @@
 #         [-DRSS_MB=2048] -P run.cmake
 # XSD: the case schema, whose element, attribute and enumeration names are
 # added to the dictionary.  WORK gets seeds/, corpus/ (what the run found),
-# artifacts/ (reproducers), gmsh_crashes/ (inputs that crash Gmsh alone,
-# fuzz_mesh.c), fuzz.log and the dictionary; all start empty each time, so
-# every run starts from the same corpus.
+# artifacts/ (reproducers), fuzz.log and the dictionary; all start empty each
+# time, so every run starts from the same corpus.
 foreach(var FUZZER WORK SEEDS)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run.cmake: -D${var}=... is required")
@@ -28,8 +27,8 @@ set(seeds ${WORK}/seeds)
 set(corpus ${WORK}/corpus)
 set(artifacts ${WORK}/artifacts)
 set(log ${WORK}/fuzz.log)
-file(REMOVE_RECURSE ${seeds} ${corpus} ${artifacts} ${WORK}/tmp ${WORK}/gmsh_crashes)
-file(MAKE_DIRECTORY ${seeds} ${corpus} ${artifacts} ${WORK}/tmp ${WORK}/gmsh_crashes)
+file(REMOVE_RECURSE ${seeds} ${corpus} ${artifacts} ${WORK}/tmp)
+file(MAKE_DIRECTORY ${seeds} ${corpus} ${artifacts} ${WORK}/tmp)
 
 # Seeds, named after their folder too (cases/*/case.xml share a name).
 set(n_seeds 0)
@@ -92,8 +91,6 @@ if(SUPP)
   set(ENV{LSAN_OPTIONS} "suppressions=${SUPP}:print_suppressions=0")
 endif()
 set(ENV{TMPDIR} ${WORK}/tmp)
-set(gmsh_crashes ${WORK}/gmsh_crashes)
-set(ENV{FESIM_FUZZ_GMSH_CRASHES} ${gmsh_crashes}) # fuzz_mesh.c
 
 # -close_fd_mask=3: the target's own stdout and stderr (fesim's error messages
 # for each bad input) are closed; libFuzzer's and the sanitizers' reports stay.
@@ -121,14 +118,6 @@ if(NOT rc STREQUAL "0" OR NOT out MATCHES "Done [0-9]+ runs in")
                       "${report}")
 endif()
 
-# Inputs on which Gmsh alone crashed (fuzz_mesh.c): listed, not failed.
-file(GLOB gmsh_found ${gmsh_crashes}/*)
-if(gmsh_found)
-  list(LENGTH gmsh_found n)
-  string(REPLACE ";" "\n  " gmsh_found "${gmsh_found}")
-  message("note: Gmsh alone crashed on ${n} inputs (not fesim's code; known: tests/fuzz/findings):\n"
-          "  ${gmsh_found}")
-endif()
 string(REGEX MATCH "#[0-9]+[ \t]+DONE[^\n]*" done "${out}")
 string(REGEX MATCH "Done [0-9]+ runs in [0-9]+ second\\(s\\)" runs "${out}")
 string(REGEX MATCH "stat::peak_rss_mb:[ \t]*[0-9]+" rss "${out}")

@@ -7,6 +7,9 @@
 #include "test.h"
 
 #include <gmshc.h>
+#include <locale.h>
+#include <omp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,7 +26,8 @@ static const char *data(const char *name)
 static struct fe_mesh *read_ok(const char *name, double size)
 {
   struct fe_mesh *m = NULL;
-  int err = fe_mesh_read(data(name), size, &m);
+  const struct fe_mesh_options mo = {.size = size};
+  int err = fe_mesh_read(data(name), &mo, &m);
   if (err) fprintf(stderr, "reading %s failed with %d\n", name, err);
   CHECK(err == FE_SUCCESS && m);
   return err ? NULL : m;
@@ -227,7 +231,7 @@ static void read_bad(const char *name, char *msg, size_t size)
   fflush(stderr);
   int saved = dup(fileno(stderr));
   dup2(fileno(tmp), fileno(stderr));
-  int err = fe_mesh_read(data(name), 0, &m);
+  int err = fe_mesh_read(data(name), NULL, &m);
   fflush(stderr);
   dup2(saved, fileno(stderr));
   close(saved);
@@ -342,7 +346,7 @@ static void test_bad(void)
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     struct fe_mesh *m = (struct fe_mesh *)1;
-    int err = fe_mesh_read(data(bad[i]), 0, &m);
+    int err = fe_mesh_read(data(bad[i]), NULL, &m);
     if (err != FE_ERR_INPUT)
       fprintf(stderr, "%s: got %d, expected %d\n", bad[i], err, FE_ERR_INPUT);
     CHECK(err == FE_ERR_INPUT);
@@ -354,6 +358,31 @@ static void test_bad(void)
   fe_mesh_destroy(m);
 }
 
+/* Reading and meshing leave this process as they found it: Gmsh runs in the
+ * meshing process, so its omp_set_num_threads(1), its locale and its signal
+ * handlers stay there (issue 10: every CPU run had used one thread). */
+static void test_process_state(void)
+{
+  static const int signals[] = {SIGINT, SIGTERM, SIGSEGV, SIGFPE, SIGABRT, SIGPIPE, SIGCHLD};
+  enum { N_SIGNALS = sizeof signals / sizeof *signals };
+  omp_set_num_threads(3);
+  setlocale(LC_ALL, "C");
+  char locale_before[256];
+  snprintf(locale_before, sizeof locale_before, "%s", setlocale(LC_ALL, NULL));
+  struct sigaction before[N_SIGNALS], after;
+  for (int i = 0; i < N_SIGNALS; i++) sigaction(signals[i], NULL, &before[i]);
+  struct fe_mesh *m = read_ok("square.geo", 0.1);
+  fe_mesh_destroy(m);
+  m = read_ok("cube_22.msh", 0);
+  fe_mesh_destroy(m);
+  CHECK(omp_get_max_threads() == 3);
+  CHECK(!strcmp(setlocale(LC_ALL, NULL), locale_before));
+  for (int i = 0; i < N_SIGNALS; i++) {
+    sigaction(signals[i], NULL, &after);
+    CHECK(after.sa_handler == before[i].sa_handler && after.sa_flags == before[i].sa_flags);
+  }
+}
+
 int main(void)
 {
   const char *dir = getenv("FESIM_TEST_DATA");
@@ -362,6 +391,7 @@ int main(void)
     return TEST_SKIP;
   }
   snprintf(data_dir, sizeof data_dir, "%s", dir);
+  test_process_state(); /* first: gmsh_bandwidth below runs Gmsh in this process */
   test_formats("square", 2, square_bnd);
   test_formats("cube", 3, cube_bnd);
   test_flipped_sparse();

@@ -1,0 +1,548 @@
+#include "io/gmsh_read.h"
+
+#include "core/error.h"
+
+#include <gmshc.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum { GMSH_LINE2 = 1, GMSH_TRIANGLE3 = 2, GMSH_TETRAHEDRON4 = 4 };
+
+/* Gmsh 4.8 keeps the unread rest of a .geo file in its lexer after a syntax
+ * error; the flush Gmsh itself uses is not in its API, so it is called when
+ * present.  Its parser's current line is exported as a plain global. */
+void fe_gmsh_yyflush(void) __asm__("_Z12gmsh_yyflushv") __attribute__((weak));
+extern int gmsh_yylineno __attribute__((weak));
+
+int fe_gmsh_parse_line(void) { return &gmsh_yylineno ? gmsh_yylineno : 0; }
+
+/* Meshing (Gmsh's own structures) and a run (element matrices of four
+ * operators, geometry, vectors) need about this much per cell, measured
+ * with the default case; the larger of the two is what must fit. */
+size_t fe_gmsh_bytes_per_cell(int dim) { return dim == 2 ? 1024 : 2048; }
+
+/* The reading state: a raw mesh being filled, and Gmsh's node tags mapped
+ * to positions in its node list. */
+struct reader {
+  const char *path;
+  const struct fe_gmsh_options *o;
+  struct fe_mesh_raw *r;
+  int *dense; /* node tag -> position when tags are compact, else NULL */
+  size_t dense_n;
+  size_t *sorted_tags; /* sorted (tag, position) pairs when tags are sparse */
+  int *sorted_index;
+  size_t cap_cells, cap_facets;
+};
+
+static void reader_free(struct reader *rd)
+{
+  free(rd->dense);
+  free(rd->sorted_tags);
+  free(rd->sorted_index);
+}
+
+static void progress(const struct reader *rd, int stage, const char *what)
+{
+  if (rd->o->progress) rd->o->progress(rd->o->ctx, stage, what);
+}
+
+/* Makes room for `need` elements in arrays that share one capacity. */
+static int grow(size_t need, size_t *cap, int nv, int **conn, size_t **ids, int **labels)
+{
+  if (need <= *cap) return FE_SUCCESS;
+  size_t n = *cap ? 2 * *cap : 1024;
+  n = n < need ? need : n;
+  int *c = realloc(*conn, n * nv * sizeof *c);
+  if (c) *conn = c;
+  size_t *i = c ? realloc(*ids, n * sizeof *i) : NULL;
+  if (i) *ids = i;
+  int *l = i ? realloc(*labels, n * sizeof *l) : NULL;
+  if (l) *labels = l;
+  FE_CHECK(l, FE_ERR_RESOURCE, "out of host memory: could not allocate %zu elements", n);
+  *cap = n;
+  return FE_SUCCESS;
+}
+
+/* ---- Gmsh's log ------------------------------------------------------------ */
+
+/* Reports the first error Gmsh logged (or a node tag it skipped as given
+ * twice), if any or if ierr is set. */
+static int gmsh_status(const char *path, int ierr, const char *what)
+{
+  char **log = NULL;
+  size_t n = 0;
+  int lerr;
+  char first[512] = "";
+  long duplicate = -1;
+  gmshLoggerGet(&log, &n, &lerr);
+  for (size_t i = 0; i < n; i++) {
+    const char *skip = strstr(log[i], "Skipping duplicate node ");
+    if (skip && duplicate < 0) duplicate = atol(skip + 24);
+    if (!first[0] && !strncmp(log[i], "Error", 5)) {
+      const char *s = log[i] + 5;
+      s += strspn(s, " :");
+      snprintf(first, sizeof first, "%.200s%s", s, strlen(s) > 200 ? "..." : "");
+    }
+    gmshFree(log[i]);
+  }
+  gmshFree(log);
+  FE_CHECK(duplicate < 0, FE_ERR_INPUT,
+           "%s: node %ld is given twice; expected each node tag once (Gmsh would keep one of the "
+           "two)",
+           path, duplicate);
+  if (!ierr && !first[0]) return FE_SUCCESS;
+  if (fe_gmsh_yyflush) fe_gmsh_yyflush();
+  const char *dot = strrchr(path, '.');
+  const char *expected = dot && !strcasecmp(dot, ".geo")
+                             ? (strcmp(what, "read") ? "a geometry that Gmsh can mesh"
+                                                     : "a valid Gmsh geometry script")
+                             : "a complete Gmsh mesh (format 2.2 or 4.1, ASCII or binary)";
+  FE_RAISE(FE_ERR_INPUT, "%s: Gmsh could not %s it%s%s%s; expected %s", path, what,
+           first[0] ? " (" : "", first, first[0] ? ")" : "", expected);
+}
+
+/* ---- nodes ----------------------------------------------------------------- */
+
+static int cmp_size(const void *a, const void *b)
+{
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int node_map_build(struct reader *rd)
+{
+  const struct fe_mesh_raw *r = rd->r;
+  size_t max_tag = 0, n = r->n_nodes;
+  for (size_t i = 0; i < n; i++)
+    if (r->node_tags[i] > max_tag) max_tag = r->node_tags[i];
+  if (max_tag / 2 <= n + 1024) {
+    rd->dense_n = max_tag + 1;
+    FE_MALLOC(rd->dense_n, &rd->dense);
+    for (size_t t = 0; t < rd->dense_n; t++) rd->dense[t] = -1;
+    for (size_t i = 0; i < n; i++) rd->dense[r->node_tags[i]] = (int)i;
+    return FE_SUCCESS;
+  }
+  /* Sparse tags: (tag, position) pairs sorted by tag, searched by bisection. */
+  size_t *pairs;
+  FE_MALLOC(2 * n, &pairs);
+  for (size_t i = 0; i < n; i++) {
+    pairs[2 * i] = r->node_tags[i];
+    pairs[2 * i + 1] = i;
+  }
+  qsort(pairs, n, 2 * sizeof *pairs, cmp_size);
+  int err = fe_malloc(n * sizeof *rd->sorted_tags, &rd->sorted_tags);
+  if (!err) err = fe_malloc(n * sizeof *rd->sorted_index, &rd->sorted_index);
+  for (size_t i = 0; i < n && !err; i++) {
+    rd->sorted_tags[i] = pairs[2 * i];
+    rd->sorted_index[i] = (int)pairs[2 * i + 1];
+  }
+  free(pairs);
+  return err;
+}
+
+static int node_index(const struct reader *rd, size_t tag)
+{
+  if (rd->dense) return tag < rd->dense_n ? rd->dense[tag] : -1;
+  size_t lo = 0, hi = rd->r->n_nodes;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (rd->sorted_tags[mid] < tag)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < rd->r->n_nodes && rd->sorted_tags[lo] == tag ? rd->sorted_index[lo] : -1;
+}
+
+/* The whole model's nodes, each once, on the entity it is classified on. */
+static int read_nodes(struct reader *rd)
+{
+  struct fe_mesh_raw *r = rd->r;
+  size_t n_xyz = 0, n_param = 0, *tags = NULL;
+  double *param = NULL, *xyz = NULL;
+  int ierr = 0;
+  gmshModelMeshGetNodes(&tags, &r->n_nodes, &xyz, &n_xyz, &param, &n_param, -1, -1, 0, 0, &ierr);
+  gmshFree(param);
+  int err = fe_malloc(r->n_nodes * sizeof *r->node_tags, &r->node_tags);
+  if (!err) err = fe_malloc(r->n_nodes * 3 * sizeof *r->xyz, &r->xyz);
+  if (!err && r->n_nodes) {
+    memcpy(r->node_tags, tags, r->n_nodes * sizeof *tags);
+    memcpy(r->xyz, xyz, r->n_nodes * 3 * sizeof *xyz);
+  }
+  gmshFree(tags);
+  gmshFree(xyz);
+  FE_CALL(err);
+  FE_CALL(gmsh_status(rd->path, ierr, "read"));
+  FE_CHECK(r->n_nodes < INT_MAX, FE_ERR_RESOURCE, "%s: %zu nodes: at most %d are supported",
+           rd->path, r->n_nodes, INT_MAX - 1);
+  return node_map_build(rd);
+}
+
+/* ---- elements -------------------------------------------------------------- */
+
+static int element_name(int type, char *name, size_t len)
+{
+  char *s = NULL;
+  double *local = NULL;
+  size_t n_local;
+  int dim, order, n_nodes, n_primary, ierr = 0;
+  gmshModelMeshGetElementProperties(type, &s, &dim, &order, &n_nodes, &local, &n_local, &n_primary,
+                                    &ierr);
+  snprintf(name, len, "%s", s && !ierr ? s : "unknown element");
+  gmshFree(s);
+  gmshFree(local);
+  return ierr ? -1 : dim;
+}
+
+static int mesh_dimension(const char *path, int *dim)
+{
+  int *types = NULL, ierr = 0;
+  size_t n = 0;
+  char name[64];
+  gmshModelMeshGetElementTypes(&types, &n, -1, -1, &ierr);
+  *dim = -1;
+  for (size_t i = 0; i < n && !ierr; i++) {
+    int d = element_name(types[i], name, sizeof name);
+    if (d > *dim) *dim = d;
+  }
+  gmshFree(types);
+  FE_CALL(gmsh_status(path, ierr, "read"));
+  FE_CHECK(n > 0, FE_ERR_INPUT,
+           "%s: the mesh has no elements; expected triangles (2D) or tetrahedra (3D)", path);
+  FE_CHECK(*dim >= 2, FE_ERR_INPUT,
+           "%s: the mesh has no cells: its highest element dimension is %d, expected triangles "
+           "(2D) or tetrahedra (3D)",
+           path, *dim);
+  return FE_SUCCESS;
+}
+
+static const char *expected_name(int type)
+{
+  switch (type) {
+  case GMSH_LINE2: return "2-node lines ('Line 2') as boundary of a 2D mesh";
+  case GMSH_TRIANGLE3: return "3-node triangles ('Triangle 3')";
+  default: return "4-node tetrahedra ('Tetrahedron 4')";
+  }
+}
+
+/* Every element of entity (dim, tag) must be of `type`. */
+static int check_types(const char *path, int dim, int tag, int type)
+{
+  int *types = NULL, ierr = 0, bad = -1;
+  size_t n = 0;
+  gmshModelMeshGetElementTypes(&types, &n, dim, tag, &ierr);
+  for (size_t i = 0; i < n && !ierr; i++)
+    if (types[i] != type) bad = types[i];
+  gmshFree(types);
+  FE_CALL(gmsh_status(path, ierr, "read"));
+  if (bad < 0) return FE_SUCCESS;
+  size_t *tags = NULL, *nodes = NULL, n_tags = 0, n_nodes = 0;
+  char name[64];
+  gmshModelMeshGetElementsByType(bad, &tags, &n_tags, &nodes, &n_nodes, tag, 0, 1, &ierr);
+  size_t first = n_tags ? tags[0] : 0;
+  gmshFree(tags);
+  gmshFree(nodes);
+  element_name(bad, name, sizeof name);
+  FE_RAISE(FE_ERR_INPUT, "%s: element %zu is a '%s'; fesim reads only %s", path, first, name,
+           expected_name(type));
+}
+
+/* Appends the elements of `type` of entity `tag` (nv node positions each)
+ * with label `label` to conn / ids / labels. */
+static int append_elements(const struct reader *rd, int tag, int type, int nv, int label,
+                           size_t *count, size_t *cap, int **conn, size_t **ids, int **labels)
+{
+  size_t *tags = NULL, *nodes = NULL, n = 0, n_nodes = 0, bad = 0;
+  int ierr = 0;
+  gmshModelMeshGetElementsByType(type, &tags, &n, &nodes, &n_nodes, tag, 0, 1, &ierr);
+  int err = gmsh_status(rd->path, ierr, "read");
+  if (!err) err = grow(*count + n, cap, nv, conn, ids, labels);
+  for (size_t e = 0; e < n && !err && !bad; e++) {
+    size_t k = *count + e;
+    (*ids)[k] = tags[e];
+    (*labels)[k] = label;
+    for (int v = 0; v < nv; v++) {
+      int i = node_index(rd, nodes[e * nv + v]);
+      if (i < 0) bad = e + 1;
+      (*conn)[k * nv + v] = i;
+    }
+  }
+  if (bad)
+    err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                         "%s: element %zu refers to a node that the mesh does not have", rd->path,
+                         tags[bad - 1]);
+  if (!err) *count += n;
+  gmshFree(tags);
+  gmshFree(nodes);
+  return err;
+}
+
+static int first_physical(int dim, int tag)
+{
+  int *tags = NULL, ierr = 0;
+  size_t n = 0;
+  gmshModelGetPhysicalGroupsForEntity(dim, tag, &tags, &n, &ierr);
+  int first = !ierr && n ? tags[0] : 0;
+  gmshFree(tags);
+  return first;
+}
+
+/* cell_entity = tag for the cells appended since `from`. */
+static int set_entity(struct reader *rd, size_t from, int tag)
+{
+  struct fe_mesh_raw *r = rd->r;
+  int *e = realloc(r->cell_entity, (rd->cap_cells ? rd->cap_cells : 1) * sizeof *e);
+  FE_CHECK(e, FE_ERR_RESOURCE, "out of host memory: could not allocate %zu elements",
+           rd->cap_cells);
+  r->cell_entity = e;
+  for (size_t k = from; k < r->n_cells; k++) e[k] = tag;
+  return FE_SUCCESS;
+}
+
+static int read_cells(struct reader *rd)
+{
+  struct fe_mesh_raw *r = rd->r;
+  int *entities = NULL, ierr = 0, err = FE_SUCCESS;
+  size_t n = 0;
+  int type = r->dim == 2 ? GMSH_TRIANGLE3 : GMSH_TETRAHEDRON4;
+  gmshModelGetEntities(&entities, &n, r->dim, &ierr);
+  for (size_t i = 0; i < n / 2 && !err && !ierr; i++) {
+    int tag = entities[2 * i + 1];
+    size_t from = r->n_cells;
+    err = check_types(rd->path, r->dim, tag, type);
+    if (!err)
+      err = append_elements(rd, tag, type, r->dim + 1, first_physical(r->dim, tag), &r->n_cells,
+                            &rd->cap_cells, &r->cells, &r->cell_id, &r->cell_region);
+    if (!err) err = set_entity(rd, from, tag);
+  }
+  gmshFree(entities);
+  if (!err) err = gmsh_status(rd->path, ierr, "read");
+  FE_CALL(err);
+  FE_CHECK(r->n_cells > 0, FE_ERR_INPUT, "%s: the mesh has no cells", rd->path);
+  FE_CHECK(r->n_cells <= rd->o->max_cells, FE_ERR_INPUT,
+           "%s: the mesh has %zu cells, more than the limit of %zu; raise the limit with "
+           "--max-cells",
+           rd->path, r->n_cells, rd->o->max_cells);
+  return FE_SUCCESS;
+}
+
+static int read_group_facets(struct reader *rd, int group)
+{
+  struct fe_mesh_raw *r = rd->r;
+  int *entities = NULL, ierr = 0, err = FE_SUCCESS;
+  size_t n = 0;
+  int fdim = r->dim - 1, type = r->dim == 2 ? GMSH_LINE2 : GMSH_TRIANGLE3;
+  gmshModelGetEntitiesForPhysicalGroup(fdim, group, &entities, &n, &ierr);
+  for (size_t i = 0; i < n && !err && !ierr; i++) {
+    err = check_types(rd->path, fdim, entities[i], type);
+    if (!err)
+      err = append_elements(rd, entities[i], type, r->dim, group, &r->n_facets, &rd->cap_facets,
+                            &r->facets, &r->facet_id, &r->facet_group);
+  }
+  gmshFree(entities);
+  FE_CALL(err);
+  return gmsh_status(rd->path, ierr, "read");
+}
+
+static int read_groups(struct reader *rd)
+{
+  struct fe_mesh_raw *r = rd->r;
+  int *dim_tags = NULL, ierr = 0, err = FE_SUCCESS;
+  size_t n = 0;
+  gmshModelGetPhysicalGroups(&dim_tags, &n, -1, &ierr);
+  size_t count = 0;
+  for (size_t i = 0; i < n / 2; i++)
+    if (dim_tags[2 * i] == r->dim || dim_tags[2 * i] == r->dim - 1) count++;
+  if (count) err = fe_calloc(count, sizeof *r->groups, &r->groups);
+  for (size_t i = 0; i < n / 2 && !err && !ierr; i++) {
+    int dim = dim_tags[2 * i], tag = dim_tags[2 * i + 1];
+    if (dim != r->dim && dim != r->dim - 1) continue;
+    char *name = NULL;
+    gmshModelGetPhysicalName(dim, tag, &name, &ierr);
+    struct fe_physical *g = &r->groups[r->n_groups++];
+    g->dim = dim;
+    g->tag = tag;
+    err = fe_strdup(name && !ierr ? name : "", &g->name);
+    gmshFree(name);
+    if (!err && dim == r->dim - 1) err = read_group_facets(rd, tag);
+  }
+  gmshFree(dim_tags);
+  FE_CALL(err);
+  FE_CHECK(r->n_facets < INT_MAX / 4, FE_ERR_RESOURCE, "%s: %zu facets: at most %d are supported",
+           rd->path, r->n_facets, INT_MAX / 4 - 1);
+  return gmsh_status(rd->path, ierr, "read");
+}
+
+/* ---- meshing a .geo within the limits ----------------------------------------- */
+
+/* Measure (area or volume) of the bounding boxes of the entities of dimension
+ * dim: an upper bound of the domain's. */
+static double box_measure(int dim)
+{
+  int *entities = NULL, ierr = 0;
+  size_t n = 0;
+  double total = 0;
+  gmshModelGetEntities(&entities, &n, dim, &ierr);
+  for (size_t i = 0; i < n / 2 && !ierr; i++) {
+    double lo[3], hi[3], e[3];
+    gmshModelGetBoundingBox(dim, entities[2 * i + 1], &lo[0], &lo[1], &lo[2], &hi[0], &hi[1],
+                            &hi[2], &ierr);
+    for (int k = 0; k < 3; k++) e[k] = hi[k] - lo[k];
+    /* the dim largest extents: a flat surface need not lie in z = const here */
+    for (int a = 0; a < 2; a++)
+      for (int b = a + 1; b < 3; b++)
+        if (e[b] > e[a]) {
+          double t = e[a];
+          e[a] = e[b];
+          e[b] = t;
+        }
+    total += dim == 2 ? e[0] * e[1] : e[0] * e[1] * e[2];
+  }
+  gmshFree(entities);
+  return total;
+}
+
+/* Mean length of the elements of the curves, once they are meshed. */
+static int mean_edge(struct reader *rd, double *h)
+{
+  struct fe_mesh_raw *r = rd->r;
+  size_t *tags = NULL, *nodes = NULL, n = 0, n_nodes = 0;
+  int ierr = 0;
+  *h = 0;
+  FE_CALL(read_nodes(rd));
+  gmshModelMeshGetElementsByType(GMSH_LINE2, &tags, &n, &nodes, &n_nodes, -1, 0, 1, &ierr);
+  double total = 0;
+  size_t counted = 0;
+  for (size_t e = 0; e < n; e++) {
+    int a = node_index(rd, nodes[2 * e]), b = node_index(rd, nodes[2 * e + 1]);
+    if (a < 0 || b < 0) continue;
+    double s = 0;
+    for (int k = 0; k < 3; k++) s += pow(r->xyz[3 * (size_t)a + k] - r->xyz[3 * (size_t)b + k], 2);
+    total += sqrt(s);
+    counted++;
+  }
+  gmshFree(tags);
+  gmshFree(nodes);
+  if (counted) *h = total / counted;
+  /* the nodes are read again, all of them, once the mesh is complete */
+  free(r->node_tags);
+  free(r->xyz);
+  r->node_tags = NULL;
+  r->xyz = NULL;
+  r->n_nodes = 0;
+  reader_free(rd);
+  rd->dense = NULL;
+  rd->sorted_tags = NULL;
+  rd->sorted_index = NULL;
+  return gmsh_status(rd->path, ierr, "mesh");
+}
+
+/* Cells of a mesh of the dim-dimensional measure `measure` with edges about
+ * h long: equilateral triangles (sqrt(3)/4 h^2) or regular tetrahedra
+ * (h^3 / (6 sqrt(2))). */
+static double cells_for(int dim, double measure, double h)
+{
+  return dim == 2 ? measure / (0.4330127 * h * h) : measure / (0.1178511 * h * h * h);
+}
+
+static int check_estimate(struct reader *rd, int dim, double *estimate)
+{
+  const struct fe_gmsh_options *o = rd->o;
+  double h;
+  FE_CALL(mean_edge(rd, &h));
+  const double measure = box_measure(dim);
+  *estimate = h > 0 ? cells_for(dim, measure, h) : 0;
+  if (!(h > 0 && measure > 0)) return FE_SUCCESS; /* nothing to estimate from: Gmsh will say */
+  char at[96];
+  if (o->size > 0)
+    snprintf(at, sizeof at, "<mesh size=\"%g\">", o->size);
+  else
+    snprintf(at, sizeof at, "the script's mesh sizes");
+  const char *cells = dim == 2 ? "triangles" : "tetrahedra";
+  const char *what = dim == 2 ? "an area" : "a volume";
+  FE_CHECK(*estimate <= (double)o->max_cells, FE_ERR_INPUT,
+           "%s: meshing it at %s would make about %.2g %s (%s of about %.3g at edges of about "
+           "%.3g), more than the limit of %zu cells; raise the limit with --max-cells, or mesh "
+           "it coarser",
+           rd->path, at, *estimate, cells, what, measure, h, o->max_cells);
+  const double need = *estimate * (double)fe_gmsh_bytes_per_cell(dim);
+  FE_CHECK(o->max_cells_given || !o->memory || need <= (double)o->memory, FE_ERR_INPUT,
+           "%s: meshing it at %s would make about %.2g %s (%s of about %.3g at edges of about "
+           "%.3g), which need about %.1f GiB, more than the %.1f GiB of memory available; mesh "
+           "it coarser, or give --max-cells to mesh it anyway",
+           rd->path, at, *estimate, cells, what, measure, h, need / (1 << 30),
+           (double)o->memory / (1 << 30));
+  return FE_SUCCESS;
+}
+
+static int generate(struct reader *rd, int dim, int stage, const char *what)
+{
+  int ierr = 0;
+  progress(rd, stage, what);
+  gmshModelMeshGenerate(dim, &ierr);
+  return gmsh_status(rd->path, ierr, "mesh");
+}
+
+/* Curves single-threaded whatever the script asks (Gmsh 4.8's threaded
+ * curve meshing corrupts its heap: issue 10), the estimate checked against
+ * the limits, then surfaces and volumes with the threads the script asks. */
+static int mesh_geo(struct reader *rd)
+{
+  int ierr = 0;
+  const int dim = gmshModelGetDimension(&ierr);
+  FE_CHECK(dim >= 2, FE_ERR_INPUT, "%s: nothing to mesh: the model has no surface or volume",
+           rd->path);
+  if (rd->o->size > 0) gmshOptionSetNumber("Mesh.MeshSizeMax", rd->o->size, &ierr);
+  gmshOptionSetNumber("Mesh.MaxNumThreads1D", 1, &ierr);
+  FE_CALL(generate(rd, 1, FE_GMSH_MESHING_1D, "meshing curves"));
+  double estimate;
+  FE_CALL(check_estimate(rd, dim, &estimate));
+  char what[96];
+  snprintf(what, sizeof what, "meshing surfaces%s", dim == 2 ? "" : " (boundary)");
+  if (dim == 2 && estimate > 0)
+    snprintf(what, sizeof what, "meshing surfaces (about %.2g triangles)", estimate);
+  FE_CALL(generate(rd, 2, FE_GMSH_MESHING_2D, what));
+  if (dim == 3) {
+    snprintf(what, sizeof what, "meshing volumes (about %.2g tetrahedra)", estimate);
+    FE_CALL(generate(rd, 3, FE_GMSH_MESHING_3D, what));
+  }
+  return FE_SUCCESS;
+}
+
+static int read_model(struct reader *rd, int geo)
+{
+  int ierr = 0;
+  progress(rd, FE_GMSH_PARSING, geo ? "running the script" : "reading");
+  gmshOpen(rd->path, &ierr);
+  FE_CALL(gmsh_status(rd->path, ierr, "read"));
+  if (geo) FE_CALL(mesh_geo(rd));
+  progress(rd, FE_GMSH_EXTRACTING, "collecting nodes and cells");
+  FE_CALL(mesh_dimension(rd->path, &rd->r->dim));
+  FE_CALL(read_nodes(rd));
+  FE_CALL(read_cells(rd));
+  return read_groups(rd);
+}
+
+int fe_gmsh_read(const char *path, const struct fe_gmsh_options *o, struct fe_mesh_raw *r)
+{
+  const char *dot = strrchr(path, '.');
+  const int geo = dot && !strcasecmp(dot, ".geo");
+  struct reader rd = {.path = path, .o = o, .r = r};
+  int ierr = 0;
+  memset(r, 0, sizeof *r);
+  progress(&rd, FE_GMSH_STARTING, "starting Gmsh");
+  gmshInitialize(0, NULL, 0, &ierr);
+  FE_CHECK(!ierr, FE_ERR_RESOURCE, "%s: could not start Gmsh", path);
+  gmshOptionSetNumber("General.Terminal", 0, &ierr);
+  gmshLoggerStart(&ierr);
+  int err = read_model(&rd, geo);
+  gmshLoggerStop(&ierr);
+  gmshFinalize(&ierr);
+  reader_free(&rd);
+  if (err) fe_mesh_raw_free(r);
+  return err;
+}

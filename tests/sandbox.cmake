@@ -1,0 +1,14 @@
+# The meshing process's sandbox (io/sandbox.h), tested past the script check:
+# each tests/data/geo/escape_*.geo goes straight to fesim-mesh, in a fresh
+# folder of its own, and must write, create or run nothing there (the
+# scripts use relative names), nor read a file outside that folder
+# (tests/cases/expect_confined.cmake).  Label bad_input.
+file(GLOB FE_ESCAPES ${CMAKE_CURRENT_SOURCE_DIR}/data/geo/escape_*.geo)
+foreach(script ${FE_ESCAPES})
+  get_filename_component(name ${script} NAME_WE)
+  add_test(NAME sandbox.${name}
+           COMMAND ${CMAKE_COMMAND} -DMESHER=$<TARGET_FILE:fesim-mesh> -DSCRIPT=${script}
+                   -DWORK=${CMAKE_CURRENT_BINARY_DIR}/sandbox/${name}
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_confined.cmake)
+  set_tests_properties(sandbox.${name} PROPERTIES LABELS bad_input SKIP_REGULAR_EXPRESSION "FESIM_SKIP")
+endforeach()
