@@ -320,15 +320,12 @@ static int outcome(const struct reception *rc, int status, int timed_out, double
     const int code = WEXITSTATUS(status);
     return code == FE_ERR_INPUT || code == FE_ERR_RESOURCE ? code : FE_ERR_RESOURCE;
   }
-  const int oom = diag_says(rc, "std::bad_alloc") || diag_says(rc, "Cannot allocate memory") ||
-                  (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-  if (oom)
+  const int bad_alloc = diag_says(rc, "std::bad_alloc") || diag_says(rc, "Cannot allocate memory");
+  if (bad_alloc || (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
     FE_RAISE(FE_ERR_RESOURCE,
-             "%s: ran out of memory while %s it (%s%s); expected a mesh that fits the memory "
-             "available: mesh it coarser",
-             path, doing,
-             WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "out of memory",
-             WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? ", by the kernel" : "");
+             "%s: the meshing process ran out of memory while %s it (%s); expected a mesh that "
+             "fits the memory available: mesh it coarser, or free memory",
+             path, doing, bad_alloc ? "std::bad_alloc" : "killed by the kernel");
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
     FE_RAISE(FE_ERR_RESOURCE, "cannot run %s%s", FE_MESHER_NAME, why);
   if (WIFSIGNALED(status))

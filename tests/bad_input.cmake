@@ -156,3 +156,15 @@ fe_bad_input(geo_mesh "data/geo/refused_mesh\\.geo:3: 'Mesh' meshes in the scrip
 fe_bad_input(geo_string [=[data/geo/refused_string\.geo:18: a string that starts here never ends; expected a closing "]=])
 # meshing within limits: the estimate after the curves are meshed, before the surfaces
 fe_bad_input(geo_too_fine [=[data/geo/square\.geo: meshing it at <mesh size="1e-05"> would make about 2\.[0-9]e\+10 triangles \(an area of about 1 at edges of about 1e-05\), more than the limit of 100000000 cells; raise the limit with --max-cells, or mesh it coarser]=])
+# out of memory while meshing (the address space limited with ulimit -v, which the meshing
+# process inherits): exit 4 and a message, never an abort; not where a sanitizer needs the
+# address space
+if(NOT FESIM_SANITIZE)
+  add_test(NAME bad_input.geo_out_of_memory
+           COMMAND ${CMAKE_COMMAND} -DFESIM=/bin/sh
+                   "-DARGS=-c;ulimit -v 600000 && exec $<TARGET_FILE:fesim> --check ${FE_BAD_INPUT_DIR}/geo_out_of_memory.xml"
+                   -DCODE=4
+                   [=[-DREGEX=data/geo/square\.geo: the meshing process ran out of memory while meshing it \(std::bad_alloc\); expected a mesh that fits the memory available: mesh it coarser, or free memory]=]
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
+  set_tests_properties(bad_input.geo_out_of_memory PROPERTIES LABELS bad_input)
+endif()
