@@ -171,10 +171,10 @@ static int read_number(struct compiler *c, struct token *t)
 /* Bytes of the UTF-8 character at s when it is one of several bytes, else 0. */
 static int utf8_length(const unsigned char *s)
 {
-  const int n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
+  const int n = s[0] >= 0xF5 ? 0 : s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
   for (int i = 1; i < n; i++)
     if (!is_continuation(s[i])) return 0;
-  return s[0] < 0xF5 ? n : 0;
+  return n;
 }
 
 static int unexpected_character(struct compiler *c, int at)
