@@ -14,8 +14,10 @@ struct fe_params {
   double *values;
 };
 
-/* Compile `text` (from `file`, line `line`, element `element`, for messages).
- * Syntax errors, unknown variables and unknown functions are FE_ERR_INPUT. */
+/* Compile `text` (from `file`, line `line`, element `element`, for messages)
+ * with fe_program_compile.  Every fault it finds (syntax, unknown names,
+ * unbalanced parentheses, nesting or length beyond the machine's limits) is
+ * FE_ERR_INPUT, reported with its column and the text cut by fe_quote. */
 int fe_expr_create(const char *text, const struct fe_params *params, const char *file,
                    int line, const char *element, struct fe_expr **expr);
 void fe_expr_destroy(struct fe_expr *expr);
@@ -33,8 +35,7 @@ const char *fe_expr_text(const struct fe_expr *expr);
 /* Where it was written, for messages: "case.xml:12 (<initial>)". */
 const char *fe_expr_where(const struct fe_expr *expr);
 
-/* 1 when `name` cannot name a parameter: x y z t, pi, e, a function, or one of
- * libmatheval's own constants and functions (which would silently win). */
+/* 1 when `name` cannot name a parameter: x y z t, pi, e or a function. */
 int fe_expr_name_reserved(const char *name);
 
 #endif

@@ -1,185 +1,509 @@
-/* Translation of expression text into fe_program bytecode: recursive descent
- * with libmatheval's precedences (bison: %left + -; %left * /; %left NEG;
- * %left ^), constants folded. */
+/* The expression grammar of case-format.md, parsed once into fe_program
+ * bytecode; every check of an expression's text is made here.
+ *
+ *   expression = term { ("+" | "-") term }
+ *   term       = unary { ("*" | "/") unary }
+ *   unary      = "-" unary | power
+ *   power      = primary { "^" ( "-" unary | primary ) }
+ *   primary    = number | variable | parameter | constant
+ *              | function "(" expression ")" | "(" expression ")"
+ *
+ * so a unary minus binds below ^ (-2^2 is -4) and ^ groups to the left (2^3^2
+ * is 64).  Sums, products and ^ chains are loops; the parser recurses only
+ * at a "(" (a group or a function's argument) and a unary "-", and each of
+ * those counts against FE_PROGRAM_NESTING, so no text can exhaust the C
+ * stack.  Constants are folded as they are emitted. */
 #include "io/program.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "io/expr.h"
 
-struct parser {
-  const char *s;
-  const struct fe_params *params;
-  struct fe_program *p;
-  int depth, max_depth;
-  const char *error;
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define TOKEN_QUOTE_MAX 32 /* a name or number quoted in a message */
+#define TOKEN_QUOTE_SIZE (TOKEN_QUOTE_MAX + 48)
+
+static const char *const variables[] = {"x", "y", "z", "t"}; /* FE_OP_X + i */
+static const char *const constants[] = {"pi", "e"};
+static const double constant_values[] = {3.14159265358979323846, 2.71828182845904523536};
+static const char *const functions[] = {
+    "sin",  "cos",  "tan", "asin", "acos", "atan", "sinh",
+    "cosh", "tanh", "exp", "log",  "sqrt", "abs"}; /* FE_OP_SIN + i */
+
+#define EXPECT_OPERAND "a number, a name, '-' or '('"
+
+enum token_kind {
+  TOK_START, /* before the first token */
+  TOK_END,
+  TOK_NUMBER,
+  TOK_NAME,
+  TOK_LPAREN,
+  TOK_RPAREN,
+  TOK_PLUS,
+  TOK_MINUS,
+  TOK_STAR,
+  TOK_SLASH,
+  TOK_CARET
 };
 
-static void skip(struct parser *ps)
+struct token {
+  enum token_kind kind;
+  int at, len;  /* byte offset in the text, length */
+  double value; /* TOK_NUMBER */
+};
+
+struct compiler {
+  const char *text;
+  char *scratch; /* a copy of the text, where a token is cut out for strtod and messages */
+  const struct fe_params *params;
+  struct token tok, prev; /* the current token and the one before it */
+  int nesting;            /* "(" and unary "-" open around the current token */
+  int open;               /* "(" among them: may a ')' follow an operand? */
+  /* the program as emitted: at most one instruction per token, so the text's
+   * length bounds it; it is checked against FE_PROGRAM_MAX at the end */
+  unsigned char *op;
+  double *value;
+  int *at; /* byte offset of the token each instruction comes from */
+  int n;
+  struct fe_program_error *err;
+};
+
+static int find(const char *name, int len, const char *const *list, int n)
 {
-  while (isspace((unsigned char)*ps->s)) ps->s++;
+  for (int i = 0; i < n; i++)
+    if ((int)strlen(list[i]) == len && !strncmp(list[i], name, (size_t)len)) return i;
+  return -1;
 }
 
-static void emit(struct parser *ps, int op, double value)
+static int find_param(const struct fe_params *p, const char *name, int len)
 {
-  struct fe_program *p = ps->p;
-  if (p->n >= FE_PROGRAM_MAX) {
-    ps->error = "the expression is too long";
-    return;
-  }
-  p->op[p->n] = (unsigned char)op;
-  p->value[p->n] = value;
-  p->n++;
-  if (op <= FE_OP_T) ps->depth++;
-  else if (op <= FE_OP_POW) ps->depth--;
-  if (ps->depth > ps->max_depth) ps->max_depth = ps->depth;
-  /* fold operations on constants */
-  const int n = p->n;
-  if (op >= FE_OP_NEG && n >= 2 && p->op[n - 2] == FE_OP_CONST) {
-    struct fe_program one = {2, {FE_OP_CONST, (unsigned char)op}, {p->value[n - 2], 0}};
-    p->value[n - 2] = fe_program_eval(&one, 0, 0, 0, 0);
-    p->n--;
-  } else if (op >= FE_OP_ADD && op <= FE_OP_POW && n >= 3 && p->op[n - 2] == FE_OP_CONST &&
-             p->op[n - 3] == FE_OP_CONST) {
-    struct fe_program two = {3, {FE_OP_CONST, FE_OP_CONST, (unsigned char)op}, {p->value[n - 3], p->value[n - 2], 0}};
-    p->value[n - 3] = fe_program_eval(&two, 0, 0, 0, 0);
-    p->n -= 2;
-  }
+  return p ? find(name, len, (const char *const *)p->names, p->n) : -1;
 }
 
-static void expression(struct parser *ps);
-static void unary(struct parser *ps);
-
-static const char *const function_names[] = {"sin",  "cos",  "tan", "asin", "acos", "atan", "sinh",
-                                             "cosh", "tanh", "exp", "log",  "sqrt", "abs"};
-
-static void name(struct parser *ps)
+int fe_program_name_builtin(const char *name)
 {
-  const char *b = ps->s;
-  while (isalnum((unsigned char)*ps->s) || *ps->s == '_') ps->s++;
-  const size_t len = (size_t)(ps->s - b);
-  skip(ps);
-  if (*ps->s == '(') {
-    for (int f = 0; f < 13; f++)
-      if (strlen(function_names[f]) == len && !strncmp(b, function_names[f], len)) {
-        ps->s++;
-        expression(ps);
-        skip(ps);
-        if (*ps->s != ')') ps->error = "missing )";
-        ps->s++;
-        emit(ps, FE_OP_SIN + f, 0);
-        return;
-      }
-    ps->error = "unknown function";
-    return;
+  const int len = (int)strlen(name);
+  return find(name, len, variables, COUNT(variables)) >= 0 ||
+         find(name, len, constants, COUNT(constants)) >= 0 ||
+         find(name, len, functions, COUNT(functions)) >= 0;
+}
+
+/* Locale-independent classes: names and numbers are ASCII. */
+static int is_space(char ch) { return ch == ' ' || (ch >= '\t' && ch <= '\r'); }
+static int is_digit(char ch) { return ch >= '0' && ch <= '9'; }
+static int is_name_start(char ch)
+{
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
+}
+static int is_name_char(char ch) { return is_name_start(ch) || is_digit(ch); }
+static int is_continuation(unsigned char ch) { return (ch & 0xC0) == 0x80; }
+
+static int fail(struct compiler *c, enum fe_program_fault fault, int at, const char *what,
+                const char *detail, const char *expected)
+{
+  struct fe_program_error *e = c->err;
+  e->fault = fault;
+  /* every byte before a fault is ASCII (any other is a fault itself), so
+   * bytes count characters; at -1 is the whole text, column 0 */
+  e->column = at + 1;
+  snprintf(e->what, sizeof e->what, "%s", what);
+  snprintf(e->detail, sizeof e->detail, "%s", detail);
+  snprintf(e->expected, sizeof e->expected, "%s", expected);
+  return FE_ERR_INPUT;
+}
+
+/* 'sin', 'x + x + ... + x' (400000 characters): a token quoted for a message. */
+static const char *quote(const struct compiler *c, const struct token *t, char *buf, size_t size)
+{
+  char *s = c->scratch + t->at, saved = s[t->len];
+  s[t->len] = '\0';
+  fe_quote(s, TOKEN_QUOTE_MAX, buf, size);
+  s[t->len] = saved;
+  return buf;
+}
+
+/* ---- tokens ---- */
+
+static int number_length(const char *s)
+{
+  int i = 0;
+  while (is_digit(s[i])) i++;
+  if (s[i] == '.') {
+    i++;
+    while (is_digit(s[i])) i++;
   }
-  static const char *const vars = "xyzt";
-  if (len == 1 && strchr(vars, *b)) {
-    emit(ps, FE_OP_X + (int)(strchr(vars, *b) - vars), 0);
-    return;
-  }
-  if (len == 2 && !strncmp(b, "pi", 2)) {
-    emit(ps, FE_OP_CONST, 3.14159265358979323846);
-    return;
-  }
-  if (len == 1 && *b == 'e') {
-    emit(ps, FE_OP_CONST, 2.71828182845904523536);
-    return;
-  }
-  for (int i = 0; ps->params && i < ps->params->n; i++)
-    if (strlen(ps->params->names[i]) == len && !strncmp(b, ps->params->names[i], len)) {
-      emit(ps, FE_OP_CONST, ps->params->values[i]);
-      return;
+  if (s[i] == 'e' || s[i] == 'E') {
+    int j = i + 1;
+    if (s[j] == '+' || s[j] == '-') j++;
+    if (is_digit(s[j])) {
+      while (is_digit(s[j])) j++;
+      i = j;
     }
-  ps->error = "unknown name";
+  }
+  return i;
 }
 
-static void primary(struct parser *ps)
+static int read_number(struct compiler *c, struct token *t)
 {
-  skip(ps);
-  const char c = *ps->s;
-  if (c == '(') {
-    ps->s++;
-    expression(ps);
-    skip(ps);
-    if (*ps->s != ')') ps->error = "missing )";
-    ps->s++;
-  } else if (isdigit((unsigned char)c) || c == '.') {
-    char *end;
-    double v = strtod(ps->s, &end);
-    ps->s = end;
-    emit(ps, FE_OP_CONST, v);
-  } else if (isalpha((unsigned char)c) || c == '_') {
-    name(ps);
+  t->kind = TOK_NUMBER;
+  t->len = number_length(c->text + t->at);
+  char *s = c->scratch + t->at, saved = s[t->len], *end;
+  s[t->len] = '\0';
+  t->value = strtod(s, &end);
+  const int whole = end == s + t->len;
+  s[t->len] = saved;
+  char q[TOKEN_QUOTE_SIZE], detail[160];
+  if (!whole) {
+    snprintf(detail, sizeof detail, "the C library could not read %s", quote(c, t, q, sizeof q));
+    return fail(c, FE_PROGRAM_NUMBER, t->at, "unreadable number", detail, "a decimal number");
+  }
+  if (!isfinite(t->value)) {
+    snprintf(detail, sizeof detail, "%s is beyond the largest double (1.8e308)",
+             quote(c, t, q, sizeof q));
+    return fail(c, FE_PROGRAM_NUMBER, t->at, "number out of range", detail, "a finite number");
+  }
+  return FE_SUCCESS;
+}
+
+/* Bytes of the UTF-8 character at s when it is one of several bytes, else 0. */
+static int utf8_length(const unsigned char *s)
+{
+  const int n = s[0] >= 0xF5 ? 0 : s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
+  for (int i = 1; i < n; i++)
+    if (!is_continuation(s[i])) return 0;
+  return n;
+}
+
+static int unexpected_character(struct compiler *c, int at)
+{
+  const unsigned char *s = (const unsigned char *)c->text + at;
+  const int n = utf8_length(s);
+  char what[64];
+  if (*s >= 0x20 && *s < 0x7F)
+    snprintf(what, sizeof what, "unexpected character '%c'", *s);
+  else if (n > 1)
+    snprintf(what, sizeof what, "unexpected character '%.*s'", n, (const char *)s);
+  else
+    snprintf(what, sizeof what, "unexpected byte 0x%02x", *s);
+  return fail(c, FE_PROGRAM_CHARACTER, at, what, "", "");
+}
+
+/* The next token into c->tok; the current one becomes c->prev. */
+static int advance(struct compiler *c)
+{
+  static const char singles[] = "()+-*/^";
+  static const enum token_kind single_kinds[] = {TOK_LPAREN, TOK_RPAREN, TOK_PLUS, TOK_MINUS,
+                                                 TOK_STAR,   TOK_SLASH,  TOK_CARET};
+  const char *s = c->text;
+  struct token t = {TOK_END, c->tok.at + c->tok.len, 0, 0};
+  while (is_space(s[t.at])) t.at++;
+  const char ch = s[t.at];
+  const char *single = ch ? strchr(singles, ch) : NULL;
+  if (!ch) {
+    t.kind = TOK_END;
+  } else if (is_digit(ch) || (ch == '.' && is_digit(s[t.at + 1]))) {
+    FE_CALL(read_number(c, &t));
+  } else if (is_name_start(ch)) {
+    t.kind = TOK_NAME;
+    while (is_name_char(s[t.at + t.len])) t.len++;
+  } else if (single) {
+    t.kind = single_kinds[single - singles];
+    t.len = 1;
   } else {
-    ps->error = "unexpected character";
+    return unexpected_character(c, t.at);
   }
+  c->prev = c->tok;
+  c->tok = t;
+  return FE_SUCCESS;
 }
 
-/* power: primary ('^' operand)*, left to right; an operand may carry unary minus */
-static void power(struct parser *ps)
+/* ---- messages about tokens ---- */
+
+static const char *name_kind(const struct compiler *c, const struct token *t)
 {
-  primary(ps);
-  for (skip(ps); !ps->error && *ps->s == '^'; skip(ps)) {
-    ps->s++;
-    skip(ps);
-    if (*ps->s == '-')
-      unary(ps);
-    else
-      primary(ps);
-    emit(ps, FE_OP_POW, 0);
-  }
+  const char *s = c->text + t->at;
+  if (find(s, t->len, variables, COUNT(variables)) >= 0) return "the variable";
+  if (find(s, t->len, constants, COUNT(constants)) >= 0) return "the constant";
+  if (find(s, t->len, functions, COUNT(functions)) >= 0) return "the function";
+  return "the parameter";
 }
 
-static void unary(struct parser *ps)
+/* "'x'", "the end of the expression" */
+static const char *describe_found(const struct compiler *c, char *buf, size_t size)
 {
-  skip(ps);
-  if (*ps->s == '-') {
-    ps->s++;
-    unary(ps);
-    emit(ps, FE_OP_NEG, 0);
+  if (c->tok.kind == TOK_END) return "the end of the expression";
+  return quote(c, &c->tok, buf, size);
+}
+
+/* "after the number '2'", "after '+'", "at the start of the expression" */
+static void describe_before(const struct compiler *c, char *buf, size_t size)
+{
+  char q[TOKEN_QUOTE_SIZE];
+  const struct token *p = &c->prev;
+  if (p->kind == TOK_START)
+    snprintf(buf, size, "at the start of the expression");
+  else if (p->kind == TOK_NUMBER)
+    snprintf(buf, size, "after the number %s", quote(c, p, q, sizeof q));
+  else if (p->kind == TOK_NAME)
+    snprintf(buf, size, "after %s %s", name_kind(c, p), quote(c, p, q, sizeof q));
+  else
+    snprintf(buf, size, "after %s", quote(c, p, q, sizeof q));
+}
+
+/* The current token cannot stand after the previous one. */
+static int syntax_error(struct compiler *c, const char *expected)
+{
+  char found[TOKEN_QUOTE_SIZE], before[TOKEN_QUOTE_SIZE + 32], detail[256];
+  const char *f = describe_found(c, found, sizeof found);
+  describe_before(c, before, sizeof before);
+  snprintf(detail, sizeof detail, "found %s %s", f, before);
+  return fail(c, FE_PROGRAM_SYNTAX, c->tok.at, "syntax error", detail, expected);
+}
+
+/* An operand is complete and the current token neither continues it with an
+ * operator nor closes it: `open` is the "(" it is inside, or NULL. */
+static int operator_expected(struct compiler *c, const struct token *open)
+{
+  if (c->tok.kind == TOK_END && open)
+    return fail(c, FE_PROGRAM_PARENTHESES, open->at, "unbalanced parentheses",
+                "this '(' is never closed", "')'");
+  if (c->tok.kind == TOK_RPAREN && !open)
+    return fail(c, FE_PROGRAM_PARENTHESES, c->tok.at, "unbalanced parentheses",
+                "found ')' without a matching '('", "an operator");
+  return syntax_error(c, c->open ? "an operator or ')'" : "an operator");
+}
+
+/* ---- emitting, with constants folded ---- */
+
+static int is_binary(int op) { return op >= FE_OP_ADD && op <= FE_OP_POW; }
+
+static void emit(struct compiler *c, int op, double value, int at)
+{
+  const int n = c->n;
+  if (op >= FE_OP_NEG && n >= 1 && c->op[n - 1] == FE_OP_CONST) {
+    struct fe_program one = {2, {FE_OP_CONST, (unsigned char)op}, {c->value[n - 1]}};
+    c->value[n - 1] = fe_program_eval(&one, 0, 0, 0, 0);
     return;
   }
-  power(ps);
+  if (is_binary(op) && n >= 2 && c->op[n - 1] == FE_OP_CONST && c->op[n - 2] == FE_OP_CONST) {
+    struct fe_program two = {
+        3, {FE_OP_CONST, FE_OP_CONST, (unsigned char)op}, {c->value[n - 2], c->value[n - 1]}};
+    c->value[n - 2] = fe_program_eval(&two, 0, 0, 0, 0);
+    c->n--;
+    return;
+  }
+  c->op[n] = (unsigned char)op;
+  c->value[n] = value;
+  c->at[n] = at;
+  c->n++;
 }
 
-static void term(struct parser *ps)
+/* ---- the grammar ---- */
+
+static int expression(struct compiler *c);
+static int unary(struct compiler *c);
+
+/* One level deeper at the current token: a "(" or a unary "-". */
+static int enter(struct compiler *c)
 {
-  unary(ps);
-  for (skip(ps); !ps->error && (*ps->s == '*' || *ps->s == '/'); skip(ps)) {
-    const int op = *ps->s++ == '*' ? FE_OP_MUL : FE_OP_DIV;
-    unary(ps);
-    emit(ps, op, 0);
+  if (++c->nesting <= FE_PROGRAM_NESTING) return FE_SUCCESS;
+  char detail[128], expected[32];
+  snprintf(detail, sizeof detail,
+           "more than %d levels of parentheses, function calls and unary minus signs",
+           FE_PROGRAM_NESTING);
+  snprintf(expected, sizeof expected, "at most %d", FE_PROGRAM_NESTING);
+  return fail(c, FE_PROGRAM_TOO_DEEP, c->tok.at, "nesting too deep", detail, expected);
+}
+
+/* "(" expression ")", at the "(" */
+static int parenthesized(struct compiler *c)
+{
+  const struct token open = c->tok;
+  FE_CALL(enter(c));
+  c->open++;
+  FE_CALL(advance(c));
+  FE_CALL(expression(c));
+  if (c->tok.kind != TOK_RPAREN) return operator_expected(c, &open);
+  c->open--;
+  c->nesting--;
+  return advance(c);
+}
+
+/* `name` "(" expression ")", at the "(" */
+static int call(struct compiler *c, const struct token *name)
+{
+  const char *s = c->text + name->at;
+  const int f = find(s, name->len, functions, COUNT(functions));
+  if (f >= 0) {
+    FE_CALL(parenthesized(c));
+    emit(c, FE_OP_SIN + f, 0, name->at);
+    return FE_SUCCESS;
+  }
+  if (find(s, name->len, variables, COUNT(variables)) >= 0 ||
+      find(s, name->len, constants, COUNT(constants)) >= 0 ||
+      find_param(c->params, s, name->len) >= 0)
+    return operator_expected(c, NULL); /* "k(2)": found '(' after the parameter 'k' */
+  char q[TOKEN_QUOTE_SIZE], what[TOKEN_QUOTE_SIZE + 24];
+  snprintf(what, sizeof what, "unknown function %s", quote(c, name, q, sizeof q));
+  return fail(c, FE_PROGRAM_UNKNOWN_FUNCTION, name->at, what, "", "");
+}
+
+/* A name that is not called: a variable, a constant or a parameter. */
+static int operand(struct compiler *c, const struct token *name)
+{
+  const char *s = c->text + name->at;
+  int i;
+  if ((i = find(s, name->len, variables, COUNT(variables))) >= 0)
+    emit(c, FE_OP_X + i, 0, name->at);
+  else if ((i = find(s, name->len, constants, COUNT(constants))) >= 0)
+    emit(c, FE_OP_CONST, constant_values[i], name->at);
+  else if ((i = find_param(c->params, s, name->len)) >= 0)
+    emit(c, FE_OP_CONST, c->params->values[i], name->at);
+  else if (find(s, name->len, functions, COUNT(functions)) >= 0)
+    return syntax_error(c, "'('"); /* "sin x": found 'x' after the function 'sin' */
+  else {
+    char q[TOKEN_QUOTE_SIZE], what[TOKEN_QUOTE_SIZE + 24];
+    snprintf(what, sizeof what, "unknown variable %s", quote(c, name, q, sizeof q));
+    return fail(c, FE_PROGRAM_UNKNOWN_VARIABLE, name->at, what, "", "");
+  }
+  return FE_SUCCESS;
+}
+
+static int primary(struct compiler *c)
+{
+  const struct token t = c->tok;
+  switch (t.kind) {
+  case TOK_NUMBER: emit(c, FE_OP_CONST, t.value, t.at); return advance(c);
+  case TOK_NAME:
+    FE_CALL(advance(c));
+    return c->tok.kind == TOK_LPAREN ? call(c, &t) : operand(c, &t);
+  case TOK_LPAREN: return parenthesized(c);
+  default: return syntax_error(c, EXPECT_OPERAND);
   }
 }
 
-static void expression(struct parser *ps)
+/* Left to right: 2^3^2 is (2^3)^2; an exponent may start with a unary minus,
+ * which then takes the rest of the chain: x^-y^2 is x^(-(y^2)). */
+static int power(struct compiler *c)
 {
-  term(ps);
-  for (skip(ps); !ps->error && (*ps->s == '+' || *ps->s == '-'); skip(ps)) {
-    const int op = *ps->s++ == '+' ? FE_OP_ADD : FE_OP_SUB;
-    term(ps);
-    emit(ps, op, 0);
+  FE_CALL(primary(c));
+  while (c->tok.kind == TOK_CARET) {
+    const int at = c->tok.at;
+    FE_CALL(advance(c));
+    FE_CALL(c->tok.kind == TOK_MINUS ? unary(c) : primary(c));
+    emit(c, FE_OP_POW, 0, at);
   }
+  return FE_SUCCESS;
+}
+
+static int unary(struct compiler *c)
+{
+  if (c->tok.kind != TOK_MINUS) return power(c);
+  const int at = c->tok.at;
+  FE_CALL(enter(c));
+  FE_CALL(advance(c));
+  FE_CALL(unary(c));
+  c->nesting--;
+  emit(c, FE_OP_NEG, 0, at);
+  return FE_SUCCESS;
+}
+
+static int term(struct compiler *c)
+{
+  FE_CALL(unary(c));
+  while (c->tok.kind == TOK_STAR || c->tok.kind == TOK_SLASH) {
+    const struct token op = c->tok;
+    FE_CALL(advance(c));
+    FE_CALL(unary(c));
+    emit(c, op.kind == TOK_STAR ? FE_OP_MUL : FE_OP_DIV, 0, op.at);
+  }
+  return FE_SUCCESS;
+}
+
+static int expression(struct compiler *c)
+{
+  FE_CALL(term(c));
+  while (c->tok.kind == TOK_PLUS || c->tok.kind == TOK_MINUS) {
+    const struct token op = c->tok;
+    FE_CALL(advance(c));
+    FE_CALL(term(c));
+    emit(c, op.kind == TOK_PLUS ? FE_OP_ADD : FE_OP_SUB, 0, op.at);
+  }
+  return FE_SUCCESS;
+}
+
+/* ---- the limits of the machine ---- */
+
+static int check_length(struct compiler *c)
+{
+  if (c->n <= FE_PROGRAM_MAX) return FE_SUCCESS;
+  char detail[96], expected[32];
+  snprintf(detail, sizeof detail, "it needs %d instructions after folding constants", c->n);
+  snprintf(expected, sizeof expected, "at most %d", FE_PROGRAM_MAX);
+  return fail(c, FE_PROGRAM_TOO_LONG, -1, "too many instructions", detail, expected);
+}
+
+static int check_stack(struct compiler *c)
+{
+  int depth = 0, most = 0, first = -1;
+  for (int i = 0; i < c->n; i++) {
+    depth += c->op[i] <= FE_OP_T ? 1 : is_binary(c->op[i]) ? -1 : 0;
+    if (depth > most) most = depth;
+    if (depth > FE_PROGRAM_STACK && first < 0) first = i;
+  }
+  if (first < 0) return FE_SUCCESS;
+  char detail[96], expected[32];
+  snprintf(detail, sizeof detail, "evaluating it needs %d intermediate values at once", most);
+  snprintf(expected, sizeof expected, "at most %d", FE_PROGRAM_STACK);
+  return fail(c, FE_PROGRAM_TOO_DEEP, c->at[first], "nesting too deep", detail, expected);
+}
+
+static int compile(struct compiler *c, struct fe_program *p)
+{
+  FE_CALL(advance(c));
+  if (c->tok.kind == TOK_END) return fail(c, FE_PROGRAM_EMPTY, -1, "empty expression", "", "");
+  FE_CALL(expression(c));
+  if (c->tok.kind != TOK_END) return operator_expected(c, NULL);
+  FE_CALL(check_length(c));
+  FE_CALL(check_stack(c));
+  p->n = c->n;
+  memcpy(p->op, c->op, (size_t)c->n);
+  memcpy(p->value, c->value, (size_t)c->n * sizeof *p->value);
+  return FE_SUCCESS;
+}
+
+static int too_long_text(struct compiler *c)
+{
+  char expected[48];
+  snprintf(expected, sizeof expected, "at most %d characters", FE_PROGRAM_TEXT);
+  return fail(c, FE_PROGRAM_TOO_LONG, -1, "too many characters", "", expected);
 }
 
 int fe_program_compile(const char *text, const struct fe_params *params, struct fe_program *p,
-                       char *why, unsigned long why_size)
+                       struct fe_program_error *err)
 {
   memset(p, 0, sizeof *p);
-  struct parser ps = {text, params, p, 0, 0, NULL};
-  expression(&ps);
-  skip(&ps);
-  if (!ps.error && *ps.s) ps.error = "unexpected text after the expression";
-  if (!ps.error && ps.max_depth > FE_PROGRAM_STACK) ps.error = "the expression nests too deeply";
-  if (ps.error) {
-    snprintf(why, why_size, "%s", ps.error);
-    return -1;
+  memset(err, 0, sizeof *err);
+  struct compiler c = {.text = text, .params = params, .tok = {TOK_START, 0, 0, 0}, .err = err};
+  const size_t length = strlen(text);
+  if (length > FE_PROGRAM_TEXT) return too_long_text(&c);
+  const size_t tokens = length + 1;
+  int status = fe_malloc(length + 1, &c.scratch);
+  if (!status) status = fe_malloc(tokens, &c.op);
+  if (!status) status = fe_malloc(tokens * sizeof *c.value, &c.value);
+  if (!status) status = fe_malloc(tokens * sizeof *c.at, &c.at);
+  if (!status) {
+    memcpy(c.scratch, text, length + 1);
+    status = compile(&c, p);
   }
-  return 0;
+  free(c.scratch);
+  free(c.op);
+  free(c.value);
+  free(c.at);
+  return status;
 }
 
 void fe_program_constant(double value, struct fe_program *p)

@@ -1,10 +1,9 @@
 /* Expressions as bytecode for a stack machine that the CPU and the CUDA
  * backend both run, from this one header, so that time-dependent coefficients
- * are evaluated where the fields live (on the GPU: no host round trip).  The
- * case file's text is parsed and checked by libmatheval first (io/expr.c);
- * fe_program_compile then translates that accepted text with the same
- * grammar (unary minus below ^, ^ grouping to the left), and the tests check
- * both agree at random points. */
+ * are evaluated where the fields live (on the GPU: no host round trip).
+ * fe_program_compile is the one parser of the expression grammar
+ * (case-format.md): what it accepts is what runs, and every check of an
+ * expression's text is made there. */
 #ifndef FE_PROGRAM_H
 #define FE_PROGRAM_H
 
@@ -16,8 +15,10 @@
 extern "C" {
 #endif
 
-#define FE_PROGRAM_MAX 192 /* instructions */
-#define FE_PROGRAM_STACK 24
+#define FE_PROGRAM_MAX 192      /* instructions, after constants are folded */
+#define FE_PROGRAM_STACK 24     /* values held at once while evaluating */
+#define FE_PROGRAM_NESTING 100  /* levels of parentheses, function calls and unary minus */
+#define FE_PROGRAM_TEXT 1000000 /* characters (bytes) of text */
 
 enum fe_opcode {
   FE_OP_CONST, FE_OP_X, FE_OP_Y, FE_OP_Z, FE_OP_T,
@@ -72,11 +73,38 @@ FE_HOST_DEVICE static inline double fe_program_eval(const struct fe_program *p, 
 
 struct fe_params;
 
-/* Translate text that libmatheval accepted; names are x y z t, the
- * parameters (folded in as constants), pi and e.  Returns 0, or -1 with a
- * reason in `why` (an expression too long or deep for the machine). */
+/* Why fe_program_compile refused a text, in words for the caller's message:
+ * "<what> at column <column> of expression '...': <detail>; expected <expected>". */
+enum fe_program_fault {
+  FE_PROGRAM_EMPTY = 1,
+  FE_PROGRAM_CHARACTER,        /* a character outside the grammar */
+  FE_PROGRAM_SYNTAX,           /* a token where it cannot stand */
+  FE_PROGRAM_PARENTHESES,      /* a ')' without '(', a '(' never closed */
+  FE_PROGRAM_UNKNOWN_VARIABLE, /* a name that is not x y z t, pi, e or a parameter */
+  FE_PROGRAM_UNKNOWN_FUNCTION, /* a name before '(' that is not a function */
+  FE_PROGRAM_NUMBER,           /* a number beyond the range of a double */
+  FE_PROGRAM_TOO_DEEP,         /* over FE_PROGRAM_NESTING or FE_PROGRAM_STACK */
+  FE_PROGRAM_TOO_LONG          /* over FE_PROGRAM_TEXT or FE_PROGRAM_MAX */
+};
+
+struct fe_program_error {
+  enum fe_program_fault fault;
+  int column;        /* 1-based, in characters of the text; 0: the whole text */
+  char what[128];    /* "syntax error", "unknown variable 'w'" */
+  char detail[256];  /* "found 'x' after the number '2'", or "" */
+  char expected[96]; /* "an operator", or "" where the caller lists the names */
+};
+
+/* Parse, check and compile `text`: the variables x y z t, the parameters
+ * (folded in as constants), the constants pi and e, numbers, + - * / ^,
+ * parentheses and the 13 functions.  Returns FE_SUCCESS; FE_ERR_INPUT with
+ * `err` filled and nothing printed; or FE_ERR_RESOURCE (out of memory,
+ * reported).  The C stack it uses is bounded whatever the text. */
 int fe_program_compile(const char *text, const struct fe_params *params, struct fe_program *p,
-                       char *why, unsigned long why_size);
+                       struct fe_program_error *err);
+
+/* 1 when `name` is a variable, a constant or a function of the grammar. */
+int fe_program_name_builtin(const char *name);
 
 /* A program of one constant. */
 void fe_program_constant(double value, struct fe_program *p);

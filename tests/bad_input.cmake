@@ -113,10 +113,75 @@ fe_bad_input(diffusivity_tensor_indefinite_3d [=[diffusivity_tensor_indefinite_3
 # parameters and expressions
 fe_bad_input(duplicate_param [=[duplicate_param\.xml:6: <param name="k">: parameter 'k' is already defined at line 5]=])
 fe_bad_input(param_shadows_pi [=[param_shadows_pi\.xml:6: <param name="pi">: 'pi' is a reserved name]=])
-fe_bad_input(expr_syntax [=[expr_syntax\.xml:8: <initial>: cannot parse expression '2x \+ y'; expected ]=])
-fe_bad_input(expr_unknown_variable [=[expr_unknown_variable\.xml:8: <initial>: unknown variable 'w' in expression 'x\*w']=])
-fe_bad_input(expr_unknown_function [=[expr_unknown_function\.xml:8: <initial>: unknown function 'cot' in expression 'cot\(x\)']=])
-fe_bad_input(expr_bad_character [=[expr_bad_character\.xml:8: <initial>: unexpected character '\[' in expression]=])
+fe_bad_input(expr_syntax [=[expr_syntax\.xml:8: <initial>: syntax error at column 2 of expression '2x \+ y': found 'x' after the number '2'; expected an operator]=])
+fe_bad_input(expr_syntax_column [=[expr_syntax_column\.xml:8: <initial>: syntax error at column 38 of expression 'exp\(-\(\(x-0\.25\)\^2 \+ y\^2\)/0\.005\) \+ 0\.5 sin\(pi\*x\)': found 'sin' after the number '0\.5'; expected an operator]=])
+fe_bad_input(expr_unbalanced [=[expr_unbalanced\.xml:8: <initial>: unbalanced parentheses at column 4 of expression 'exp\(-\(\(x-0\.25\)\^2 \+ y\^2/0\.005\)': this '\(' is never closed; expected '\)']=])
+fe_bad_input(expr_empty [=[expr_empty\.xml:8: <initial>: empty expression; expected the variables x y z t, the parameters \(k\), the constants pi e, the operators \+ - \* / \^ and the functions sin cos tan asin acos atan sinh cosh tanh exp log sqrt abs]=])
+fe_bad_input(expr_unknown_variable [=[expr_unknown_variable\.xml:8: <initial>: unknown variable 'w' at column 3 of expression 'x\*w'; expected the variables x y z t, the parameters \(k\), the constants pi e, ]=])
+fe_bad_input(expr_unknown_function [=[expr_unknown_function\.xml:8: <initial>: unknown function 'cot' at column 1 of expression 'cot\(x\)'; expected the variables x y z t, ]=])
+fe_bad_input(expr_bad_character [=[expr_bad_character\.xml:8: <initial>: unexpected character '\[' at column 2 of expression 'x\[1\]'; expected the variables x y z t, ]=])
+# a Fourier series of 20 terms: 239 instructions after folding, the machine holds 192
+fe_bad_input(expr_too_long [=[expr_too_long\.xml:8: <initial>: too many instructions in expression 'sin\(1\*pi\*x\)\*sin\(1\*pi\*y\)/1\^2 \+ [^']*\+ sin\(20\*pi\*x\)\*sin\(20\*pi\*y\)/20\^2' \(630 characters\): it needs 239 instructions after folding constants; expected at most 192]=])
+
+# Expressions of any length and depth, too large to commit: written at configure
+# time into the build tree as the <initial> of a case like expr_syntax.xml (the
+# same line 8), then run as fe_bad_input runs a case (--check and a real run).
+# None may overflow a stack: each gets exit 2 and one message with the text cut.
+function(fe_expr_case name text var)
+  set(FE_EXPR_TEXT "${text}")
+  set(case ${FE_BAD_INPUT_OUT}/generated/${name}.xml)
+  file(CONFIGURE OUTPUT ${case} @ONLY CONTENT [=[<?xml version="1.0" encoding="UTF-8"?>
+<fesim version="1">
+  <name>bad</name>
+  <mesh file="@FE_BAD_INPUT_DIR@/square.geo"/>
+  <parameters><param name="k">0.1</param></parameters>
+  <time start="0" end="1" dt="0.1"/>
+  <tracer name="T">
+    <initial>@FE_EXPR_TEXT@</initial>
+    <diffusivity>k</diffusivity>
+    <boundary physical="left"><dirichlet>0</dirichlet></boundary>
+  </tracer>
+  <backend>cpu</backend>
+</fesim>
+]=])
+  set(${var} ${case} PARENT_SCOPE)
+endfunction()
+
+# fe_bad_expr(NAME TEXT REGEX)
+function(fe_bad_expr name text regex)
+  fe_expr_case(${name} "${text}" case)
+  add_test(NAME bad_input.${name}
+           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DARGS=--check;${case}" -DCODE=2
+                   "-DREGEX=${regex}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
+  add_test(NAME bad_input.${name}.run
+           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DCASE=${case}"
+                   "-DOUT=${FE_BAD_INPUT_OUT}/${name}.run" -DCODE=2 "-DREGEX=${regex}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_untouched.cmake)
+  set_tests_properties(bad_input.${name} bad_input.${name}.run PROPERTIES LABELS bad_input)
+endfunction()
+
+# 200000 terms (400 KB): compiled in full to count what the machine would need
+string(REPEAT "x+" 199999 text)
+fe_bad_expr(expr_sum_400k "${text}x" [=[expr_sum_400k\.xml:8: <initial>: too many instructions in expression '(x\+)+\.\.\.(x\+)+x' \(399999 characters\): it needs 399999 instructions after folding constants; expected at most 192]=])
+string(REPEAT "x^" 199999 text)
+fe_bad_expr(expr_power_400k "${text}x" [=[expr_power_400k\.xml:8: <initial>: too many instructions in expression '(x\^)+\.\.\.(x\^)+x' \(399999 characters\): it needs 399999 instructions after folding constants; expected at most 192]=])
+# 100000 levels: refused at level 101
+string(REPEAT "(" 100000 open)
+string(REPEAT ")" 100000 close)
+fe_bad_expr(expr_parentheses_100k "${open}x${close}" [=[expr_parentheses_100k\.xml:8: <initial>: nesting too deep at column 101 of expression '\(+\.\.\.\)+' \(200001 characters\): more than 100 levels of parentheses, function calls and unary minus signs; expected at most 100]=])
+string(REPEAT "-" 100000 text)
+fe_bad_expr(expr_minus_100k "${text}x" [=[expr_minus_100k\.xml:8: <initial>: nesting too deep at column 101 of expression '-+\.\.\.-+x' \(100001 characters\): more than 100 levels of parentheses, function calls and unary minus signs; expected at most 100]=])
+# x^-x^-x...: each exponent's unary minus takes the rest of the chain, one level deeper
+string(REPEAT "^-x" 100000 text)
+fe_bad_expr(expr_power_minus_100k "x${text}" [=[expr_power_minus_100k\.xml:8: <initial>: nesting too deep at column 303 of expression 'x(\^-x)+\^-\.\.\.(\^-x)+' \(300001 characters\): more than 100 levels of parentheses, function calls and unary minus signs; expected at most 100]=])
+# A 400 KB sum of constants folds to one: fesim checks and runs it (exit 0)
+string(REPEAT "1+" 199999 text)
+fe_expr_case(expr_constant_sum_400k "${text}1" case)
+add_test(NAME bad_input.expr_constant_sum_400k COMMAND fesim --check ${case})
+add_test(NAME bad_input.expr_constant_sum_400k.run
+         COMMAND fesim --quiet --output ${FE_BAD_INPUT_OUT}/expr_constant_sum_400k.run ${case})
+set_tests_properties(bad_input.expr_constant_sum_400k bad_input.expr_constant_sum_400k.run
+                     PROPERTIES LABELS bad_input)
 # expressions that are not finite somewhere on the mesh at time@start
 fe_bad_input(nonfinite_initial [=[nonfinite_initial\.xml:8: <initial>: expression 'log\(x\)' is -inf at the node \(x, y\) = \(0, [0-9.e-]+\), t = 0; expected a finite value]=])
 fe_bad_input(nonfinite_source [=[nonfinite_source\.xml:10: <source>: expression '1/\(x - 0\.5\)' is inf at the node \(x, y\) = \(0\.5, [0-9.e-]+\), t = 0; expected a finite value]=])

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # valgrind, clang, libclang-rt-dev (libFuzzer, clang's sanitizers) and libomp-dev
 # (OpenMP for clang): the sanitize and fuzz tests (tests/sanitize.cmake);
 # python3-matplotlib: the benchmark plots (tools/bench/plot.py)
-packages=(build-essential cmake libxml2-dev libgmsh-dev gmsh libmatheval-dev libseccomp-dev
+packages=(build-essential cmake libxml2-dev libgmsh-dev gmsh libseccomp-dev
           python3 python3-numpy python3-paraview xvfb xauth
           valgrind clang libclang-rt-dev libomp-dev python3-matplotlib)
 missing=()

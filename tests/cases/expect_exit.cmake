@@ -1,6 +1,6 @@
 # Run fesim with ARGS (a ;-list) and require exit code CODE and one error
 # message matching REGEX on stderr, nothing else there (no libxml2 or
-# libmatheval output); exit through SKIP_IF_OK (CTest skip, 77)
+# Gmsh output); exit through SKIP_IF_OK (CTest skip, 77)
 # when fesim succeeds instead and SKIP_IF_OK is set (e.g. a GPU is present).
 # cmake -DFESIM=... "-DARGS=..." -DCODE=... -DREGEX=... [-DSKIP_IF_OK=reason] -P expect_exit.cmake
 execute_process(COMMAND ${FESIM} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

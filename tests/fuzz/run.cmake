@@ -79,8 +79,7 @@ endif()
 # FULL_STACKS: unwind every allocation with the slow unwinder.  Gmsh has no
 # frame pointers: without it, a leak inside Gmsh often shows no Gmsh frame and
 # cannot be told from ours (or suppressed).  It halves the speed, so the case
-# fuzzer, whose only such library is libmatheval (suppressed by library name
-# in lsan.supp), runs without it.
+# fuzzer, which does not reach Gmsh, runs without it.
 set(asan strict_string_checks=1:detect_stack_use_after_return=1)
 if(FULL_STACKS)
   string(APPEND asan :fast_unwind_on_malloc=0)

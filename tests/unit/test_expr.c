@@ -1,5 +1,6 @@
 /* Expressions: values against math.h, parameters, constants, dependency flags,
- * and the three kinds of user error. */
+ * the user errors and the messages they print (each fault's kinds and columns
+ * are in test_program.c). */
 #include "core/error.h"
 #include "io/expr.h"
 #include "test.h"
@@ -7,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const double PI = 3.14159265358979323846, E = 2.71828182845904523536;
 
@@ -105,26 +107,122 @@ static void check_errors(void)
 {
   CHECK(fails("2x"));   /* syntax */
   CHECK(fails("x +"));  /* syntax */
-  CHECK(fails("(x"));   /* syntax */
+  CHECK(fails("(x"));   /* parentheses */
+  CHECK(fails("x)"));   /* parentheses */
   CHECK(fails(""));     /* empty */
   CHECK(fails("   "));  /* empty */
-  CHECK(fails("x[1]")); /* a character libmatheval would skip */
+  CHECK(fails("x[1]")); /* a character outside the grammar */
   CHECK(fails("x;y"));
   CHECK(fails("w*x"));       /* unknown variable */
   CHECK(fails("K"));         /* names are case sensitive */
-  CHECK(fails("ln2"));       /* a libmatheval constant outside the contract */
+  CHECK(fails("ln2"));       /* a constant outside the contract */
   CHECK(fails("x*0 + q*0")); /* unknown even where simplification would drop it */
-  CHECK(fails("cot(x)"));    /* libmatheval function outside the contract */
+  CHECK(fails("cot(x)"));    /* a function outside the contract */
   CHECK(fails("erf(x)"));
   CHECK(fails("step (x)"));
   CHECK(fails("foo(x)"));
-  CHECK(fails("sin"));  /* a function without its argument */
-  CHECK(fails("k(2)")); /* a parameter used as a function */
+  CHECK(fails("sin"));   /* a function without its argument */
+  CHECK(fails("k(2)"));  /* a parameter used as a function */
+  CHECK(fails("1e999")); /* beyond a double */
+  CHECK(fails(NULL));    /* no text at all: empty */
   CHECK(fe_expr_name_reserved("x") && fe_expr_name_reserved("t"));
   CHECK(fe_expr_name_reserved("pi") && fe_expr_name_reserved("e"));
-  CHECK(fe_expr_name_reserved("sqrt") && fe_expr_name_reserved("erf"));
-  CHECK(fe_expr_name_reserved("ln2"));
+  CHECK(fe_expr_name_reserved("sqrt") && fe_expr_name_reserved("abs"));
   CHECK(!fe_expr_name_reserved("k") && !fe_expr_name_reserved("xy"));
+}
+
+/* Names outside the grammar are free for parameters. */
+static void check_free_names(void)
+{
+  CHECK(!fe_expr_name_reserved("erf") && !fe_expr_name_reserved("ln2") &&
+        !fe_expr_name_reserved("step"));
+  char *names[] = {"erf", "ln2"};
+  double values[] = {0.5, 4.0};
+  const struct fe_params free_params = {2, names, values};
+  struct fe_expr *e = NULL;
+  CHECK_OK(fe_expr_create("erf*x + ln2", &free_params, "f.xml", 2, "initial", &e));
+  if (!e) return;
+  const double p[3] = {3, 0, 0};
+  CHECK(fe_expr_eval(e, p, 0) == 5.5);
+  fe_expr_destroy(e);
+}
+
+/* What fe_expr_create prints for `text` on stderr, read back through a file. */
+static void message(const char *text, char *buf, size_t size)
+{
+  FILE *tmp = tmpfile();
+  if (!tmp) abort();
+  fflush(stderr);
+  const int saved = dup(2);
+  dup2(fileno(tmp), 2);
+  struct fe_expr *e = NULL;
+  CHECK(fe_expr_create(text, &params, "test.xml", 3, "source", &e) == FE_ERR_INPUT && !e);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  rewind(tmp);
+  const size_t n = fread(buf, 1, size - 1, tmp);
+  buf[n] = '\0';
+  fclose(tmp);
+  fe_expr_destroy(e);
+}
+
+static void check_message(const char *text, const char *expected)
+{
+  char got[2048];
+  message(text, got, sizeof got);
+  if (strcmp(got, expected)) {
+    fprintf(stderr, "message for '%.60s':\n  %s  expected:\n  %s\n", text, got, expected);
+    fe_test_failures++;
+  }
+}
+
+#define NAMES                                                                                      \
+  "expected the variables x y z t, the parameters (k U_0), the constants pi e, the operators + - " \
+  "* / ^ and the functions sin cos tan asin acos atan sinh cosh tanh exp log sqrt abs\n"
+
+/* "FILE:LINE: <element>: <what> at column C of expression '<text>'[: <detail>]; expected ...",
+ * the text cut by fe_quote, and a column into the text as quoted. */
+static void check_messages(void)
+{
+  fe_error_set_quiet(0);
+  check_message("2x + y", "fesim: error: test.xml:3: <source>: syntax error at column 2 of "
+                          "expression '2x + y': found 'x' after the number '2'; expected an "
+                          "operator\n");
+  check_message("x*w", "fesim: error: test.xml:3: <source>: unknown variable 'w' at column 3 of "
+                       "expression 'x*w'; " NAMES);
+  check_message("cot(x)", "fesim: error: test.xml:3: <source>: unknown function 'cot' at column 1 "
+                          "of expression 'cot(x)'; " NAMES);
+  check_message("x[1]", "fesim: error: test.xml:3: <source>: unexpected character '[' at column 2 "
+                        "of expression 'x[1]'; " NAMES);
+  check_message("  \n ", "fesim: error: test.xml:3: <source>: empty expression; " NAMES);
+  check_message("\n  (x +\n   y", "fesim: error: test.xml:3: <source>: unbalanced parentheses at "
+                                  "column 1 of expression '(x +    y': this '(' is never closed; "
+                                  "expected ')'\n");
+  check_message("x +\n  2y", "fesim: error: test.xml:3: <source>: syntax error at column 8 of "
+                             "expression 'x +   2y': found 'y' after the number '2'; expected an "
+                             "operator\n");
+  /* a long text: cut to its start and end, with its length, the column still exact */
+  char *text = malloc(400001), quoted[FE_QUOTE_SIZE], expected[1024];
+  if (!text) abort();
+  for (int i = 0; i < 199999; i++) memcpy(text + 2 * i, "x+", 2);
+  memcpy(text + 399998, "2x", 3);
+  fe_quote(text, FE_QUOTE_MAX, quoted, sizeof quoted);
+  snprintf(expected, sizeof expected,
+           "fesim: error: test.xml:3: <source>: syntax error at column 400000 of expression %s: "
+           "found 'x' after the number '2'; expected an operator\n",
+           quoted);
+  check_message(text, expected);
+  CHECK(strstr(expected, "...") && strstr(expected, "(400000 characters)"));
+  text[399999] = '\0'; /* x+x+...+x+2: 400 KB, too long for the machine */
+  fe_quote(text, FE_QUOTE_MAX, quoted, sizeof quoted);
+  snprintf(expected, sizeof expected,
+           "fesim: error: test.xml:3: <source>: too many instructions in expression %s: it needs "
+           "399999 instructions after folding constants; expected at most 192\n",
+           quoted);
+  check_message(text, expected);
+  free(text);
+  fe_error_set_quiet(1);
 }
 
 int main(void)
@@ -132,8 +230,10 @@ int main(void)
   check_values();
   check_reuse();
   check_dependencies();
+  check_free_names();
   fe_error_set_quiet(1); /* the error cases would print their messages */
   check_errors();
+  check_messages();
   fe_error_set_quiet(0);
   fe_expr_destroy(NULL);
   TEST_DONE();

@@ -1,62 +1,359 @@
-/* The bytecode programs against libmatheval, the parser that validates every
- * expression: the same value at random points for every operator, function
- * and precedence corner (unary minus and ^, ^ grouping to the left). */
-#include <matheval.h>
+/* fe_program_compile, the one parser of expressions: values against the same
+ * formulas written in C at random points (every operator and function, unary
+ * minus below ^, ^ grouping to the left), constants folded, every fault with
+ * its column, and the limits of the machine on texts of any length and depth. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "io/expr.h"
 #include "io/program.h"
 #include "test.h"
 
-static const char *const exprs[] = {
-  "x", "-x^2", "2^3^2", "x^-y", "-x^-y^2", "a*-b", "-(x+y)*z", "x - y - z", "x / y / z",
-  "1e-4*x + .5*y", "sin(x)+cos(y)-tan(z)", "asin(x/3)+acos(y/3)+atan(z)", "sinh(x)*cosh(y)/tanh(z+2)",
-  "exp(-((x-0.25)^2 + y^2)/0.005)", "log(abs(x)+1) + sqrt(y*y+1)", "pi*e*t", "k^2*t - x^y^0.5",
-  "w/(w+4*k*t)*exp(-((x-r0*cos(t))^2 + (y-r0*sin(t))^2)/(w+4*k*t))", "((((x))))",
-  "-2^2", "2*-3^2", "x*y*z*t/(1+x^2)", "(t0/(t+t0))^1.5*exp(-x^2/(4*k*(t+t0)))"};
+static char *names[] = {"kappa", "alpha", "beta", "width", "r0", "t0"};
+static double values[] = {0.3, 1.5, -2.5, 0.005, 0.4, 1.0};
+static const struct fe_params params = {6, names, values};
+static const double kappa = 0.3, alpha = 1.5, beta = -2.5, width = 0.005, r0 = 0.4, t0 = 1.0;
+static const double PI = 3.14159265358979323846, E = 2.71828182845904523536;
+
+#define FORMULA(name, formula)                                                                     \
+  static double name(double x, double y, double z, double t)                                       \
+  {                                                                                                \
+    (void)x, (void)y, (void)z, (void)t;                                                            \
+    return formula;                                                                                \
+  }
+/* clang-format would read the formulas as declarations */
+/* clang-format off */
+FORMULA(f_x, x)
+FORMULA(f_neg_pow, -pow(x, 2))
+FORMULA(f_pow_left, pow(pow(2, 3), 2))
+FORMULA(f_pow_chain, pow(pow(x, y), z))
+FORMULA(f_pow_neg, pow(x, -y))
+FORMULA(f_pow_neg_chain, pow(x, -pow(y, z)))
+FORMULA(f_neg_pow_neg, -pow(x, -pow(y, 2)))
+FORMULA(f_pow_neg_mul, pow(2, -3) * x)
+FORMULA(f_pow_pow_neg, pow(pow(x, 2), -1))
+FORMULA(f_neg_mul, (-x) * y)
+FORMULA(f_mul_neg, alpha * -beta)
+FORMULA(f_mul_neg_pow, x * -pow(y, 2))
+FORMULA(f_sub_neg, x - (-y))
+FORMULA(f_neg_neg, x)
+FORMULA(f_neg_group, -(x + y) * z)
+FORMULA(f_sub_left, (x - y) - z)
+FORMULA(f_div_left, (x / y) / z)
+FORMULA(f_precedence, 1 - x + y * z / pow(t, 2))
+FORMULA(f_numbers, 1e-4 * x + .5 * y + 2. * z + 1.5E+2)
+FORMULA(f_trig, sin(x) + cos(y) - tan(z))
+FORMULA(f_inverse, asin(x / 3) + acos(y / 3) + atan(z))
+FORMULA(f_hyperbolic, sinh(x) * cosh(y) / tanh(z + 2))
+FORMULA(f_gauss, exp(-(pow(x - 0.25, 2) + pow(y, 2)) / 0.005))
+FORMULA(f_log_sqrt_abs, log(fabs(x - 1) + 2) + sqrt(y * y + 1))
+FORMULA(f_constants, PI * E * t)
+FORMULA(f_params, pow(kappa, 2) * t - pow(pow(x, y), 0.5))
+FORMULA(f_rotating, width / (width + 4 * kappa * t) *
+                        exp(-(pow(x - r0 * cos(t), 2) + pow(y - r0 * sin(t), 2)) / (width + 4 * kappa * t)))
+FORMULA(f_groups, x)
+FORMULA(f_neg_two_squared, -4)
+FORMULA(f_mul_neg_squared, -18)
+FORMULA(f_rational, x * y * z * t / (1 + pow(x, 2)))
+FORMULA(f_heat, pow(t0 / (t + t0), 1.5) * exp(-pow(x, 2) / (4 * kappa * (t + t0))))
+FORMULA(f_spaces, sin(x) + log(E))
+/* clang-format on */
+
+static const struct {
+  const char *text;
+  double (*f)(double, double, double, double);
+} samples[] = {
+    {"x", f_x},
+    {"-x^2", f_neg_pow},
+    {"2^3^2", f_pow_left},
+    {"x^y^z", f_pow_chain},
+    {"x^-y", f_pow_neg},
+    {"x^-y^z", f_pow_neg_chain},
+    {"-x^-y^2", f_neg_pow_neg},
+    {"2^-3*x", f_pow_neg_mul},
+    {"x^2^-1", f_pow_pow_neg},
+    {"-x*y", f_neg_mul},
+    {"alpha*-beta", f_mul_neg},
+    {"x*-y^2", f_mul_neg_pow},
+    {"x--y", f_sub_neg},
+    {"--x", f_neg_neg},
+    {"-(x+y)*z", f_neg_group},
+    {"x - y - z", f_sub_left},
+    {"x / y / z", f_div_left},
+    {"1 - x + y * z / t ^ 2", f_precedence},
+    {"1e-4*x + .5*y + 2.*z + 1.5E+2", f_numbers},
+    {"sin(x)+cos(y)-tan(z)", f_trig},
+    {"asin(x/3)+acos(y/3)+atan(z)", f_inverse},
+    {"sinh(x)*cosh(y)/tanh(z+2)", f_hyperbolic},
+    {"exp(-((x-0.25)^2 + y^2)/0.005)", f_gauss},
+    {"log(abs(x-1)+2) + sqrt(y*y+1)", f_log_sqrt_abs},
+    {"pi*e*t", f_constants},
+    {"kappa^2*t - x^y^0.5", f_params},
+    {"width/(width+4*kappa*t)*exp(-((x-r0*cos(t))^2 + (y-r0*sin(t))^2)/(width+4*kappa*t))",
+     f_rotating},
+    {"((((x))))", f_groups},
+    {"-2^2", f_neg_two_squared},
+    {"2*-3^2", f_mul_neg_squared},
+    {"x*y*z*t/(1+x^2)", f_rational},
+    {"(t0/(t+t0))^1.5*exp(-x^2/(4*kappa*(t+t0)))", f_heat},
+    {" sin (x)\t+\nlog ( e ) ", f_spaces},
+};
+
+static int compile(const char *text, struct fe_program *p, struct fe_program_error *err)
+{
+  return fe_program_compile(text, &params, p, err);
+}
+
+static void check_values(void)
+{
+  unsigned seed = 7;
+  for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
+    struct fe_program p;
+    struct fe_program_error err;
+    if (compile(samples[i].text, &p, &err)) {
+      fprintf(stderr, "'%s': %s at column %d: %s\n", samples[i].text, err.what, err.column,
+              err.detail);
+      fe_test_failures++;
+      continue;
+    }
+    for (int r = 0; r < 50; r++) {
+      double v[4];
+      for (int c = 0; c < 4; c++) {
+        seed = seed * 1664525u + 1013904223u;
+        v[c] = 0.1 + 2.0 * (seed >> 8) / 16777216.0;
+      }
+      const double expect = samples[i].f(v[0], v[1], v[2], v[3]);
+      const double got = fe_program_eval(&p, v[0], v[1], v[2], v[3]);
+      if (!(fabs(got - expect) <= 1e-14 * fmax(1.0, fabs(expect))))
+        fprintf(stderr, "%s at (%g, %g, %g, %g): %.17g, in C %.17g\n", samples[i].text, v[0], v[1],
+                v[2], v[3], got, expect);
+      CHECK_CLOSE(got, expect, 1e-14);
+    }
+  }
+}
+
+/* A text of `n` copies of `unit` between `head` and `tail`, for the limits. */
+static char *repeat(const char *head, const char *unit, int n, const char *tail)
+{
+  const size_t h = strlen(head), u = strlen(unit), t = strlen(tail);
+  char *s = malloc(h + u * (size_t)n + t + 1);
+  if (!s) abort();
+  memcpy(s, head, h);
+  for (int i = 0; i < n; i++) memcpy(s + h + u * (size_t)i, unit, u);
+  memcpy(s + h + u * (size_t)n, tail, t + 1);
+  return s;
+}
+
+/* `open` n times, `middle`, `close` n times. */
+static char *nest(const char *open, int n, const char *middle, const char *close)
+{
+  char *head = repeat("", open, n, middle), *s = repeat(head, close, n, "");
+  free(head);
+  return s;
+}
+
+/* Constants fold as they are emitted: what is left is the least the machine
+ * must do at each point. */
+static void check_folding(void)
+{
+  struct fe_program p;
+  struct fe_program_error err;
+  CHECK_OK(compile("2*alpha + kappa^2 - pi", &p, &err));
+  CHECK(p.n == 1 && p.op[0] == FE_OP_CONST);
+  CHECK_CLOSE(p.value[0], 2 * 1.5 + 0.09 - PI, 1e-15);
+  CHECK_OK(compile("-(1+2)", &p, &err));
+  CHECK(p.n == 1 && p.value[0] == -3);
+  CHECK_OK(compile("sqrt(4)*x + 2*3", &p, &err));
+  CHECK(p.n == 5 && p.op[0] == FE_OP_CONST && p.value[0] == 2 && p.op[1] == FE_OP_X &&
+        p.op[2] == FE_OP_MUL && p.op[3] == FE_OP_CONST && p.value[3] == 6 && p.op[4] == FE_OP_ADD);
+  CHECK_OK(compile("x*2*3", &p, &err)); /* (x*2)*3: nothing to fold, the order is kept */
+  CHECK(p.n == 5);
+  CHECK_OK(compile("-x", &p, &err));
+  CHECK(p.n == 2 && p.op[1] == FE_OP_NEG);
+  /* a sum of 200000 constants (400 KB) is one constant */
+  char *sum = repeat("1", "+1", 199999, "");
+  CHECK_OK(compile(sum, &p, &err));
+  CHECK(p.n == 1 && p.value[0] == 200000);
+  free(sum);
+  fe_program_constant(2.5, &p);
+  CHECK(p.n == 1 && fe_program_eval(&p, 1, 2, 3, 4) == 2.5);
+}
+
+/* What a refused text gets: the fault, its column and the words of the message. */
+static void check_fault(const char *text, enum fe_program_fault fault, int column, const char *what,
+                        const char *detail, const char *expected)
+{
+  struct fe_program p;
+  struct fe_program_error err;
+  const int status = compile(text, &p, &err);
+  const int ok = status == FE_ERR_INPUT && err.fault == fault && err.column == column &&
+                 !strcmp(err.what, what) && !strcmp(err.detail, detail) &&
+                 !strcmp(err.expected, expected);
+  if (!ok)
+    fprintf(stderr, "'%.60s': status %d, fault %d, column %d, '%s' / '%s' / '%s'\n", text, status,
+            (int)err.fault, err.column, err.what, err.detail, err.expected);
+  CHECK(ok);
+}
+
+#define OPERAND "a number, a name, '-' or '('"
+
+static void check_faults(void)
+{
+  check_fault("", FE_PROGRAM_EMPTY, 0, "empty expression", "", "");
+  check_fault(" \t\n", FE_PROGRAM_EMPTY, 0, "empty expression", "", "");
+  /* syntax: what was found after what, and what could stand there */
+  check_fault("2x + y", FE_PROGRAM_SYNTAX, 2, "syntax error", "found 'x' after the number '2'",
+              "an operator");
+  check_fault("(2x)", FE_PROGRAM_SYNTAX, 3, "syntax error", "found 'x' after the number '2'",
+              "an operator or ')'");
+  check_fault("x y", FE_PROGRAM_SYNTAX, 3, "syntax error", "found 'y' after the variable 'x'",
+              "an operator");
+  check_fault("pi(2)", FE_PROGRAM_SYNTAX, 3, "syntax error", "found '(' after the constant 'pi'",
+              "an operator");
+  check_fault("kappa(2)", FE_PROGRAM_SYNTAX, 6, "syntax error",
+              "found '(' after the parameter 'kappa'", "an operator");
+  check_fault("(x)(y)", FE_PROGRAM_SYNTAX, 4, "syntax error", "found '(' after ')'", "an operator");
+  check_fault("x +", FE_PROGRAM_SYNTAX, 4, "syntax error",
+              "found the end of the expression after '+'", OPERAND);
+  check_fault("*x", FE_PROGRAM_SYNTAX, 1, "syntax error",
+              "found '*' at the start of the expression", OPERAND);
+  check_fault("x ^ * y", FE_PROGRAM_SYNTAX, 5, "syntax error", "found '*' after '^'", OPERAND);
+  check_fault("+x", FE_PROGRAM_SYNTAX, 1, "syntax error",
+              "found '+' at the start of the expression", OPERAND);
+  check_fault("()", FE_PROGRAM_SYNTAX, 2, "syntax error", "found ')' after '('", OPERAND);
+  check_fault("sin x", FE_PROGRAM_SYNTAX, 5, "syntax error", "found 'x' after the function 'sin'",
+              "'('");
+  check_fault("sin", FE_PROGRAM_SYNTAX, 4, "syntax error",
+              "found the end of the expression after the function 'sin'", "'('");
+  check_fault("1.5.2", FE_PROGRAM_SYNTAX, 4, "syntax error", "found '.2' after the number '1.5'",
+              "an operator");
+  check_fault("0x10", FE_PROGRAM_SYNTAX, 2, "syntax error", "found 'x10' after the number '0'",
+              "an operator");
+  /* characters outside the grammar, the expected part left to the caller's list */
+  check_fault("x[1]", FE_PROGRAM_CHARACTER, 2, "unexpected character '['", "", "");
+  check_fault("x;y", FE_PROGRAM_CHARACTER, 2, "unexpected character ';'", "", "");
+  check_fault("x + .", FE_PROGRAM_CHARACTER, 5, "unexpected character '.'", "", "");
+  check_fault("2*\xcf\x80", FE_PROGRAM_CHARACTER, 3, "unexpected character '\xcf\x80'", "", "");
+  check_fault("x\x01", FE_PROGRAM_CHARACTER, 2, "unexpected byte 0x01", "", "");
+  check_fault("\xff", FE_PROGRAM_CHARACTER, 1, "unexpected byte 0xff", "", "");
+  /* names */
+  check_fault("v*x", FE_PROGRAM_UNKNOWN_VARIABLE, 1, "unknown variable 'v'", "", "");
+  check_fault("x*0 + q*0", FE_PROGRAM_UNKNOWN_VARIABLE, 7, "unknown variable 'q'", "", "");
+  check_fault("K", FE_PROGRAM_UNKNOWN_VARIABLE, 1, "unknown variable 'K'", "", "");
+  check_fault("ln2", FE_PROGRAM_UNKNOWN_VARIABLE, 1, "unknown variable 'ln2'", "", "");
+  check_fault("1 + cot(x)", FE_PROGRAM_UNKNOWN_FUNCTION, 5, "unknown function 'cot'", "", "");
+  check_fault("erf(x)", FE_PROGRAM_UNKNOWN_FUNCTION, 1, "unknown function 'erf'", "", "");
+  check_fault("step (x)", FE_PROGRAM_UNKNOWN_FUNCTION, 1, "unknown function 'step'", "", "");
+  /* parentheses */
+  check_fault("(x", FE_PROGRAM_PARENTHESES, 1, "unbalanced parentheses", "this '(' is never closed",
+              "')'");
+  check_fault("((x)", FE_PROGRAM_PARENTHESES, 1, "unbalanced parentheses",
+              "this '(' is never closed", "')'");
+  check_fault("2*sin(x", FE_PROGRAM_PARENTHESES, 6, "unbalanced parentheses",
+              "this '(' is never closed", "')'");
+  check_fault("(x))", FE_PROGRAM_PARENTHESES, 4, "unbalanced parentheses",
+              "found ')' without a matching '('", "an operator");
+  /* numbers */
+  check_fault("2*1e999", FE_PROGRAM_NUMBER, 3, "number out of range",
+              "'1e999' is beyond the largest double (1.8e308)", "a finite number");
+}
+
+/* Nesting, instructions, stack and characters: each limit holds exactly, and
+ * no text of any length or depth gets more than a fault. */
+static void check_limits(void)
+{
+  struct fe_program p;
+  struct fe_program_error err;
+  char *s;
+  /* FE_PROGRAM_NESTING levels of "(", of function calls, of unary minus */
+  s = nest("(", FE_PROGRAM_NESTING, "x", ")");
+  CHECK_OK(compile(s, &p, &err));
+  CHECK(p.n == 1 && p.op[0] == FE_OP_X);
+  free(s);
+  s = nest("(", FE_PROGRAM_NESTING + 1, "x", ")");
+  check_fault(s, FE_PROGRAM_TOO_DEEP, FE_PROGRAM_NESTING + 1, "nesting too deep",
+              "more than 100 levels of parentheses, function calls and unary minus signs",
+              "at most 100");
+  free(s);
+  s = nest("sin(", FE_PROGRAM_NESTING + 1, "x", ")");
+  check_fault(s, FE_PROGRAM_TOO_DEEP, 4 * FE_PROGRAM_NESTING + 4, "nesting too deep",
+              "more than 100 levels of parentheses, function calls and unary minus signs",
+              "at most 100");
+  free(s);
+  s = repeat("", "-", FE_PROGRAM_NESTING, "x");
+  CHECK_OK(compile(s, &p, &err));
+  CHECK(p.n == 1 + FE_PROGRAM_NESTING && fe_program_eval(&p, 2, 0, 0, 0) == 2);
+  free(s);
+  s = repeat("", "-", 100000, "x");
+  check_fault(s, FE_PROGRAM_TOO_DEEP, FE_PROGRAM_NESTING + 1, "nesting too deep",
+              "more than 100 levels of parentheses, function calls and unary minus signs",
+              "at most 100");
+  free(s);
+  s = repeat("", "(", 100000, "x");
+  check_fault(s, FE_PROGRAM_TOO_DEEP, FE_PROGRAM_NESTING + 1, "nesting too deep",
+              "more than 100 levels of parentheses, function calls and unary minus signs",
+              "at most 100");
+  free(s);
+  s = repeat("x", "^-x", 100000, ""); /* each "^-" opens a unary minus */
+  check_fault(s, FE_PROGRAM_TOO_DEEP, 3 * FE_PROGRAM_NESTING + 3, "nesting too deep",
+              "more than 100 levels of parentheses, function calls and unary minus signs",
+              "at most 100");
+  free(s);
+  /* FE_PROGRAM_MAX instructions: 96 x, 95 +, one - */
+  s = repeat("-x", "+x", 95, "");
+  CHECK_OK(compile(s, &p, &err));
+  CHECK(p.n == FE_PROGRAM_MAX);
+  free(s);
+  s = repeat("x", "+x", 96, "");
+  check_fault(s, FE_PROGRAM_TOO_LONG, 0, "too many instructions",
+              "it needs 193 instructions after folding constants", "at most 192");
+  free(s);
+  s = repeat("x", "+x", 199999, ""); /* 400 KB */
+  check_fault(s, FE_PROGRAM_TOO_LONG, 0, "too many instructions",
+              "it needs 399999 instructions after folding constants", "at most 192");
+  free(s);
+  s = repeat("x", "^x", 199999, "");
+  check_fault(s, FE_PROGRAM_TOO_LONG, 0, "too many instructions",
+              "it needs 399999 instructions after folding constants", "at most 192");
+  free(s);
+  s = repeat("2", "^2", 199999, ""); /* folds, to inf: the value is checked on the mesh */
+  CHECK_OK(compile(s, &p, &err));
+  CHECK(p.n == 1 && isinf(p.value[0]));
+  free(s);
+  /* FE_PROGRAM_STACK values at once: x+(x+(...(x+x)...)) */
+  s = nest("(x+", FE_PROGRAM_STACK - 1, "x", ")");
+  CHECK_OK(compile(s, &p, &err));
+  free(s);
+  s = nest("(x+", FE_PROGRAM_STACK, "x", ")");
+  check_fault(s, FE_PROGRAM_TOO_DEEP, 3 * FE_PROGRAM_STACK + 1, "nesting too deep",
+              "evaluating it needs 25 intermediate values at once", "at most 24");
+  free(s);
+  /* FE_PROGRAM_TEXT characters: 1+1+...+1 folds to one constant */
+  s = repeat(" 1", "+1", (FE_PROGRAM_TEXT - 2) / 2, " ");
+  CHECK(strlen(s) == FE_PROGRAM_TEXT + 1);
+  check_fault(s, FE_PROGRAM_TOO_LONG, 0, "too many characters", "", "at most 1000000 characters");
+  s[FE_PROGRAM_TEXT] = '\0';
+  CHECK_OK(compile(s, &p, &err));
+  CHECK(p.n == 1 && p.value[0] == FE_PROGRAM_TEXT / 2);
+  free(s);
+}
+
+static void check_names(void)
+{
+  CHECK(fe_program_name_builtin("x") && fe_program_name_builtin("t"));
+  CHECK(fe_program_name_builtin("pi") && fe_program_name_builtin("e"));
+  CHECK(fe_program_name_builtin("sqrt") && fe_program_name_builtin("abs"));
+  CHECK(!fe_program_name_builtin("erf") && !fe_program_name_builtin("ln2"));
+  CHECK(!fe_program_name_builtin("k") && !fe_program_name_builtin("xy"));
+}
 
 int main(void)
 {
-  char *names[] = {"k", "a", "b", "w", "r0", "t0"};
-  double values[] = {0.3, 1.5, -2.5, 0.005, 0.4, 1.0};
-  struct fe_params params = {6, names, values};
-  unsigned seed = 7;
-  for (size_t i = 0; i < sizeof exprs / sizeof *exprs; i++) {
-    struct fe_expr *e;
-    CHECK_OK(fe_expr_create(exprs[i], &params, "test", (int)i, "expr", &e));
-    if (!e) continue;
-    void *ref = evaluator_create((char *)exprs[i]);
-    CHECK(ref != NULL);
-    char *vn[] = {"x", "y", "z", "t", "k", "a", "b", "w", "r0", "t0"};
-    for (int r = 0; r < 50 && ref; r++) {
-      double v[10];
-      for (int k = 0; k < 4; k++) {
-        seed = seed * 1664525u + 1013904223u;
-        v[k] = 0.1 + 2.0 * (seed >> 8) / 16777216.0;
-      }
-      for (int k = 0; k < 6; k++) v[4 + k] = values[k];
-      const double expect = evaluator_evaluate(ref, 10, vn, v);
-      const double got = fe_expr_eval(e, v, v[3]);
-      if (!(fabs(got - expect) <= 1e-13 * fmax(1.0, fabs(expect))))
-        fprintf(stderr, "%s at (%g, %g, %g, %g): %.17g, libmatheval %.17g\n", exprs[i], v[0], v[1], v[2],
-                v[3], got, expect);
-      CHECK_CLOSE(got, expect, 1e-13);
-    }
-    evaluator_destroy(ref);
-    fe_expr_destroy(e);
-  }
-  /* constants fold: a parameter expression becomes one instruction */
-  struct fe_program p;
-  char why[64];
-  CHECK(fe_program_compile("2*a + k^2 - pi", &params, &p, why, sizeof why) == 0);
-  CHECK(p.n == 1 && p.op[0] == FE_OP_CONST);
-  CHECK_CLOSE(p.value[0], 2 * 1.5 + 0.09 - 3.14159265358979323846, 1e-15);
-  /* limits of the machine are reported, not overrun */
-  char deep[400] = "";
-  for (int i = 0; i < 60; i++) strcat(deep, "(x+");
-  strcat(deep, "1");
-  for (int i = 0; i < 60; i++) strcat(deep, ")");
-  CHECK(fe_program_compile(deep, &params, &p, why, sizeof why) == -1);
+  check_values();
+  check_folding();
+  check_faults();
+  check_limits();
+  check_names();
   TEST_DONE();
 }
