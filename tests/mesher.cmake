@@ -1,4 +1,4 @@
-# The meshing process's sandbox (io/sandbox.h), tested past the script check:
+# The meshing process (io/mesher.h).  Its sandbox (io/sandbox.h), tested past the script check:
 # each tests/data/geo/escape_*.geo goes straight to fesim-mesh, in a fresh
 # folder of its own, and must write, create or run nothing there (the
 # scripts use relative names), nor read a file outside that folder
@@ -6,9 +6,16 @@
 file(GLOB FE_ESCAPES ${CMAKE_CURRENT_SOURCE_DIR}/data/geo/escape_*.geo)
 foreach(script ${FE_ESCAPES})
   get_filename_component(name ${script} NAME_WE)
-  add_test(NAME sandbox.${name}
+  add_test(NAME mesher.${name}
            COMMAND ${CMAKE_COMMAND} -DMESHER=$<TARGET_FILE:fesim-mesh> -DSCRIPT=${script}
                    -DWORK=${CMAKE_CURRENT_BINARY_DIR}/sandbox/${name}
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_confined.cmake)
-  set_tests_properties(sandbox.${name} PROPERTIES LABELS bad_input SKIP_REGULAR_EXPRESSION "FESIM_SKIP")
+  set_tests_properties(mesher.${name} PROPERTIES LABELS bad_input SKIP_REGULAR_EXPRESSION "FESIM_SKIP")
 endforeach()
+
+# A script that asks Gmsh for 16 threads (tests/data/geo/threads.geo), meshed ten
+# times: curves single-threaded, every run succeeds (label case).
+add_test(NAME mesher.geo_threads
+         COMMAND sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do $<TARGET_FILE:fesim> --check --quiet $0 >/dev/null || exit 1; done"
+                 ${CMAKE_CURRENT_SOURCE_DIR}/data/geo/threads.xml)
+set_tests_properties(mesher.geo_threads PROPERTIES LABELS case)
