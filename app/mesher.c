@@ -148,10 +148,13 @@ static int parse(int argc, char **argv, struct args *a)
 static int run(const struct args *a)
 {
   struct out o = {.fd = a->summary ? STDOUT_FILENO : FE_MESHER_FD, .summary = a->summary};
-  const size_t available = fe_memory_available();
-  /* address space: what is free and some room for Gmsh's libraries and
-   * threads; the sanitizers reserve terabytes of it and get no limit */
-  size_t memory = available ? available + ((size_t)4 << 30) : 0;
+  size_t total;
+  const size_t available = fe_memory_available(&total);
+  /* address space: the machine's memory and room for Gmsh's libraries and
+   * threads; none when --max-cells lifts the limits (the kernel's
+   * out-of-memory killer then takes this process first: oom_score_adj), nor
+   * under a sanitizer, which reserves terabytes of it */
+  size_t memory = total && !a->max_cells_given ? (total > available ? total : available) + ((size_t)4 << 30) : 0;
 #if defined(__SANITIZE_ADDRESS__)
   memory = 0;
 #elif defined(__has_feature)

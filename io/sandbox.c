@@ -158,6 +158,11 @@ static int set_limit(int resource, rlim_t value)
 
 static int enter_limits(const struct fe_sandbox *s)
 {
+  FILE *oom = fopen("/proc/self/oom_score_adj", "w"); /* raising one's own needs no privilege */
+  if (oom) {
+    fputs("1000\n", oom);
+    fclose(oom);
+  }
   signal(SIGXFSZ, SIG_IGN); /* a write to a file fails (EFBIG) instead of killing */
   int ok = set_limit(RLIMIT_FSIZE, 0) == 0 && set_limit(RLIMIT_CORE, 0) == 0;
   if (ok && s->memory) ok = set_limit(RLIMIT_AS, (rlim_t)s->memory) == 0;
@@ -183,14 +188,14 @@ int fe_sandbox_enter(struct fe_sandbox *s)
   return enter_seccomp();
 }
 
-size_t fe_memory_available(void)
+size_t fe_memory_available(size_t *total)
 {
   FILE *f = fopen("/proc/meminfo", "r");
-  if (!f) return 0;
+  unsigned long long kb = 0, total_kb = 0;
   char line[128];
-  unsigned long long kb = 0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
-  fclose(f);
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "MemTotal: %llu kB", &total_kb) != 1) sscanf(line, "MemAvailable: %llu kB", &kb);
+  if (f) fclose(f);
+  *total = (size_t)total_kb * 1024;
   return (size_t)kb * 1024;
 }

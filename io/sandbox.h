@@ -8,7 +8,8 @@
  *    open for writing, no file creation, removal or renaming, no sockets,
  *    no ptrace, mount, namespaces, BPF, io_uring or kernel keyrings;
  *  - resource limits: no file may grow (RLIMIT_FSIZE 0), no core dumps, at
- *    most `memory` bytes of address space; it dies with its parent.
+ *    most `memory` bytes of address space; it dies with its parent, and is
+ *    the first process the kernel's out-of-memory killer takes.
  * Gmsh's own commands that would need any of these then fail inside Gmsh. */
 #ifndef FE_SANDBOX_H
 #define FE_SANDBOX_H
@@ -28,7 +29,7 @@ struct fe_sandbox {
  * (seccomp, the limits).  Irreversible for this process. */
 int fe_sandbox_enter(struct fe_sandbox *s);
 
-/* MemAvailable of /proc/meminfo in bytes, 0 when unknown. */
-size_t fe_memory_available(void);
+/* MemAvailable of /proc/meminfo in bytes (and MemTotal in *total), 0 when unknown. */
+size_t fe_memory_available(size_t *total);
 
 #endif

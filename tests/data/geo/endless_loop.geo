@@ -1,4 +1,4 @@
-// never ends: the time limit stops it at line 5
+// never ends: the time limit stops it inside its loop (lines 4 to 8)
 lc = 0.1;
 x = 0;
 For i In {1:1000000}
