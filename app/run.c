@@ -20,6 +20,7 @@
 #include "core/timer.h"
 #include "io/checkpoint.h"
 #include "io/mesh.h"
+#include "io/schedule.h"
 #include "io/stat.h"
 #include "io/vtk.h"
 #include "solvers/cg.h"
@@ -34,7 +35,7 @@ struct fe_sim {
   struct fe_backend *owned_be; /* a CUDA backend this run created */
   enum fe_strategy strategy;
   const char *outdir;
-  int n_steps;
+  struct fe_schedule sched;    /* the time steps and when outputs are written */
   int has_advection, adv_tdep, diff_tdep, src_tdep, src_zero, bc_tdep;
   struct fe_space *space;
   struct fe_coefficient_programs *cp;
@@ -54,7 +55,8 @@ struct fe_sim {
   double *h_n, *h_n2, *h_vel, *h_diff, *h_d, *h_exact; /* host work */
   struct fe_coefficients coef;
   /* statistics */
-  int step, n_dumps, adv_iters, diff_iters;
+  long step, n_dumps;
+  int adv_iters, diff_iters;
   long total_adv_iters, total_diff_iters;
   double *dump_times;
   long total_cg_iters;
@@ -82,26 +84,6 @@ static void catch_stop_signals(void)
 }
 
 /* ---------------------------------------------------------------- set-up */
-
-static int steps_between(double t0, double t1, double dt)
-{
-  double n = (t1 - t0) / dt;
-  int k = (int)ceil(n - 1e-9 * fmax(1.0, n));
-  return k < 1 ? 1 : k;
-}
-
-static double step_time(const struct fe_sim *s, int step)
-{
-  return step >= s->n_steps ? s->c->t_end : s->c->t_start + step * s->c->dt;
-}
-
-/* The nominal dt, so that operators built for it are reused, but for the
- * last step, shortened to land on end. */
-static double step_length(const struct fe_sim *s, int step)
-{
-  const double left = s->c->t_end - step_time(s, step - 1);
-  return step < s->n_steps || fabs(left - s->c->dt) <= 1e-9 * s->c->dt ? s->c->dt : left;
-}
 
 /* cuda: the GPU or exit 4; auto: the GPU when one is usable, else the CPU, said once. */
 static int pick_backend(struct fe_sim *s)
@@ -255,12 +237,12 @@ static int solve(struct fe_sim *s, struct fe_op *a, const char *what, double t, 
   }
   if (!finite || !isfinite(r.rhs_norm))
     FE_RAISE(FE_ERR_NUMERICAL,
-             "the %s solve broke down with non-finite values at step %d (t = %.9g): %d CG iterations, "
+             "the %s solve broke down with non-finite values at step %ld (t = %.9g): %d CG iterations, "
              "last residuals%s, right-hand side norm %.3e; the scheme is unstable at this dt: try a "
              "smaller dt",
              what, s->step, t, r.iterations, last, r.rhs_norm);
   FE_RAISE(FE_ERR_NUMERICAL,
-           "the %s solve did not converge at step %d (t = %.9g): %d CG iterations, last residuals%s, "
+           "the %s solve did not converge at step %ld (t = %.9g): %d CG iterations, last residuals%s, "
            "target max(rtol %.1e * %.3e, atol %.1e); try a smaller dt or a larger <solver "
            "max_iterations>",
            what, s->step, t, r.iterations, last, s->cgo.rtol, r.rhs_norm, s->cgo.atol);
@@ -404,7 +386,7 @@ static int check_diffusivity(struct fe_sim *s)
   s->n_diff_checked = 0;
   if (!bad) return FE_SUCCESS;
   for (int k = 0; k < n; k++) FE_CALL(fe_eval_diffusivity(s->c, s->m, s->diff_checked[k], s->h_diff));
-  FE_RAISE(FE_ERR_INPUT, "%s:%d: <diffusivity>: not positive semi-definite in %d cells during step %d",
+  FE_RAISE(FE_ERR_INPUT, "%s:%d: <diffusivity>: not positive semi-definite in %d cells during step %ld",
            s->c->path, s->c->diffusivity_line, bad, s->step);
 }
 
@@ -417,7 +399,7 @@ static int write_stat(struct fe_sim *s, double t, double dt)
   if (s->diff_tdep) FE_CALL(check_diffusivity(s));
   FE_CALL(fe_vec_minmax(s->T, &row.min, &row.max));
   FE_CHECK(isfinite(row.min) && isfinite(row.max), FE_ERR_NUMERICAL,
-           "the tracer has non-finite values after step %d (t = %.9g); try a smaller dt", s->step, t);
+           "the tracer has non-finite values after step %ld (t = %.9g); try a smaller dt", s->step, t);
   FE_CALL(fe_vec_dot(s->lumped, s->T, &row.integral));
   if (s->c->exact) { /* e = T - exact and its norms, on the backend */
     double lo, hi, l2sq;
@@ -491,8 +473,8 @@ static void format_duration(double sec, char *buf, size_t n)
 static void progress(struct fe_sim *s, double t, int final)
 {
   if (s->opt->verbosity >= 2) { /* --verbose: a line per step, terminal or not */
-    fprintf(stderr, "step %d/%d  t = %.9g  CG advection %d  diffusion %d  wall %.3f s\n", s->step,
-            s->n_steps, t, s->adv_iters, s->diff_iters, fe_wtime() - s->t_loop0);
+    fprintf(stderr, "step %ld/%ld  t = %.9g  CG advection %d  diffusion %d  wall %.3f s\n", s->step,
+            s->sched.n_steps, t, s->adv_iters, s->diff_iters, fe_wtime() - s->t_loop0);
     return;
   }
   if (s->opt->verbosity == 0 || !isatty(STDERR_FILENO)) return;
@@ -500,9 +482,9 @@ static void progress(struct fe_sim *s, double t, int final)
   if (!final && now - s->last_progress < 0.2) return;
   s->last_progress = now;
   char eta[32];
-  format_duration((now - s->t_loop0) / s->step * (s->n_steps - s->step), eta, sizeof eta);
-  fprintf(stderr, "\rstep %d/%d  t = %-12.6g  CG advection %4d  diffusion %4d  ETA %s ", s->step,
-          s->n_steps, t, s->adv_iters, s->diff_iters, eta);
+  format_duration((now - s->t_loop0) / (double)s->step * (double)(s->sched.n_steps - s->step), eta, sizeof eta);
+  fprintf(stderr, "\rstep %ld/%ld  t = %-12.6g  CG advection %4d  diffusion %4d  ETA %s ", s->step,
+          s->sched.n_steps, t, s->adv_iters, s->diff_iters, eta);
   if (final) fputc('\n', stderr);
 }
 
@@ -521,21 +503,21 @@ static void summary(const struct fe_sim *s, double t, int first_step)
   double total = fe_wtime() - s->t_loop0;
   if (s->opt->report)
     *s->opt->report = (struct fe_run_report){
-      .steps = s->n_steps - first_step, .setup = s->t_loop0 - s->t_start, .loop = total,
+      .steps = s->sched.n_steps - first_step, .setup = s->t_loop0 - s->t_start, .loop = total,
       .output = s->t_out, .local = local, .global = global, .assemblies = count,
       .advection = s->t_adv, .diffusion = s->t_diff, .cg = s->t_cg, .cg_iterations = s->total_cg_iters,
       .advection_iterations = s->total_adv_iters, .diffusion_iterations = s->total_diff_iters};
   if (s->opt->verbosity == 0) return;
   char be[320];
-  printf("fesim: %s: %d steps to t = %.9g in %.3f s (backend %s, assembly %s)\n", s->c->name,
-         s->n_steps, t, total, backend_description(s, be, sizeof be), fe_strategy_name(s->strategy));
+  printf("fesim: %s: %ld steps to t = %.9g in %.3f s (backend %s, assembly %s)\n", s->c->name,
+         s->sched.n_steps, t, total, backend_description(s, be, sizeof be), fe_strategy_name(s->strategy));
   printf("  set-up     %9.3f s (case, mesh, operators)\n", s->t_loop0 - s->t_start);
-  printf("  per step   %9.3f ms (outputs excluded)\n", 1e3 * (total - s->t_out) / (s->n_steps - first_step));
+  printf("  per step   %9.3f ms (outputs excluded)\n", 1e3 * (total - s->t_out) / (double)(s->sched.n_steps - first_step));
   printf("  assembly   %9.3f s local, %.3f s global (%d operator assemblies)\n", local, global, count);
   if (s->has_advection)
     printf("  advection  %9.3f s, %ld CG iterations\n", s->t_adv, s->total_adv_iters);
   printf("  diffusion  %9.3f s, %ld CG iterations\n", s->t_diff, s->total_diff_iters);
-  printf("  output     %9.3f s, %d dumps: %s/%s.vtk.series, %s/%s.stat\n", s->t_out, s->n_dumps,
+  printf("  output     %9.3f s, %ld dumps: %s/%s.vtk.series, %s/%s.stat\n", s->t_out, s->n_dumps,
          s->outdir, s->c->name, s->outdir, s->c->name);
 }
 
@@ -640,12 +622,13 @@ static int restore(struct fe_sim *s, const char *path)
   struct fe_checkpoint cp;
   FE_CALL(fe_checkpoint_read(path, &cp));
   int err = FE_SUCCESS;
-  if (strcmp(cp.name, s->c->name) || cp.n_nodes != s->m->n_nodes || cp.step >= s->n_steps ||
-      cp.n_dumps > s->n_steps + 2)
+  if (strcmp(cp.name, s->c->name) || cp.n_nodes != s->m->n_nodes || cp.step >= s->sched.n_steps ||
+      cp.n_dumps > fe_schedule_max_dumps(&s->sched))
     err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
-                         "checkpoint '%s' (case '%s', %ld nodes, step %d) does not belong to case "
-                         "'%s' with %ld nodes and %d steps",
-                         path, cp.name, cp.n_nodes, cp.step, s->c->name, (long)s->m->n_nodes, s->n_steps);
+                         "checkpoint '%s' (case '%s', %ld nodes, step %ld) does not belong to case "
+                         "'%s' with %ld nodes and %ld steps",
+                         path, cp.name, cp.n_nodes, cp.step, s->c->name, (long)s->m->n_nodes,
+                         s->sched.n_steps);
   if (!err) {
     s->step = cp.step;
     s->n_dumps = cp.n_dumps;
@@ -663,7 +646,7 @@ static int stopped(struct fe_sim *s, double t)
 {
   char path[4096];
   FE_CALL(write_checkpoint(s, t, path, sizeof path));
-  fprintf(stderr, "\nfesim: stopped by %s after step %d (t = %.9g); continue with --restart %s\n",
+  fprintf(stderr, "\nfesim: stopped by %s after step %ld (t = %.9g); continue with --restart %s\n",
           stop_signal == SIGINT ? "SIGINT" : "SIGTERM", s->step, t, path);
   return FE_ERR_INTERRUPTED;
 }
@@ -676,7 +659,7 @@ static int keep_last_good(struct fe_sim *s, double t0)
   s->step--;
   FE_CALL(fe_vec_copy(s->prev, s->T));
   FE_CALL(write_checkpoint(s, t0, path, sizeof path));
-  fprintf(stderr, "fesim: the last good state (step %d, t = %.9g) is in %s; the dumps up to t = %.9g are in %s/%s.vtk.series\n",
+  fprintf(stderr, "fesim: the last good state (step %ld, t = %.9g) is in %s; the dumps up to t = %.9g are in %s/%s.vtk.series\n",
           s->step, t0, path, s->dump_times[s->n_dumps - 1], s->outdir, s->c->name);
   return FE_ERR_NUMERICAL;
 }
@@ -693,29 +676,29 @@ static int advance(struct fe_sim *s, double t0, double h)
 
 static int time_loop(struct fe_sim *s)
 {
-  const struct fe_case *c = s->c;
-  const int first_step = s->step;
+  const long first_step = s->step;
+  const struct fe_schedule *sc = &s->sched;
   s->t_loop0 = fe_wtime();
-  double t = step_time(s, s->step);
+  double t = fe_schedule_time(sc, s->step);
   if (s->step == 0) {
     FE_CALL(write_stat(s, t, 0));
     FE_CALL(write_dump(s, t));
   }
-  while (s->step < s->n_steps) {
-    const double t0 = step_time(s, s->step), t1 = step_time(s, s->step + 1);
-    const double h = step_length(s, s->step + 1);
+  while (s->step < sc->n_steps) {
+    const double t0 = fe_schedule_time(sc, s->step), t1 = fe_schedule_time(sc, s->step + 1);
+    const double h = fe_schedule_length(sc, s->step + 1);
     s->step++;
     const int err = advance(s, t0, h);
     if (err == FE_ERR_NUMERICAL) return keep_last_good(s, t0);
     FE_CALL(err);
     t = t1;
-    if (s->step % c->output_every == 0 || s->step == s->n_steps) FE_CALL(write_dump(s, t1));
-    if (c->checkpoint_every && s->step % c->checkpoint_every == 0 && s->step < s->n_steps) {
+    if (fe_schedule_is_dump(sc, s->step)) FE_CALL(write_dump(s, t1));
+    if (fe_schedule_is_checkpoint(sc, s->step)) {
       char path[4096];
       FE_CALL(write_checkpoint(s, t1, path, sizeof path));
     }
-    progress(s, t1, s->step == s->n_steps);
-    if (stop_signal && s->step < s->n_steps) return stopped(s, t1);
+    progress(s, t1, s->step == sc->n_steps);
+    if (stop_signal && s->step < sc->n_steps) return stopped(s, t1);
   }
   summary(s, t, first_step);
   return FE_SUCCESS;
@@ -769,8 +752,8 @@ static void print_check(struct fe_sim *s)
     printf(": %s %s\n", bd->kind == FE_BC_DIRICHLET ? "dirichlet" : "neumann", fe_expr_text(bd->value));
   }
   printf("          %ld Dirichlet nodes; other boundaries: zero flux\n", s->bcs->n_dirichlet);
-  printf("time      %.9g to %.9g, dt %.9g, %d steps (last step %.9g)\n", c->t_start, c->t_end, c->dt,
-         s->n_steps, step_length(s, s->n_steps));
+  printf("time      %.9g to %.9g, dt %.9g, %ld steps (last step %.9g)\n", c->t_start, c->t_end, c->dt,
+         s->sched.n_steps, fe_schedule_length(&s->sched, s->sched.n_steps));
   printf("scheme    %s splitting, advection %s, %s mass, theta %g\n",
          c->splitting == FE_SPLIT_STRANG ? "strang" : "lie", s->has_advection ? "rk4" : "none",
          c->mass == FE_MASS_LUMPED ? "lumped" : "consistent", c->theta);
@@ -803,7 +786,9 @@ static int setup(struct fe_sim *s)
   FE_CALL(check_dimensions(s));
   FE_CALL(fe_bcs_create(c, s->m, &s->bcs));
   FE_CALL(pick_backend(s));
-  s->n_steps = steps_between(c->t_start, c->t_end, c->dt);
+  FE_CHECK(fe_schedule_init(&s->sched, c->t_start, c->t_end, c->dt, c->output_every,
+                            c->checkpoint_every) == FE_STEPS_OK,
+           FE_ERR_INPUT, "%s: <time>: the time span cannot be stepped", c->path); /* fe_case_read checks it */
   s->has_advection = c->n_velocity > 0 && c->advection == FE_ADVECTION_RK4;
   s->adv_tdep = fe_case_time_dependent_velocity(c);
   s->diff_tdep = fe_case_time_dependent_diffusivity(c);
@@ -813,7 +798,7 @@ static int setup(struct fe_sim *s)
   s->cgo = (struct fe_cg_options){.rtol = c->rtol, .atol = c->atol, .max_iterations = c->max_iterations,
                                   .jacobi = c->preconditioner == FE_PC_JACOBI};
   FE_CALL(alloc_fields(s));
-  FE_MALLOC(s->n_steps + 2, &s->dump_times);
+  FE_MALLOC(fe_schedule_max_dumps(&s->sched), &s->dump_times);
   /* every expression once on the mesh: non-finite values are input errors */
   FE_CALL(fe_eval_nodes(c->initial, s->m, c->t_start, s->h_n));
   FE_CALL(fe_eval_diffusivity(c, s->m, c->t_start, s->h_diff));

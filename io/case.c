@@ -1,6 +1,7 @@
 #include "io/case.h"
 
 #include "core/error.h"
+#include "io/schedule.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -493,6 +494,40 @@ static int read_parameters(struct reader *r, xmlNode *n)
   return FE_SUCCESS;
 }
 
+/* The spacing of doubles at t: the smallest step a time t can take. */
+static double spacing(double t) { return nextafter(fabs(t), INFINITY) - fabs(t); }
+
+/* The time span must be steppable (io/schedule.h): finite, dt visible at both
+ * ends, at most FE_MAX_STEPS steps. */
+static int check_steps(struct reader *r, xmlNode *n)
+{
+  const struct fe_case *c = r->c;
+  long steps;
+  switch (fe_steps_count(c->t_start, c->t_end, c->dt, &steps)) {
+  case FE_STEPS_OK: return FE_SUCCESS;
+  case FE_STEPS_SPAN_NOT_FINITE:
+    return node_error(r, n, "end", __FILE__, __LINE__,
+                      "end - start = %.9g - (%.9g) is not a finite number; expected start and end "
+                      "whose difference a double can hold",
+                      c->t_end, c->t_start);
+  case FE_STEPS_DT_LOST_AT_START:
+  case FE_STEPS_DT_LOST_AT_END: {
+    const int at_start = c->t_start + c->dt == c->t_start;
+    const double t = at_start ? c->t_start : c->t_end;
+    return node_error(r, n, "dt", __FILE__, __LINE__,
+                      "dt = %.9g is too small for the times: %s == %s (%s = %.9g, where doubles are "
+                      "%.9g apart); expected a dt many times larger than that spacing",
+                      c->dt, at_start ? "start + dt" : "end - dt", at_start ? "start" : "end",
+                      at_start ? "start" : "end", t, spacing(t));
+  }
+  default:
+    return node_error(r, n, "dt", __FILE__, __LINE__,
+                      "(end - start) / dt = %.9g steps (start = %.9g, end = %.9g); expected at "
+                      "most %.0e steps",
+                      (c->t_end - c->t_start) / c->dt, c->t_start, c->t_end, (double)FE_MAX_STEPS);
+  }
+}
+
 static int read_time(struct reader *r, xmlNode *n)
 {
   struct fe_case *c = r->c;
@@ -501,7 +536,7 @@ static int read_time(struct reader *r, xmlNode *n)
   FE_CALL(attr_double(r, n, "dt", &c->dt));
   NODE_CHECK(c->dt > 0, r, n, "dt", "dt must be > 0");
   NODE_CHECK(c->t_end > c->t_start, r, n, "end", "end must be > start (start=\"%g\")", c->t_start);
-  return FE_SUCCESS;
+  return check_steps(r, n);
 }
 
 static int read_velocity(struct reader *r, xmlNode *n)

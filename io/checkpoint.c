@@ -13,7 +13,7 @@ static const char magic[16] = "fesim-ckpt-v1\n";
 int fe_checkpoint_write(const char *dir, const struct fe_checkpoint *cp, char *path, size_t size)
 {
   char tmp[4200];
-  snprintf(path, size, "%s/%s_checkpoint_%06d.bin", dir, cp->name, cp->step);
+  snprintf(path, size, "%s/%s_checkpoint_%06ld.bin", dir, cp->name, cp->step);
   snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
   FILE *f = fopen(tmp, "wb");
   FE_CHECK(f, FE_ERR_RESOURCE, "cannot write checkpoint '%s': %s", tmp, strerror(errno));

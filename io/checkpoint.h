@@ -8,7 +8,7 @@
 struct fe_checkpoint {
   char name[256];   /* case name */
   long n_nodes;
-  int step;         /* last completed step */
+  long step;        /* last completed step */
   double time;
   int n_dumps;      /* dumps written so far */
   double *dump_times;

@@ -124,7 +124,7 @@ int fe_stat_resume(const char *dir, const char *name, int has_exact, int step,
 
 int fe_stat_write(struct fe_stat *stat, const struct fe_stat_row *r)
 {
-  int n = fprintf(stat->file, "%d,%.17g,%.17g,%.17g,%.17g,%.17g", r->step, r->time, r->dt, r->min,
+  int n = fprintf(stat->file, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g", r->step, r->time, r->dt, r->min,
                   r->max, r->integral);
   if (n >= 0 && stat->has_exact)
     n = fprintf(stat->file, ",%.17g,%.17g", r->l2_error, r->linf_error);

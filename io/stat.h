@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 struct fe_stat_row {
-  int step;
+  long step;
   double time, dt, min, max, integral;
   double l2_error, linf_error; /* written only when the case has <exact> */
   int advection_iterations, diffusion_iterations;

@@ -31,7 +31,7 @@ struct dump {
 
 struct series {
   const char *name;
-  int n;
+  long n;
   const double *times;
 };
 
@@ -170,7 +170,7 @@ static int write_series(struct writer *w, const void *ctx)
   const struct series *s = ctx;
   char file[MAX_PATH];
   FE_CALL(emitf(w, "{\n  \"file-series-version\": \"1.0\",\n  \"files\": ["));
-  for (int i = 0; i < s->n; i++) {
+  for (long i = 0; i < s->n; i++) {
     fe_vtk_path(file, sizeof file, NULL, s->name, i);
     FE_CALL(emitf(w, "%s\n    { \"name\": ", i ? "," : ""));
     FE_CALL(emit_json_string(w, file));
@@ -233,7 +233,7 @@ static int check_dump(const char *name, const struct fe_mesh *m, int n_fields,
   return FE_SUCCESS;
 }
 
-int fe_vtk_write(const char *dir, const char *name, int index, double time,
+int fe_vtk_write(const char *dir, const char *name, long index, double time,
                  const struct fe_mesh *mesh, int n_fields, const struct fe_vtk_field *fields)
 {
   char path[MAX_PATH];
@@ -244,7 +244,7 @@ int fe_vtk_write(const char *dir, const char *name, int index, double time,
   return write_atomic(path, write_dump, &d, BUFFER_BYTES);
 }
 
-int fe_vtk_write_series(const char *dir, const char *name, int n, const double *times)
+int fe_vtk_write_series(const char *dir, const char *name, long n, const double *times)
 {
   char path[MAX_PATH];
   if (dir && dir[0])
@@ -252,16 +252,16 @@ int fe_vtk_write_series(const char *dir, const char *name, int n, const double *
   else
     snprintf(path, sizeof path, "%s.vtk.series", name);
   FE_CALL(check_path(path, sizeof path, dir, name));
-  for (int i = 0; i < n; i++)
-    FE_CHECK(isfinite(times[i]), FE_ERR_NUMERICAL, "%s: time of dump %d is %g", path, i, times[i]);
+  for (long i = 0; i < n; i++)
+    FE_CHECK(isfinite(times[i]), FE_ERR_NUMERICAL, "%s: time of dump %ld is %g", path, i, times[i]);
   struct series s = {name, n, times};
   return write_atomic(path, write_series, &s, 0);
 }
 
-void fe_vtk_path(char *buf, size_t size, const char *dir, const char *name, int index)
+void fe_vtk_path(char *buf, size_t size, const char *dir, const char *name, long index)
 {
   if (dir && dir[0])
-    snprintf(buf, size, "%s/%s_%06d.vtk", dir, name, index);
+    snprintf(buf, size, "%s/%s_%06ld.vtk", dir, name, index);
   else
-    snprintf(buf, size, "%s_%06d.vtk", name, index);
+    snprintf(buf, size, "%s_%06ld.vtk", name, index);
 }

@@ -16,14 +16,14 @@ struct fe_vtk_field {
  * point fields, and cell data "region" (the Gmsh physical region).  Written to
  * a temporary name and renamed, so a killed run never leaves a truncated file.
  * FE_ERR_RESOURCE when the file cannot be written. */
-int fe_vtk_write(const char *dir, const char *name, int index, double time,
+int fe_vtk_write(const char *dir, const char *name, long index, double time,
                  const struct fe_mesh *mesh, int n_fields, const struct fe_vtk_field *fields);
 
 /* Rewrite dir/NAME.vtk.series listing dumps 0..n-1 with their times (same
  * temporary-name-and-rename rule). */
-int fe_vtk_write_series(const char *dir, const char *name, int n, const double *times);
+int fe_vtk_write_series(const char *dir, const char *name, long n, const double *times);
 
 /* "dir/NAME_NNNNNN.vtk" into buf. */
-void fe_vtk_path(char *buf, size_t size, const char *dir, const char *name, int index);
+void fe_vtk_path(char *buf, size_t size, const char *dir, const char *name, long index);
 
 #endif

@@ -138,3 +138,10 @@ add_test(NAME bad_input.output_is_file
                  [=[-DREGEX=--output '[^']*output_is_file' is not a directory: it is a file; expected a directory, or a path where one can be created]=]
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_untouched.cmake)
 set_tests_properties(bad_input.output_is_file PROPERTIES LABELS bad_input)
+
+# A <time> that cannot be stepped (io/schedule.h): a span that overflows, a dt lost in the
+# round-off of the times, more than 10^12 steps.
+fe_bad_input(time_span_overflow [=[time_span_overflow\.xml:6: <time end="1e308">: end - start = 1e\+308 - \(-1e\+308\) is not a finite number; expected start and end whose difference a double can hold]=])
+fe_bad_input(dt_lost_at_start [=[dt_lost_at_start\.xml:6: <time dt="1e-17">: dt = 1e-17 is too small for the times: start \+ dt == start \(start = 1, where doubles are 2\.22044605e-16 apart\); expected a dt many times larger than that spacing]=])
+fe_bad_input(dt_lost_at_end [=[dt_lost_at_end\.xml:6: <time dt="1e-11">: dt = 1e-11 is too small for the times: end - dt == end \(end = 1000000, where doubles are 1\.16415322e-10 apart\); expected a dt many times larger than that spacing]=])
+fe_bad_input(too_many_steps [=[too_many_steps\.xml:6: <time dt="1e-7">: \(end - start\) / dt = 1e\+13 steps \(start = 0, end = 1000000\); expected at most 1e\+12 steps]=])
