@@ -206,6 +206,11 @@ int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const stru
   return FE_SUCCESS;
 }
 
+const char *fe_path_shown(const char *path, char *buf, size_t size)
+{
+  return strlen(path) <= FE_QUOTE_MAX ? path : fe_quote(path, FE_QUOTE_MAX, buf, size);
+}
+
 int fe_case_time_dependent_velocity(const struct fe_case *c)
 {
   for (int a = 0; a < c->n_velocity; a++)
