@@ -132,9 +132,11 @@ static int pick_backend(struct fe_sim *s)
 static int check_dimensions(const struct fe_sim *s)
 {
   const struct fe_case *c = s->c;
+  char shown[FE_QUOTE_SIZE];
   if (c->n_velocity)
     FE_CHECK(c->n_velocity == s->m->dim, FE_ERR_INPUT,
-             "%s:%d: <velocity>: %d components for the %dD mesh %s; expected %s", c->path,
+             "%s:%d: <velocity>: %d components for the %dD mesh %s; expected %s",
+             fe_path_shown(c->path, shown, sizeof shown),
              c->velocity_line, c->n_velocity, s->m->dim, s->m->path,
              s->m->dim == 2 ? "x and y" : "x, y and z");
   return FE_SUCCESS;
@@ -400,8 +402,9 @@ static int check_diffusivity(struct fe_sim *s)
   s->n_diff_checked = 0;
   if (!bad) return FE_SUCCESS;
   for (int k = 0; k < n; k++) FE_CALL(fe_eval_diffusivity(s->c, s->m, s->diff_checked[k], s->h_diff));
+  char shown[FE_QUOTE_SIZE];
   FE_RAISE(FE_ERR_INPUT, "%s:%d: <diffusivity>: not positive semi-definite in %d cells during step %ld",
-           s->c->path, s->c->diffusivity_line, bad, s->step);
+           fe_path_shown(s->c->path, shown, sizeof shown), s->c->diffusivity_line, bad, s->step);
 }
 
 static int write_stat(struct fe_sim *s, double t, double dt)
@@ -626,7 +629,7 @@ static int check_output_names(const struct fe_sim *s)
   char *files[6] = {0}, source[FE_QUOTE_SIZE + 64], p[FE_QUOTE_SIZE];
   long name_max, path_max;
   fe_outdir_limits(s->outdir, &name_max, &path_max);
-  snprintf(source, sizeof source, "<name> (%s) or output directory", fe_path_shown(s->c->path, p, sizeof p));
+  snprintf(source, sizeof source, "<name> (%s)", fe_path_shown(s->c->path, p, sizeof p));
   /* the first two have no temporary */
   int err = fe_path_printf(&files[0], "%s.stat", name);
   if (!err) err = fe_path_printf(&files[1], FE_LOCK_FILE);
@@ -878,7 +881,7 @@ static void print_check(struct fe_sim *s)
   printf("output    %s: a dump every %d steps, %s\n", s->outdir, c->output_every,
          c->checkpoint_every ? "checkpoints" : "no checkpoints");
   if (s->opt->restart)
-    printf("restart   %s: step %ld, t = %.9g, %ld dumps; verified against the case, the mesh and %s\n",
+    printf("restart   %s: step %ld, t = %.17g, %ld dumps; verified against the case, the mesh and %s\n",
            s->opt->restart, s->restart.step, s->restart.time, s->restart.n_dumps, s->stat_path);
 }
 
@@ -936,7 +939,7 @@ static int setup(struct fe_sim *s)
   FE_CALL(check_output_dir(s));
   FE_CHECK(fe_schedule_init(&s->sched, c->t_start, c->t_end, c->dt, c->output_every,
                             c->checkpoint_every) == FE_STEPS_OK,
-           FE_ERR_INPUT, "%s: <time>: the time span cannot be stepped", c->path); /* fe_case_read checks it */
+           FE_ERR_INPUT, "<time>: the time span cannot be stepped"); /* fe_case_read checks it */
   FE_CALL(check_output_names(s));
   if (o->mesh)
     s->m = o->mesh;

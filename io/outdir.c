@@ -150,17 +150,24 @@ static int long_component(const char *dir, long name_max, char **found)
 int fe_outdir_check_name(const char *dir, const char *name, long name_max, long path_max,
                          const char *source)
 {
-  char q[FE_QUOTE_SIZE], q2[FE_QUOTE_SIZE], *component;
-  const size_t len = strlen(name), dir_len = dir && dir[0] ? strlen(dir) + 1 : 0;
+  char q[FE_QUOTE_SIZE], q2[FE_QUOTE_SIZE], *component, *path;
+  const size_t len = strlen(name);
   FE_CHECK((long)len <= name_max, FE_ERR_INPUT,
-           "output file name %s is %zu bytes long; the file system of the output directory %s "
-           "allows %ld (NAME_MAX): expected a shorter %s",
+           "output file name %s is too long: %zu bytes, where the file system of the output "
+           "directory %s allows %ld (NAME_MAX); expected a shorter %s",
            fe_quote(name, FE_QUOTE_MAX, q, sizeof q), len,
            fe_quote(dir && dir[0] ? dir : ".", FE_QUOTE_MAX, q2, sizeof q2), name_max, source);
-  FE_CHECK(dir_len + len < (size_t)path_max || path_max == LONG_MAX, FE_ERR_INPUT,
-           "output path %s/%s is %zu bytes long; the file system allows %ld (PATH_MAX, the "
-           "terminating zero included): expected a shorter output directory or %s",
-           fe_quote(dir, FE_QUOTE_MAX, q2, sizeof q2), name, dir_len + len, path_max, source);
+  FE_CALL(fe_outdir_path(dir, &path, "%s", name));
+  const size_t path_len = strlen(path);
+  if (path_max != LONG_MAX && (long)path_len >= path_max) {
+    fe_quote(path, FE_QUOTE_MAX, q, sizeof q);
+    free(path);
+    FE_RAISE(FE_ERR_INPUT,
+             "output path %s is too long: %zu bytes, where the file system allows %ld (PATH_MAX, "
+             "the terminating zero included); expected a shorter output directory or %s",
+             q, path_len, path_max, source);
+  }
+  free(path);
   if (!dir || !dir[0]) return FE_SUCCESS;
   FE_CALL(long_component(dir, name_max, &component));
   if (!component) return FE_SUCCESS;
@@ -168,8 +175,8 @@ int fe_outdir_check_name(const char *dir, const char *name, long name_max, long 
   fe_quote(component, FE_QUOTE_MAX, q, sizeof q);
   free(component);
   FE_RAISE(FE_ERR_INPUT,
-           "output directory %s: its part %s is %zu bytes long; the file system allows %ld "
-           "(NAME_MAX): expected shorter directory names",
+           "output directory %s: its part %s is too long: %zu bytes, where the file system "
+           "allows %ld (NAME_MAX); expected shorter directory names",
            fe_quote(dir, FE_QUOTE_MAX, q2, sizeof q2), q, clen, name_max);
 }
 

@@ -31,8 +31,8 @@ int fe_outdir_write_file(const char *path, const void *data, size_t size, int sy
  * system sets none. */
 void fe_outdir_limits(const char *dir, long *name_max, long *path_max);
 /* FE_ERR_INPUT when dir/name would not fit those limits, or when a directory
- * in dir that does not exist yet has a name too long to create.  `source`
- * says where the offending part comes from, for the message. */
+ * in dir has a name too long to create.  `source` says where the name comes
+ * from ("<name> (case.xml)"), for the message. */
 int fe_outdir_check_name(const char *dir, const char *name, long name_max, long path_max,
                          const char *source);
 

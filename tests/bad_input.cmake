@@ -201,3 +201,16 @@ foreach(edit columns missing_row other_time)
   set_tests_properties(bad_input.restart_stat_${edit} PROPERTIES LABELS bad_input
                        FIXTURES_REQUIRED fe_bad_checkpoints)
 endforeach()
+
+# Outputs checked up front: the dump's field names (distinct, none named like the dump's own
+# arrays, within VTK's 255 bytes) and every output file name against the file system's
+# NAME_MAX and PATH_MAX (here the case <name>; long --output paths in long_paths.cmake).
+fe_bad_input(tracer_named_velocity [=[tracer_named_velocity\.xml:8: <tracer name="velocity">: the dumps would hold two arrays named 'velocity': the tracer and the velocity; expected a tracer name that none of the dump's other arrays has \(velocity, region, TIME, NAME_exact, NAME_error\)]=])
+fe_bad_input(tracer_named_region [=[tracer_named_region\.xml:7: <tracer name="region">: the dumps would hold two arrays named 'region': the tracer and the cell field region; expected]=])
+fe_bad_input(tracer_named_time [=[tracer_named_time\.xml:7: <tracer name="TIME">: the dumps would hold two arrays named 'TIME': the tracer and the time \(field data TIME\); expected]=])
+fe_bad_input(tracer_name_long [=[tracer_name_long\.xml:7: <tracer name='T+\.\.\.T+' \(250 characters\)>: the field name of the exact solution is 256 bytes long; VTK's legacy reader takes names of at most 255: expected a shorter tracer name]=])
+fe_bad_input(name_too_long [=[output file name 'n+\.\.\.n+\.stat' \(257 characters\) is too long: 257 bytes, where the file system of the output directory '[^']*' allows 255 \(NAME_MAX\); expected a shorter <name> \([^)]*name_too_long\.xml\)]=])
+add_test(NAME bad_input.long_paths
+         COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DSRC=${FE_BAD_INPUT_DIR}"
+                 "-DWORK=${FE_BAD_INPUT_OUT}/long_paths" -P ${FE_BAD_INPUT_DIR}/long_paths.cmake)
+set_tests_properties(bad_input.long_paths PROPERTIES LABELS bad_input)

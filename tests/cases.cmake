@@ -171,3 +171,24 @@ add_test(NAME paraview.rotating_gaussian
                  ${CMAKE_BINARY_DIR}/cases/rotating_gaussian/rendered.png T velocity T_exact T_error)
 set_tests_properties(paraview.rotating_gaussian PROPERTIES LABELS paraview SKIP_RETURN_CODE 77
                      FIXTURES_REQUIRED case_rotating_gaussian RUN_SERIAL TRUE)
+
+# Step counts beyond 2^31 through a real run: the last two of 3 10^9 steps, from a checkpoint
+# made at step 2999999998 (tests/cases/steps_64bit.cmake; make_checkpoints is built by
+# tests/bad_input.cmake).
+add_test(NAME case.steps_64bit
+         COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DMAKE=$<TARGET_FILE:make_checkpoints>"
+                 "-DSHORT=${CMAKE_CURRENT_SOURCE_DIR}/bad_input/restart.xml"
+                 "-DCASE=${CMAKE_CURRENT_SOURCE_DIR}/cases/data/many_steps.xml"
+                 "-DOUT=${CMAKE_BINARY_DIR}/steps_64bit" -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/steps_64bit.cmake)
+set_tests_properties(case.steps_64bit PROPERTIES LABELS case)
+
+# The output directory through real runs (tests/cases/outputs.py): a second run into a running
+# one's directory refused naming the holder; a killed run's lock released and its temporaries
+# removed by the next run; a file size limit (ulimit -f) that leaves the stat file with
+# complete rows and no temporary (exit 4).
+foreach(check lock killed file-limit)
+  add_test(NAME case.outputs.${check}
+           COMMAND ${FE_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cases/outputs.py $<TARGET_FILE:fesim>
+                   ${CMAKE_CURRENT_SOURCE_DIR}/bad_input/restart.xml ${check} ${CMAKE_BINARY_DIR}/outputs_${check})
+  set_tests_properties(case.outputs.${check} PROPERTIES LABELS case)
+endforeach()
