@@ -27,6 +27,15 @@
 #include "solvers/cg.h"
 #include "solvers/cuda.h"
 
+/* An evaluation of the case's expressions on the backend during a step: kept, so that a value
+ * that turns out non-finite can be traced to its expression on the host. */
+enum evaluated { EVAL_VELOCITY, EVAL_DIFFUSIVITY, EVAL_SOURCE, EVAL_NEUMANN, EVAL_DIRICHLET, EVAL_EXACT };
+struct evaluation {
+  enum evaluated what;
+  double t;
+};
+enum { MAX_EVALUATIONS = 32 }; /* a step evaluates at most about 20 (kind, time) pairs */
+
 struct fe_sim {
   const struct fe_options *opt;
   struct fe_case *c;
@@ -55,6 +64,8 @@ struct fe_sim {
   struct fe_vec *lumped;               /* int phi_n: integral = lumped . T */
   double *h_n, *h_n2, *h_vel, *h_diff, *h_d, *h_exact; /* host work */
   struct fe_coefficients coef;
+  struct evaluation evaluated[MAX_EVALUATIONS]; /* this step's, in order */
+  int n_evaluated;
   /* statistics */
   long step, n_dumps;
   int adv_iters, diff_iters;
@@ -216,6 +227,34 @@ static int create_operators(struct fe_sim *s)
 
 /* ---------------------------------------------------------------- the scheme */
 
+static void evaluating(struct fe_sim *s, enum evaluated what, double t)
+{
+  for (int i = 0; i < s->n_evaluated; i++)
+    if (s->evaluated[i].what == what && s->evaluated[i].t == t) return;
+  if (s->n_evaluated < MAX_EVALUATIONS) s->evaluated[s->n_evaluated++] = (struct evaluation){what, t};
+}
+
+/* Non-finite values showed during the step (the tracer, a CG solve, the error norms): the
+ * step's evaluations again, on the host, in order.  The first non-finite value is an input
+ * error naming the expression, where the case file has it, the node or cell and the time
+ * (fe_eval_*); FE_SUCCESS when every value is finite, and the failure is numerical. */
+static int name_non_finite(struct fe_sim *s)
+{
+  const struct fe_case *c = s->c;
+  for (int i = 0; i < s->n_evaluated; i++) {
+    const double t = s->evaluated[i].t;
+    switch (s->evaluated[i].what) {
+    case EVAL_VELOCITY: FE_CALL(fe_eval_velocity(c, s->m, t, s->h_vel)); break;
+    case EVAL_DIFFUSIVITY: FE_CALL(fe_eval_diffusivity(c, s->m, t, s->h_diff)); break;
+    case EVAL_SOURCE: FE_CALL(fe_eval_nodes(c->source, s->m, t, s->h_n2)); break;
+    case EVAL_NEUMANN: FE_CALL(fe_eval_neumann(c, s->m, s->bcs, t, s->h_n2)); break;
+    case EVAL_DIRICHLET: FE_CALL(fe_eval_dirichlet(c, s->m, s->bcs, t, s->h_d)); break;
+    case EVAL_EXACT: FE_CALL(fe_eval_nodes(c->exact, s->m, t, s->h_exact)); break;
+    }
+  }
+  return FE_SUCCESS;
+}
+
 /* v = values (backend array in Dirichlet-node order) on the Dirichlet nodes */
 static int set_on_dirichlet(struct fe_sim *s, const double *values, struct fe_vec *v)
 {
@@ -229,6 +268,7 @@ static int set_dirichlet(struct fe_sim *s, double t, struct fe_vec *v)
 {
   if (!s->bcs->n_dirichlet) return FE_SUCCESS;
   if (s->bc_tdep || !s->dvals_ready) {
+    evaluating(s, EVAL_DIRICHLET, t);
     FE_CALL(fe_coefficients_dirichlet(s->cp, t, s->dvals));
     s->dvals_ready = 1;
   }
@@ -251,6 +291,7 @@ static int solve(struct fe_sim *s, struct fe_op *a, const char *what, double t, 
     snprintf(last + strlen(last), sizeof last - strlen(last), " %.3e", r.history[k]);
     finite &= isfinite(r.history[k]);
   }
+  if (!finite || !isfinite(r.rhs_norm)) FE_CALL(name_non_finite(s));
   if (!finite || !isfinite(r.rhs_norm))
     FE_RAISE(FE_ERR_NUMERICAL,
              "the %s solve broke down with non-finite values at step %ld (t = %.9g): %d CG iterations, "
@@ -269,6 +310,7 @@ static int assemble_diffusion(struct fe_sim *s, double tau, double tmid)
   const int retime = s->diff_tdep && tmid != s->diff_time;
   if (tau == s->diff_tau && !retime) return FE_SUCCESS;
   if (retime || s->diff_tau == 0) {
+    evaluating(s, EVAL_DIFFUSIVITY, tmid);
     FE_CALL(fe_coefficients_diffusivity(s->cp, tmid, s->diff));
     if (s->diff_tdep) { /* checked where it is evaluated; read with the stat row */
       const long m = s->coef.uniform_diffusivity ? 1 : s->m->n_cells;
@@ -292,8 +334,10 @@ static int add_loads(struct fe_sim *s, double t0, double t1, double tau)
 {
   const double th = s->c->theta;
   if (!s->src_zero) {
+    evaluating(s, EVAL_SOURCE, t1);
     FE_CALL(fe_coefficients_source(s->cp, t1, s->y->a));
     if (s->src_tdep && th != 1) {
+      evaluating(s, EVAL_SOURCE, t0);
       FE_CALL(fe_coefficients_source(s->cp, t0, s->k->a));
       FE_CALL(fe_vec_axpby(s->y, 1 - th, s->k, th)); /* theta f(t1) + (1 - theta) f(t0) */
     }
@@ -301,8 +345,10 @@ static int add_loads(struct fe_sim *s, double t0, double t1, double tau)
     FE_CALL(fe_vec_axpy(s->b, tau, s->k));
   }
   if (s->bcs->n_neumann_facets) {
+    evaluating(s, EVAL_NEUMANN, t1);
     FE_CALL(fe_coefficients_neumann(s->cp, t1, s->y->a));
     if (s->bc_tdep && th != 1) {
+      evaluating(s, EVAL_NEUMANN, t0);
       FE_CALL(fe_coefficients_neumann(s->cp, t0, s->k->a));
       FE_CALL(fe_vec_axpby(s->y, 1 - th, s->k, th));
     }
@@ -335,6 +381,7 @@ static int diffuse(struct fe_sim *s, double t0, double tau)
 static int assemble_advection(struct fe_sim *s, double t)
 {
   if (t == s->adv_time || (!s->adv_tdep && !isnan(s->adv_time))) return FE_SUCCESS;
+  evaluating(s, EVAL_VELOCITY, t);
   FE_CALL(fe_coefficients_velocity(s->cp, t, s->vel));
   struct fe_form adv = {.advection = -1.0}; /* M dT/dt = -C T */
   FE_CALL(fe_operator_assemble(s->adv, &adv, &s->coef));
@@ -415,17 +462,25 @@ static int write_stat(struct fe_sim *s, double t, double dt)
   row.dt = dt;
   if (s->diff_tdep) FE_CALL(check_diffusivity(s));
   FE_CALL(fe_vec_minmax(s->T, &row.min, &row.max));
+  if (!isfinite(row.min) || !isfinite(row.max)) FE_CALL(name_non_finite(s));
   FE_CHECK(isfinite(row.min) && isfinite(row.max), FE_ERR_NUMERICAL,
            "the tracer has non-finite values after step %ld (t = %.9g); try a smaller dt", s->step, t);
   FE_CALL(fe_vec_dot(s->lumped, s->T, &row.integral));
   if (s->c->exact) { /* e = T - exact and its norms, on the backend */
     double lo, hi, l2sq;
+    evaluating(s, EVAL_EXACT, t);
     FE_CALL(fe_coefficients_exact(s->cp, t, s->ex->a));
     FE_CALL(fe_vec_copy(s->T, s->y));
     FE_CALL(fe_vec_axpy(s->y, -1.0, s->ex));
     FE_CALL(fe_vec_minmax(s->y, &lo, &hi));
     FE_CALL(fe_space_mass_apply(s->space, s->y->a, s->k->a));
     FE_CALL(fe_vec_dot(s->y, s->k, &l2sq));
+    const int finite = isfinite(lo) && isfinite(hi) && isfinite(l2sq);
+    if (!finite) FE_CALL(name_non_finite(s)); /* a NaN exact solution is no l2_error of 0 */
+    FE_CHECK(finite, FE_ERR_NUMERICAL,
+             "the error norms after step %ld (t = %.9g) are not finite (e^T M e = %g, nodal errors "
+             "in [%g, %g]) while the tracer and the exact solution are: they overflow",
+             s->step, t, l2sq, lo, hi);
     row.l2_error = sqrt(fmax(l2sq, 0));
     row.linf_error = fmax(fabs(lo), fabs(hi));
   }
@@ -785,6 +840,7 @@ static int keep_last_good(struct fe_sim *s, double t0)
 /* The step from t0 and its stat row (which checks the field is finite). */
 static int advance(struct fe_sim *s, double t0, double h)
 {
+  s->n_evaluated = 0;
   FE_CALL(fe_vec_copy(s->T, s->prev));
   FE_CALL(take_step(s, t0, h));
   s->total_adv_iters += s->adv_iters;

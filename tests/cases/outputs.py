@@ -13,6 +13,10 @@ with other time spans.  CHECK is one of
               pattern (BASE.fesim-tmp.PID), and only those
   file-limit  under `ulimit -f` a run exits 4 with one message naming the stat file; the stat
               file ends with a complete row, and no temporary or lock file is left
+  failed-restart
+              CASE fails (exit 3) and keeps its last good state in a checkpoint; a restart
+              from it that fails again at the same step names that checkpoint and leaves the
+              file as it was (same inode, same bytes, same modification time)
 Exit 0 when it holds, 1 with a message otherwise.  Only the Python standard library is used.
 """
 import os
@@ -138,11 +142,34 @@ def check_file_limit(fesim, case, work):
     return ok and step == last + 1 and not [f for f in left if ".fesim-tmp." in f or f == "fesim.lock"]
 
 
+def check_failed_restart(fesim, case, work):
+    out = os.path.join(work, "out")
+    first = subprocess.run([fesim, "--quiet", "--backend", "cpu", "--output", out, case], capture_output=True, text=True)
+    found = re.search(r"the last good state \(step ([0-9]+), t = [^)]*\) is in ([^;]*);", first.stderr)
+    print(f"run: exit {first.returncode}; {first.stderr.strip()}")
+    if first.returncode != 3 or not found:
+        return False
+    ckpt = found.group(2)
+    before = os.stat(ckpt)
+    data = open(ckpt, "rb").read()
+    time.sleep(0.05)
+    again = subprocess.run([fesim, "--quiet", "--backend", "cpu", "--output", out, "--restart", ckpt, case],
+                           capture_output=True, text=True)
+    print(f"restart: exit {again.returncode}; {again.stderr.strip()}")
+    after = os.stat(ckpt)
+    same = (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns) and open(ckpt, "rb").read() == data
+    named = f"the last good state (step {found.group(1)}, " in again.stderr and f"is in {ckpt};" in again.stderr
+    print(f"{ckpt}: untouched {same}")
+    return again.returncode == 3 and same and named
+
+
 def main():
     fesim, case, check, work = sys.argv[1:5]
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    ok = {"lock": check_lock, "killed": check_killed, "file-limit": check_file_limit}[check](fesim, case, work)
+    checks = {"lock": check_lock, "killed": check_killed, "file-limit": check_file_limit,
+              "failed-restart": check_failed_restart}
+    ok = checks[check](fesim, case, work)
     print("PASS" if ok else "FAIL")
     if ok:
         shutil.rmtree(work, ignore_errors=True)
