@@ -214,3 +214,29 @@ add_test(NAME bad_input.long_paths
          COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DSRC=${FE_BAD_INPUT_DIR}"
                  "-DWORK=${FE_BAD_INPUT_OUT}/long_paths" -P ${FE_BAD_INPUT_DIR}/long_paths.cmake)
 set_tests_properties(bad_input.long_paths PROPERTIES LABELS bad_input)
+
+# The command line (app/cli.c): exit 1, a message saying what is wrong with which argument, the usage.
+function(fe_bad_usage name regex)
+  add_test(NAME bad_input.usage_${name}
+           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DARGS=${ARGN}" "-DREGEX=${regex}"
+                   -P ${FE_BAD_INPUT_DIR}/expect_usage.cmake)
+  set_tests_properties(bad_input.usage_${name} PROPERTIES LABELS bad_input)
+endfunction()
+set(fe_good ${FE_BAD_INPUT_DIR}/good.xml)
+fe_bad_usage(short_option [=[unknown option '-x': fesim's options are long ones \(--check, --output DIR, \.\.\.\)]=] -x ${fe_good})
+fe_bad_usage(unknown_option [=[unknown option '--frobnicate']=] --frobnicate ${fe_good})
+fe_bad_usage(unknown_option_value [=[unknown option '--frobnicate']=] --frobnicate=1 ${fe_good})
+fe_bad_usage(ambiguous_option [=[option '--ver' is ambiguous: it begins --verbose, --version]=] --ver ${fe_good})
+fe_bad_usage(missing_value [=[option '--restart' needs a value \(CHECKPOINT\) after it]=] ${fe_good} --restart)
+fe_bad_usage(option_as_value [=[option '--output' needs a value \(DIR\); found the option '--force' \(write --output=--force for a value that begins with --\)]=] --output --force ${fe_good})
+fe_bad_usage(empty_value [=[option '--output' needs a value \(DIR\); found an empty one]=] --output= ${fe_good})
+fe_bad_usage(flag_with_value [=[option '--force' takes no value; found '--force=yes']=] --force=yes ${fe_good})
+fe_bad_usage(bad_backend [=[unknown backend 'gpu'; expected one of auto, cpu, cuda]=] --backend gpu ${fe_good})
+fe_bad_usage(no_case [=[no case file given]=] --check)
+fe_bad_usage(two_cases [=[one case file expected, found 'b\.xml' after 'a\.xml']=] a.xml b.xml)
+# after --, a name that begins with - is the case file
+add_test(NAME bad_input.usage_dash_case
+         COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DARGS=--check;--;-x.xml" -DCODE=2
+                 [=[-DREGEX=cannot open case file '-x\.xml': No such file or directory]=]
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
+set_tests_properties(bad_input.usage_dash_case PROPERTIES LABELS bad_input)
