@@ -26,7 +26,10 @@ static int set_assembly(struct fe_options *o, const char *v)
   return fe_strategy_parse(v, &o->strategy);
 }
 
-static int set_deterministic(struct fe_options *o, const char *v) { return (void)v, o->deterministic = 1, 0; }
+static int set_deterministic(struct fe_options *o, const char *v)
+{
+  return (void)v, o->deterministic = 1, 0;
+}
 static int set_output(struct fe_options *o, const char *v) { return o->output_dir = v, 0; }
 static int set_force(struct fe_options *o, const char *v) { return (void)v, o->force = 1, 0; }
 static int set_check(struct fe_options *o, const char *v) { return (void)v, o->check = 1, 0; }
@@ -37,11 +40,14 @@ static int set_verbose(struct fe_options *o, const char *v) { return (void)v, o-
 /* --version and --help: their set is NULL; they answer and end the parse. */
 static const struct cli_option options[] = {
     {"backend", "cpu|cuda|auto", "override the case", set_backend},
-    {"assembly", "addto|lma|matfree|auto", "override the case (auto: the fastest, measured)", set_assembly},
-    {"deterministic", NULL, "LMA on the GPU without atomics: runs reproduce bit for bit", set_deterministic},
+    {"assembly", "addto|lma|matfree|auto", "override the case (auto: the fastest, measured)",
+     set_assembly},
+    {"deterministic", NULL, "LMA on the GPU without atomics: runs reproduce bit for bit",
+     set_deterministic},
     {"output", "DIR", "override output@dir", set_output},
     {"force", NULL, "overwrite the outputs of another case in the output directory", set_force},
-    {"check", NULL, "validate the case, the mesh and a --restart checkpoint; run nothing", set_check},
+    {"check", NULL, "validate the case, the mesh and a --restart checkpoint; run nothing",
+     set_check},
     {"restart", "CHECKPOINT", "continue a run from a checkpoint", set_restart},
     {"quiet", NULL, "print error messages only", set_quiet},
     {"verbose", NULL, "print a line per step", set_verbose},
@@ -81,7 +87,7 @@ static int usage_error(int err)
   return err;
 }
 
-/* The option named by arg (without "--", up to '=' or its end): exact, or the only one it begins. */
+/* The option named by arg (no "--", up to '=' or its end): exact, or the one it begins. */
 static int find_option(const char *arg, size_t len, const struct cli_option **found)
 {
   int matches = 0;
@@ -115,15 +121,16 @@ static int take_option(int argc, char **argv, int *i, struct fe_options *o, int 
   if (!opt->value) {
     FE_CHECK(!eq, FE_ERR_USAGE, "option '--%s' takes no value; found '%s'", opt->name, argv[*i]);
   } else if (!eq) {
-    FE_CHECK(*i + 1 < argc, FE_ERR_USAGE, "option '--%s' needs a value (%s) after it", opt->name, opt->value);
+    FE_CHECK(*i + 1 < argc, FE_ERR_USAGE, "option '--%s' needs a value (%s) after it", opt->name,
+             opt->value);
     value = argv[++*i];
     FE_CHECK(strncmp(value, "--", 2), FE_ERR_USAGE,
              "option '--%s' needs a value (%s); found the option '%s' (write --%s=%s for a value "
              "that begins with --)",
              opt->name, opt->value, value, opt->name, value);
   }
-  FE_CHECK(!opt->value || value[0], FE_ERR_USAGE, "option '--%s' needs a value (%s); found an empty one",
-           opt->name, opt->value);
+  FE_CHECK(!opt->value || value[0], FE_ERR_USAGE,
+           "option '--%s' needs a value (%s); found an empty one", opt->name, opt->value);
   if (opt->set) return opt->set(o, value);
   if (!strcmp(opt->name, "version"))
     printf("fesim %s (backends: cpu%s)\n", FESIM_VERSION,
@@ -149,7 +156,9 @@ static int parse(int argc, char **argv, struct fe_options *o, int *done)
     } else if (!options_end && !strncmp(arg, "--", 2)) {
       FE_CALL(take_option(argc, argv, &i, o, done));
     } else if (!options_end && arg[0] == '-' && arg[1]) {
-      FE_RAISE(FE_ERR_USAGE, "unknown option '%s': fesim's options are long ones (--check, --output DIR, ...)", arg);
+      FE_RAISE(FE_ERR_USAGE,
+               "unknown option '%s': fesim's options are long ones (--check, --output DIR, ...)",
+               arg);
     } else {
       FE_CHECK(!o->case_path, FE_ERR_USAGE, "one case file expected, found '%s' after '%s'", arg,
                o->case_path);

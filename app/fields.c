@@ -117,16 +117,15 @@ static int not_psd(const struct fe_case *c, const struct fe_mesh *m, long e, con
   if (c->n_diffusivity == 1)
     FE_RAISE(FE_ERR_INPUT,
              "%s:%d: <diffusivity>: '%s' is %g at %s, t = %g; expected a diffusivity >= 0",
-             fe_path_shown(c->path, shown, sizeof shown),
-             c->diffusivity_line, fe_expr_text(c->diffusivity[0]), s[0], point, t);
+             fe_path_shown(c->path, shown, sizeof shown), c->diffusivity_line,
+             fe_expr_text(c->diffusivity[0]), s[0], point, t);
   for (int k = 0; k < FE_NSYM(m->dim); k++)
     snprintf(values + strlen(values), sizeof values - strlen(values), "%s%g", k ? " " : "", s[k]);
   FE_RAISE(FE_ERR_INPUT,
            "%s:%d: <diffusivity>: the tensor (%s) = (%s) at %s, t = %g, is not positive "
            "semi-definite: %s; expected a symmetric positive semi-definite tensor",
            fe_path_shown(c->path, shown, sizeof shown), c->diffusivity_line,
-           m->dim == 2 ? "xx xy yy" : "xx xy xz yy yz zz", values,
-           point, t, why);
+           m->dim == 2 ? "xx xy yy" : "xx xy xz yy yz zz", values, point, t, why);
 }
 
 int fe_eval_diffusivity(const struct fe_case *c, const struct fe_mesh *m, double t, double *out)
@@ -136,8 +135,8 @@ int fe_eval_diffusivity(const struct fe_case *c, const struct fe_mesh *m, double
   FE_CHECK(c->n_diffusivity == 1 || c->n_diffusivity == ns, FE_ERR_INPUT,
            "%s:%d: <diffusivity>: %d tensor components for a %dD mesh; expected a scalar or the %d "
            "components %s",
-           fe_path_shown(c->path, shown, sizeof shown), c->diffusivity_line, c->n_diffusivity, d, ns,
-           d == 2 ? "xx xy yy" : "xx xy xz yy yz zz");
+           fe_path_shown(c->path, shown, sizeof shown), c->diffusivity_line, c->n_diffusivity, d,
+           ns, d == 2 ? "xx xy yy" : "xx xy xz yy yz zz");
   double p[3];
   for (long e = 0; e < m->n_cells; e++) {
     double *s = out + e * ns;
@@ -286,8 +285,7 @@ static int bcs_resolve(const struct fe_case *c, const struct fe_mesh *m, struct 
     if (bd->n_refs > 64) {
       err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
                            "%s:%d: <boundary>: %d physical groups; expected at most 64",
-                           fe_path_shown(c->path, shown, sizeof shown),
-                           bd->line, bd->n_refs);
+                           fe_path_shown(c->path, shown, sizeof shown), bd->line, bd->n_refs);
       break;
     }
     err = resolve_refs(c, m, b, tags);
@@ -299,8 +297,8 @@ static int bcs_resolve(const struct fe_case *c, const struct fe_mesh *m, struct 
                              "already has a condition at line %d; a group may appear in one "
                              "<boundary> only",
                              fe_path_shown(c->path, shown, sizeof shown), bd->line,
-                             refs_text(bd, attr, sizeof attr), bd->refs[r],
-                             tags[r], c->boundaries[owner[tags[r]]].line);
+                             refs_text(bd, attr, sizeof attr), bd->refs[r], tags[r],
+                             c->boundaries[owner[tags[r]]].line);
       owner[tags[r]] = b;
     }
   }

@@ -29,7 +29,14 @@
 
 /* An evaluation of the case's expressions on the backend during a step: kept, so that a value
  * that turns out non-finite can be traced to its expression on the host. */
-enum evaluated { EVAL_VELOCITY, EVAL_DIFFUSIVITY, EVAL_SOURCE, EVAL_NEUMANN, EVAL_DIRICHLET, EVAL_EXACT };
+enum evaluated {
+  EVAL_VELOCITY,
+  EVAL_DIFFUSIVITY,
+  EVAL_SOURCE,
+  EVAL_NEUMANN,
+  EVAL_DIRICHLET,
+  EVAL_EXACT
+};
 struct evaluation {
   enum evaluated what;
   double t;
@@ -45,7 +52,7 @@ struct fe_sim {
   struct fe_backend *owned_be; /* a CUDA backend this run created */
   enum fe_strategy strategy;
   const char *outdir;
-  struct fe_schedule sched;    /* the time steps and when outputs are written */
+  struct fe_schedule sched; /* the time steps and when outputs are written */
   int has_advection, adv_tdep, diff_tdep, src_tdep, src_zero, bc_tdep;
   struct fe_space *space;
   struct fe_coefficient_programs *cp;
@@ -74,19 +81,19 @@ struct fe_sim {
   long total_cg_iters;
   double t_adv, t_diff, t_cg, t_out, t_start, t_loop0, last_progress;
   /* outputs */
-  char *case_real;                     /* the case file's absolute path (NAME.run, the lock) */
-  const char *field_names[4];          /* the dump's point fields */
+  char *case_real;            /* the case file's absolute path (NAME.run, the lock) */
+  const char *field_names[4]; /* the dump's point fields */
   int n_fields;
   char *exact_name, *error_name, *fields_text;
-  struct fe_checkpoint id;             /* what identifies the run in its checkpoints */
+  struct fe_checkpoint id; /* what identifies the run in its checkpoints */
   int have_mesh_id;
   char *stat_path, *series_path;
   struct fe_stat *stat;
   struct fe_outdir_lock *lock;
-  struct fe_checkpoint restart;        /* --restart: the verified checkpoint, until restored */
-  long stat_keep;                      /* --restart: bytes of the stat file up to its row */
-  long saved_step;                     /* step of the newest checkpoint written or restored, or -1 */
-  char *saved_path;                    /* that checkpoint */
+  struct fe_checkpoint restart; /* --restart: the verified checkpoint, until restored */
+  long stat_keep;               /* --restart: bytes of the stat file up to its row */
+  long saved_step;              /* step of the newest checkpoint written or restored, or -1 */
+  char *saved_path;             /* that checkpoint */
 };
 
 /* The one mutable global of the program besides fe_error's quiet switch: a
@@ -147,9 +154,8 @@ static int check_dimensions(const struct fe_sim *s)
   if (c->n_velocity)
     FE_CHECK(c->n_velocity == s->m->dim, FE_ERR_INPUT,
              "%s:%d: <velocity>: %d components for the %dD mesh %s; expected %s",
-             fe_path_shown(c->path, shown, sizeof shown),
-             c->velocity_line, c->n_velocity, s->m->dim, s->m->path,
-             s->m->dim == 2 ? "x and y" : "x, y and z");
+             fe_path_shown(c->path, shown, sizeof shown), c->velocity_line, c->n_velocity,
+             s->m->dim, s->m->path, s->m->dim == 2 ? "x and y" : "x, y and z");
   return FE_SUCCESS;
 }
 
@@ -231,7 +237,8 @@ static void evaluating(struct fe_sim *s, enum evaluated what, double t)
 {
   for (int i = 0; i < s->n_evaluated; i++)
     if (s->evaluated[i].what == what && s->evaluated[i].t == t) return;
-  if (s->n_evaluated < MAX_EVALUATIONS) s->evaluated[s->n_evaluated++] = (struct evaluation){what, t};
+  if (s->n_evaluated < MAX_EVALUATIONS)
+    s->evaluated[s->n_evaluated++] = (struct evaluation){what, t};
 }
 
 /* Non-finite values showed during the step (the tracer, a CG solve, the error norms): the
@@ -293,16 +300,18 @@ static int solve(struct fe_sim *s, struct fe_op *a, const char *what, double t, 
   }
   if (!finite || !isfinite(r.rhs_norm)) FE_CALL(name_non_finite(s));
   if (!finite || !isfinite(r.rhs_norm))
-    FE_RAISE(FE_ERR_NUMERICAL,
-             "the %s solve broke down with non-finite values at step %ld (t = %.9g): %d CG iterations, "
-             "last residuals%s, right-hand side norm %.3e; the scheme is unstable at this dt: try a "
-             "smaller dt",
-             what, s->step, t, r.iterations, last, r.rhs_norm);
-  FE_RAISE(FE_ERR_NUMERICAL,
-           "the %s solve did not converge at step %ld (t = %.9g): %d CG iterations, last residuals%s, "
-           "target max(rtol %.1e * %.3e, atol %.1e); try a smaller dt or a larger <solver "
-           "max_iterations>",
-           what, s->step, t, r.iterations, last, s->cgo.rtol, r.rhs_norm, s->cgo.atol);
+    FE_RAISE(
+        FE_ERR_NUMERICAL,
+        "the %s solve broke down with non-finite values at step %ld (t = %.9g): %d CG iterations, "
+        "last residuals%s, right-hand side norm %.3e; the scheme is unstable at this dt: try a "
+        "smaller dt",
+        what, s->step, t, r.iterations, last, r.rhs_norm);
+  FE_RAISE(
+      FE_ERR_NUMERICAL,
+      "the %s solve did not converge at step %ld (t = %.9g): %d CG iterations, last residuals%s, "
+      "target max(rtol %.1e * %.3e, atol %.1e); try a smaller dt or a larger <solver "
+      "max_iterations>",
+      what, s->step, t, r.iterations, last, s->cgo.rtol, r.rhs_norm, s->cgo.atol);
 }
 
 static int assemble_diffusion(struct fe_sim *s, double tau, double tmid)
@@ -450,7 +459,8 @@ static int check_diffusivity(struct fe_sim *s)
   if (!bad) return FE_SUCCESS;
   for (int k = 0; k < n; k++) FE_CALL(fe_eval_diffusivity(s->c, s->m, s->diff_checked[k], s->h_diff));
   char shown[FE_QUOTE_SIZE];
-  FE_RAISE(FE_ERR_INPUT, "%s:%d: <diffusivity>: not positive semi-definite in %d cells during step %ld",
+  FE_RAISE(FE_ERR_INPUT,
+           "%s:%d: <diffusivity>: not positive semi-definite in %d cells during step %ld",
            fe_path_shown(s->c->path, shown, sizeof shown), s->c->diffusivity_line, bad, s->step);
 }
 
@@ -464,7 +474,8 @@ static int write_stat(struct fe_sim *s, double t, double dt)
   FE_CALL(fe_vec_minmax(s->T, &row.min, &row.max));
   if (!isfinite(row.min) || !isfinite(row.max)) FE_CALL(name_non_finite(s));
   FE_CHECK(isfinite(row.min) && isfinite(row.max), FE_ERR_NUMERICAL,
-           "the tracer has non-finite values after step %ld (t = %.9g); try a smaller dt", s->step, t);
+           "the tracer has non-finite values after step %ld (t = %.9g); try a smaller dt", s->step,
+           t);
   FE_CALL(fe_vec_dot(s->lumped, s->T, &row.integral));
   if (s->c->exact) { /* e = T - exact and its norms, on the backend */
     double lo, hi, l2sq;
@@ -577,7 +588,8 @@ static void progress(struct fe_sim *s, double t, int final)
   if (!final && now - s->last_progress < 0.2) return;
   s->last_progress = now;
   char eta[32];
-  format_duration((now - s->t_loop0) / (double)s->step * (double)(s->sched.n_steps - s->step), eta, sizeof eta);
+  format_duration((now - s->t_loop0) / (double)s->step * (double)(s->sched.n_steps - s->step), eta,
+                  sizeof eta);
   fprintf(stderr, "\rstep %ld/%ld  t = %-12.6g  CG advection %4d  diffusion %4d  ETA %s ", s->step,
           s->sched.n_steps, t, s->adv_iters, s->diff_iters, eta);
   if (final) fputc('\n', stderr);
@@ -597,17 +609,27 @@ static void summary(const struct fe_sim *s, double t, long first_step)
     }
   double total = fe_wtime() - s->t_loop0;
   if (s->opt->report)
-    *s->opt->report = (struct fe_run_report){
-      .steps = s->sched.n_steps - first_step, .setup = s->t_loop0 - s->t_start, .loop = total,
-      .output = s->t_out, .local = local, .global = global, .assemblies = count,
-      .advection = s->t_adv, .diffusion = s->t_diff, .cg = s->t_cg, .cg_iterations = s->total_cg_iters,
-      .advection_iterations = s->total_adv_iters, .diffusion_iterations = s->total_diff_iters};
+    *s->opt->report = (struct fe_run_report){.steps = s->sched.n_steps - first_step,
+                                             .setup = s->t_loop0 - s->t_start,
+                                             .loop = total,
+                                             .output = s->t_out,
+                                             .local = local,
+                                             .global = global,
+                                             .assemblies = count,
+                                             .advection = s->t_adv,
+                                             .diffusion = s->t_diff,
+                                             .cg = s->t_cg,
+                                             .cg_iterations = s->total_cg_iters,
+                                             .advection_iterations = s->total_adv_iters,
+                                             .diffusion_iterations = s->total_diff_iters};
   if (s->opt->verbosity == 0) return;
   char be[320];
   printf("fesim: %s: %ld steps to t = %.9g in %.3f s (backend %s, assembly %s)\n", s->c->name,
-         s->sched.n_steps, t, total, backend_description(s, be, sizeof be), fe_strategy_name(s->strategy));
+         s->sched.n_steps, t, total, backend_description(s, be, sizeof be),
+         fe_strategy_name(s->strategy));
   printf("  set-up     %9.3f s (case, mesh, operators)\n", s->t_loop0 - s->t_start);
-  printf("  per step   %9.3f ms (outputs excluded)\n", 1e3 * (total - s->t_out) / (double)(s->sched.n_steps - first_step));
+  printf("  per step   %9.3f ms (outputs excluded)\n",
+         1e3 * (total - s->t_out) / (double)(s->sched.n_steps - first_step));
   printf("  assembly   %9.3f s local, %.3f s global (%d operator assemblies)\n", local, global, count);
   if (s->has_advection)
     printf("  advection  %9.3f s, %ld CG iterations\n", s->t_adv, s->total_adv_iters);
@@ -629,7 +651,8 @@ static int make_dir(const char *path)
     const char end = *p;
     *p = '\0';
     if (mkdir(buf, 0777) && errno != EEXIST)
-      err = fe_error_raise(FE_ERR_RESOURCE, __FILE__, __LINE__, "cannot create the output directory %s: %s",
+      err = fe_error_raise(FE_ERR_RESOURCE, __FILE__, __LINE__,
+                           "cannot create the output directory %s: %s",
                            fe_quote(buf, FE_QUOTE_MAX, q, sizeof q), strerror(errno));
     *p = end;
     if (!end) break;
@@ -708,7 +731,8 @@ static int check_output_names(const struct fe_sim *s)
  * another case file with the same name must not overwrite them silently. */
 static int claim_outputs(const struct fe_sim *s)
 {
-  char *path, *stat_path = s->stat_path, *owner = NULL, q[FE_QUOTE_SIZE], qo[FE_QUOTE_SIZE], qp[FE_QUOTE_SIZE];
+  char *path, *stat_path = s->stat_path, *owner = NULL, q[FE_QUOTE_SIZE], qo[FE_QUOTE_SIZE],
+              qp[FE_QUOTE_SIZE];
   size_t cap = 0;
   FE_CALL(fe_outdir_path(s->outdir, &path, "%s.run", s->c->name));
   FILE *f = fopen(path, "r");
@@ -722,19 +746,21 @@ static int claim_outputs(const struct fe_sim *s)
   const int foreign = f ? !mine : access(stat_path, F_OK) == 0;
   int err = FE_SUCCESS;
   if (foreign && !s->opt->force && claimed)
-    err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
-                         "output directory %s holds the outputs of case %s (%s): not overwritten; use "
-                         "--output for another directory or --force to overwrite them",
-                         fe_quote(s->outdir, FE_QUOTE_MAX, q, sizeof q),
-                         fe_quote(owner + 5, FE_QUOTE_MAX, qo, sizeof qo),
-                         fe_path_shown(path, qp, sizeof qp));
+    err = fe_error_raise(
+        FE_ERR_INPUT, __FILE__, __LINE__,
+        "output directory %s holds the outputs of case %s (%s): not overwritten; use "
+        "--output for another directory or --force to overwrite them",
+        fe_quote(s->outdir, FE_QUOTE_MAX, q, sizeof q),
+        fe_quote(owner + 5, FE_QUOTE_MAX, qo, sizeof qo), fe_path_shown(path, qp, sizeof qp));
   else if (foreign && !s->opt->force)
-    err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
-                         "output directory %s holds outputs named '%s' that no fesim run claims (%s "
-                         "exists, %s does not): not overwritten; use --output for another directory "
-                         "or --force to overwrite them",
-                         fe_quote(s->outdir, FE_QUOTE_MAX, q, sizeof q), s->c->name,
-                         fe_quote(stat_path, FE_QUOTE_MAX, qo, sizeof qo), fe_quote(path, FE_QUOTE_MAX, qp, sizeof qp));
+    err =
+        fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                       "output directory %s holds outputs named '%s' that no fesim run claims (%s "
+                       "exists, %s does not): not overwritten; use --output for another directory "
+                       "or --force to overwrite them",
+                       fe_quote(s->outdir, FE_QUOTE_MAX, q, sizeof q), s->c->name,
+                       fe_quote(stat_path, FE_QUOTE_MAX, qo, sizeof qo),
+                       fe_quote(path, FE_QUOTE_MAX, qp, sizeof qp));
   free(owner);
   free(path);
   return err;
@@ -833,7 +859,9 @@ static int keep_last_good(struct fe_sim *s, double t0)
   s->step--;
   FE_CALL(fe_vec_copy(s->prev, s->T));
   if (s->saved_step != s->step) FE_CALL(write_checkpoint(s, t0));
-  fprintf(stderr, "fesim: the last good state (step %ld, t = %.9g) is in %s; the dumps up to t = %.9g are in %s\n",
+  fprintf(stderr,
+          "fesim: the last good state (step %ld, t = %.9g) is in %s; the dumps up to t = %.9g are "
+          "in %s\n",
           s->step, t0, s->saved_path, s->dump_times[s->n_dumps - 1], s->series_path);
   return FE_ERR_NUMERICAL;
 }
@@ -924,8 +952,8 @@ static void print_check(struct fe_sim *s)
     printf(": %s %s\n", bd->kind == FE_BC_DIRICHLET ? "dirichlet" : "neumann", fe_expr_text(bd->value));
   }
   printf("          %ld Dirichlet nodes; other boundaries: zero flux\n", s->bcs->n_dirichlet);
-  printf("time      %.9g to %.9g, dt %.9g, %ld steps (last step %.9g)\n", c->t_start, c->t_end, c->dt,
-         s->sched.n_steps, fe_schedule_length(&s->sched, s->sched.n_steps));
+  printf("time      %.9g to %.9g, dt %.9g, %ld steps (last step %.9g)\n", c->t_start, c->t_end,
+         c->dt, s->sched.n_steps, fe_schedule_length(&s->sched, s->sched.n_steps));
   printf("scheme    %s splitting, advection %s, %s mass, theta %g\n",
          c->splitting == FE_SPLIT_STRANG ? "strang" : "lie", s->has_advection ? "rk4" : "none",
          c->mass == FE_MASS_LUMPED ? "lumped" : "consistent", c->theta);
@@ -938,7 +966,8 @@ static void print_check(struct fe_sim *s)
   printf("output    %s: a dump every %d steps, %s\n", s->outdir, c->output_every,
          c->checkpoint_every ? "checkpoints" : "no checkpoints");
   if (s->opt->restart)
-    printf("restart   %s: step %ld, t = %.17g, %ld dumps; verified against the case, the mesh and %s\n",
+    printf("restart   %s: step %ld, t = %.17g, %ld dumps; verified against the case, the mesh and "
+           "%s\n",
            s->opt->restart, s->restart.step, s->restart.time, s->restart.n_dumps, s->stat_path);
 }
 
@@ -964,8 +993,10 @@ static int name_outputs(struct fe_sim *s)
   }
   FE_CALL(fe_outdir_path(s->outdir, &s->stat_path, "%s.stat", c->name));
   FE_CALL(fe_outdir_path(s->outdir, &s->series_path, "%s.vtk.series", c->name));
-  s->id = (struct fe_checkpoint){.name = c->name, .columns = (char *)fe_stat_columns(c->exact != NULL),
-                                 .fields = s->fields_text, .n_nodes = s->m->n_nodes,
+  s->id = (struct fe_checkpoint){.name = c->name,
+                                 .columns = (char *)fe_stat_columns(c->exact != NULL),
+                                 .fields = s->fields_text,
+                                 .n_nodes = s->m->n_nodes,
                                  .n_cells = s->m->n_cells};
   return FE_SUCCESS;
 }
@@ -1049,8 +1080,8 @@ static void sim_destroy(struct fe_sim *s)
   fe_stat_destroy(s->stat);
   fe_outdir_unlock(s->lock);
   fe_checkpoint_free(&s->restart);
-  char *text[] = {s->case_real, s->exact_name, s->error_name, s->fields_text, s->stat_path,
-                  s->series_path, s->saved_path};
+  char *text[] = {s->case_real, s->exact_name,  s->error_name, s->fields_text,
+                  s->stat_path, s->series_path, s->saved_path};
   for (size_t i = 0; i < sizeof text / sizeof *text; i++) free(text[i]);
   fe_bcs_destroy(s->bcs);
   if (s->m != s->opt->mesh) fe_mesh_destroy(s->m);

@@ -12,8 +12,8 @@
  * the result does not depend on how the bytes were split between updates. */
 struct fe_hash {
   uint64_t v[4];
-  uint64_t total;         /* bytes seen */
-  unsigned char mem[32];  /* a stripe not yet complete */
+  uint64_t total;        /* bytes seen */
+  unsigned char mem[32]; /* a stripe not yet complete */
   size_t mem_size;
   uint64_t seed;
 };

@@ -36,7 +36,7 @@ static const char *const backend_words[] = {
 static const char *const tensor_names[6] = {"xx", "xy", "xz", "yy", "yz", "zz"};
 
 struct reader {
-  const char *path;  /* the case file as messages show it (shown_path) */
+  const char *path; /* the case file as messages show it (shown_path) */
   struct fe_case *c;
 };
 
@@ -78,7 +78,8 @@ static int node_error(const struct reader *r, xmlNode *n, const char *attr, cons
   xmlChar *value = attr ? xmlGetNoNsProp(n, BAD_CAST attr) : NULL;
   const char *v = (const char *)value;
   if (value && strlen(v) > FE_QUOTE_MAX) /* a long path: cut, so that the message stays readable */
-    snprintf(tag, sizeof tag, "%s %s=%s", (const char *)n->name, attr, fe_quote(v, FE_QUOTE_MAX, q, sizeof q));
+    snprintf(tag, sizeof tag, "%s %s=%s", (const char *)n->name, attr,
+             fe_quote(v, FE_QUOTE_MAX, q, sizeof q));
   else if (value)
     snprintf(tag, sizeof tag, "%s %s=\"%s\"", (const char *)n->name, attr, v);
   else
@@ -530,11 +531,12 @@ static int check_steps(struct reader *r, xmlNode *n)
   case FE_STEPS_DT_LOST_AT_END: {
     const int at_start = c->t_start + c->dt == c->t_start;
     const double t = at_start ? c->t_start : c->t_end;
-    return node_error(r, n, "dt", __FILE__, __LINE__,
-                      "dt = %.9g is too small for the times: %s == %s (%s = %.9g, where doubles are "
-                      "%.9g apart); expected a dt many times larger than that spacing",
-                      c->dt, at_start ? "start + dt" : "end - dt", at_start ? "start" : "end",
-                      at_start ? "start" : "end", t, spacing(t));
+    return node_error(
+        r, n, "dt", __FILE__, __LINE__,
+        "dt = %.9g is too small for the times: %s == %s (%s = %.9g, where doubles are "
+        "%.9g apart); expected a dt many times larger than that spacing",
+        c->dt, at_start ? "start + dt" : "end - dt", at_start ? "start" : "end",
+        at_start ? "start" : "end", t, spacing(t));
   }
   default:
     return node_error(r, n, "dt", __FILE__, __LINE__,
@@ -681,7 +683,8 @@ static int read_boundary(struct reader *r, xmlNode *n)
  * region, the time TIME), and each fits VTK's legacy reader (io/vtk.h). */
 static int check_field_names(const struct reader *r, xmlNode *t)
 {
-  static const char *const role[] = {"the tracer", "the velocity", "the exact solution", "the error"};
+  static const char *const role[] = {"the tracer", "the velocity", "the exact solution",
+                                     "the error"};
   const struct fe_case *c = r->c;
   const size_t len = strlen(c->tracer_name);
   char *exact, *error;
@@ -702,8 +705,9 @@ static int check_field_names(const struct reader *r, xmlNode *t)
   int which = -1;
   for (int j = 0; clash >= 0 && j < clash; j++)
     if (present[j] == other) which = index[j];
-  const char *own = other && strcmp(other, FE_VTK_TIME_FIELD) ? "the cell field " FE_VTK_CELL_FIELD
-                                                              : "the time (field data " FE_VTK_TIME_FIELD ")";
+  const char *own = other && strcmp(other, FE_VTK_TIME_FIELD)
+                        ? "the cell field " FE_VTK_CELL_FIELD
+                        : "the time (field data " FE_VTK_TIME_FIELD ")";
   if (clash >= 0)
     err = node_error(r, t, "name", __FILE__, __LINE__,
                      "the dumps would hold two arrays named '%s': %s and %s; expected a tracer "

@@ -181,10 +181,13 @@ static int check_sum(const char *q, const unsigned char *b, size_t size)
 static int check_layout(const char *q, const unsigned char *b, size_t size)
 {
   const uint64_t declared = get_u64(b + FE_CKPT_SIZE);
-  FE_CHECK(declared == size, FE_ERR_INPUT, "%s is inconsistent: its header gives %llu bytes, the file has %zu",
-           q, (unsigned long long)declared, size);
-  const int64_t nodes = (int64_t)get_u64(b + FE_CKPT_N_NODES), cells = (int64_t)get_u64(b + FE_CKPT_N_CELLS);
-  const int64_t step = (int64_t)get_u64(b + FE_CKPT_STEP), dumps = (int64_t)get_u64(b + FE_CKPT_N_DUMPS);
+  FE_CHECK(declared == size, FE_ERR_INPUT,
+           "%s is inconsistent: its header gives %llu bytes, the file has %zu", q,
+           (unsigned long long)declared, size);
+  const int64_t nodes = (int64_t)get_u64(b + FE_CKPT_N_NODES),
+                cells = (int64_t)get_u64(b + FE_CKPT_N_CELLS);
+  const int64_t step = (int64_t)get_u64(b + FE_CKPT_STEP),
+                dumps = (int64_t)get_u64(b + FE_CKPT_N_DUMPS);
   FE_CHECK(nodes > 0 && cells > 0 && step >= 0 && dumps > 0, FE_ERR_INPUT,
            "%s is inconsistent: %lld nodes, %lld cells, step %lld, %lld dumps; expected counts > 0 "
            "(step >= 0)",
@@ -198,7 +201,8 @@ static int check_layout(const char *q, const unsigned char *b, size_t size)
     rest -= len;
   }
   const uint64_t values = rest / 8;
-  FE_CHECK(rest % 8 == 0 && (uint64_t)dumps <= values && (uint64_t)nodes == values - (uint64_t)dumps,
+  FE_CHECK(rest % 8 == 0 && (uint64_t)dumps <= values &&
+               (uint64_t)nodes == values - (uint64_t)dumps,
            FE_ERR_INPUT,
            "%s is inconsistent: it declares %lld dump times and %lld node values, and holds %zu "
            "bytes of values",
@@ -245,10 +249,11 @@ static int parse(const char *q, const unsigned char *b, struct fe_checkpoint *cp
 /* fesim writes finite states only: anything else was not written by it. */
 static int check_finite(const char *q, const struct fe_checkpoint *cp)
 {
-  FE_CHECK(isfinite(cp->time), FE_ERR_INPUT, "%s holds a time that is not finite (%g)", q, cp->time);
+  FE_CHECK(isfinite(cp->time), FE_ERR_INPUT, "%s holds a time that is not finite (%g)", q,
+           cp->time);
   for (long i = 0; i < cp->n_dumps; i++)
-    FE_CHECK(isfinite(cp->dump_times[i]), FE_ERR_INPUT, "%s: the time of dump %ld is not finite (%g)",
-             q, i, cp->dump_times[i]);
+    FE_CHECK(isfinite(cp->dump_times[i]), FE_ERR_INPUT,
+             "%s: the time of dump %ld is not finite (%g)", q, i, cp->dump_times[i]);
   for (long i = 0; i < cp->n_nodes; i++)
     FE_CHECK(isfinite(cp->field[i]), FE_ERR_INPUT,
              "%s holds a field that is not finite: %g at node %ld of %ld; a checkpoint keeps a "
@@ -289,7 +294,8 @@ int fe_checkpoint_check_file(const char *path)
   fe_quote(path, FE_QUOTE_MAX, q, sizeof q);
   FE_CHECK(stat(path, &st) == 0, FE_ERR_INPUT, "cannot open checkpoint %s: %s", q, strerror(errno));
   FE_CHECK(S_ISREG(st.st_mode), FE_ERR_INPUT,
-           "checkpoint %s is %s; expected a checkpoint file written by fesim", q, file_kind(st.st_mode));
+           "checkpoint %s is %s; expected a checkpoint file written by fesim", q,
+           file_kind(st.st_mode));
   return FE_SUCCESS;
 }
 
@@ -369,13 +375,15 @@ static int verify_identity(const char *q, const struct fe_checkpoint *cp,
   FE_CHECK(!strcmp(cp->name, run->name), FE_ERR_INPUT,
            "checkpoint %s was written by case %s; this case is %s (<name>): a checkpoint continues "
            "its own case",
-           q, fe_quote(cp->name, FE_QUOTE_MAX, a, sizeof a), fe_quote(run->name, FE_QUOTE_MAX, b, sizeof b));
-  FE_CHECK(cp->mesh_id == run->mesh_id && cp->n_nodes == run->n_nodes && cp->n_cells == run->n_cells,
+           q, fe_quote(cp->name, FE_QUOTE_MAX, a, sizeof a),
+           fe_quote(run->name, FE_QUOTE_MAX, b, sizeof b));
+  FE_CHECK(cp->mesh_id == run->mesh_id && cp->n_nodes == run->n_nodes &&
+               cp->n_cells == run->n_cells,
            FE_ERR_INPUT,
            "checkpoint %s was written on another mesh: %ld nodes, %ld cells, identity %016llx; "
            "this case's mesh has %ld nodes, %ld cells, identity %016llx",
-           q, cp->n_nodes, cp->n_cells, (unsigned long long)cp->mesh_id, run->n_nodes,
-           run->n_cells, (unsigned long long)run->mesh_id);
+           q, cp->n_nodes, cp->n_cells, (unsigned long long)cp->mesh_id, run->n_nodes, run->n_cells,
+           (unsigned long long)run->mesh_id);
   FE_CHECK(!strcmp(cp->columns, run->columns), FE_ERR_INPUT,
            "checkpoint %s was written by a run whose stat file has the columns %s; this case's "
            "has %s",
@@ -388,12 +396,14 @@ static int verify_identity(const char *q, const struct fe_checkpoint *cp,
   return FE_SUCCESS;
 }
 
-static int verify_schedule(const char *q, const struct fe_checkpoint *cp, const struct fe_schedule *s)
+static int verify_schedule(const char *q, const struct fe_checkpoint *cp,
+                           const struct fe_schedule *s)
 {
   char a[40], b[40];
-  FE_CHECK(cp->step < s->n_steps, FE_ERR_INPUT,
-           "checkpoint %s is at step %ld; this case has %ld steps (<time>), so nothing is left to run",
-           q, cp->step, s->n_steps);
+  FE_CHECK(
+      cp->step < s->n_steps, FE_ERR_INPUT,
+      "checkpoint %s is at step %ld; this case has %ld steps (<time>), so nothing is left to run",
+      q, cp->step, s->n_steps);
   const double t = fe_schedule_time(s, cp->step);
   FE_CHECK(cp->time == t, FE_ERR_INPUT,
            "checkpoint %s is at step %ld, t = %s; this case's step %ld ends at t = %s: its <time> "
@@ -407,10 +417,11 @@ static int verify_schedule(const char *q, const struct fe_checkpoint *cp, const 
            q, cp->n_dumps, cp->step, s->output_every, dumps);
   for (long i = 0; i < dumps; i++) {
     const double ti = fe_schedule_time(s, fe_schedule_dump_step(s, i));
-    FE_CHECK(cp->dump_times[i] == ti, FE_ERR_INPUT,
-             "checkpoint %s has dump %ld at t = %s; this case's schedule has it at t = %s (step %ld)",
-             q, i, num(cp->dump_times[i], ti, a, sizeof a), num(ti, cp->dump_times[i], b, sizeof b),
-             fe_schedule_dump_step(s, i));
+    FE_CHECK(
+        cp->dump_times[i] == ti, FE_ERR_INPUT,
+        "checkpoint %s has dump %ld at t = %s; this case's schedule has it at t = %s (step %ld)", q,
+        i, num(cp->dump_times[i], ti, a, sizeof a), num(ti, cp->dump_times[i], b, sizeof b),
+        fe_schedule_dump_step(s, i));
   }
   return FE_SUCCESS;
 }

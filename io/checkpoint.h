@@ -39,16 +39,16 @@ enum fe_checkpoint_layout {
 };
 
 struct fe_checkpoint {
-  char *name;        /* the case's <name> */
-  char *columns;     /* the stat file's header line, without its newline */
-  char *fields;      /* the dump's point fields, comma-separated */
-  uint64_t mesh_id;  /* fe_checkpoint_mesh_id of the run's mesh */
+  char *name;       /* the case's <name> */
+  char *columns;    /* the stat file's header line, without its newline */
+  char *fields;     /* the dump's point fields, comma-separated */
+  uint64_t mesh_id; /* fe_checkpoint_mesh_id of the run's mesh */
   long n_nodes, n_cells;
-  long step;         /* last completed step */
-  double time;       /* the end of that step */
-  long n_dumps;      /* dumps written by then */
+  long step;    /* last completed step */
+  double time;  /* the end of that step */
+  long n_dumps; /* dumps written by then */
   double *dump_times;
-  double *field;     /* n_nodes values */
+  double *field; /* n_nodes values */
 };
 
 /* A hash of the mesh as the run numbers it: dimension, counts, coordinates and cells. */

@@ -192,7 +192,8 @@ static void holder_line(const char *text, const char *key, char *buf, size_t siz
 {
   buf[0] = '\0';
   const size_t k = strlen(key);
-  for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+  for (const char *line = text; line && *line;
+       line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
     if (!strncmp(line, key, k) && line[k] == ' ') {
       snprintf(buf, size, "%.*s", (int)strcspn(line + k + 1, "\n"), line + k + 1);
       return;

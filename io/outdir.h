@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#define FE_TMP_INFIX ".fesim-tmp."   /* FINAL.fesim-tmp.PID */
+#define FE_TMP_INFIX ".fesim-tmp." /* FINAL.fesim-tmp.PID */
 #define FE_LOCK_FILE "fesim.lock"
 
 /* *out = the formatted string, allocated (never cut). */

@@ -25,7 +25,10 @@ enum fe_steps_status fe_steps_count(double start, double end, double dt, long *n
 enum fe_steps_status fe_schedule_init(struct fe_schedule *s, double start, double end, double dt,
                                       long output_every, long checkpoint_every)
 {
-  *s = (struct fe_schedule){.start = start, .end = end, .dt = dt, .output_every = output_every,
+  *s = (struct fe_schedule){.start = start,
+                            .end = end,
+                            .dt = dt,
+                            .output_every = output_every,
                             .checkpoint_every = checkpoint_every};
   return fe_steps_count(start, end, dt, &s->n_steps);
 }
@@ -51,7 +54,8 @@ int fe_schedule_is_dump(const struct fe_schedule *s, long step)
 
 int fe_schedule_is_checkpoint(const struct fe_schedule *s, long step)
 {
-  return s->checkpoint_every > 0 && step % s->checkpoint_every == 0 && step > 0 && step < s->n_steps;
+  return s->checkpoint_every > 0 && step % s->checkpoint_every == 0 && step > 0 &&
+         step < s->n_steps;
 }
 
 long fe_schedule_dumps_after(const struct fe_schedule *s, long step)

@@ -17,7 +17,7 @@
 
 enum fe_steps_status {
   FE_STEPS_OK,
-  FE_STEPS_SPAN_NOT_FINITE, /* end - start overflows */
+  FE_STEPS_SPAN_NOT_FINITE,  /* end - start overflows */
   FE_STEPS_DT_LOST_AT_START, /* start + dt == start */
   FE_STEPS_DT_LOST_AT_END,   /* end - dt == end */
   FE_STEPS_TOO_MANY          /* more than FE_MAX_STEPS */

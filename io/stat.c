@@ -25,7 +25,10 @@ static const char columns_plain[] =
 
 const char *fe_stat_columns(int has_exact) { return has_exact ? columns_exact : columns_plain; }
 
-static const char *quoted(const char *path, char *buf) { return fe_quote(path, FE_QUOTE_MAX, buf, FE_QUOTE_SIZE); }
+static const char *quoted(const char *path, char *buf)
+{
+  return fe_quote(path, FE_QUOTE_MAX, buf, FE_QUOTE_SIZE);
+}
 
 /* Write text at the end of the complete rows; on failure cut the file back there. */
 static int append(struct fe_stat *stat, const char *text, size_t n, const char *what)
@@ -48,7 +51,9 @@ static int append(struct fe_stat *stat, const char *text, size_t n, const char *
   }
   const int cut = ftruncate(stat->fd, stat->size) == 0;
   FE_RAISE(FE_ERR_RESOURCE, "cannot write %s: %s (%s not written%s)", quoted(stat->path, q),
-           strerror(e), what, cut ? "; the file ends with the row before" : ", and the file could not be cut back to the row before");
+           strerror(e), what,
+           cut ? "; the file ends with the row before"
+               : ", and the file could not be cut back to the row before");
 }
 
 static int stat_open(const char *path, int has_exact, int flags, struct fe_stat **out)
@@ -122,14 +127,17 @@ static int scan(FILE *f, const char *q, int has_exact, long step, double time, l
   char *line = NULL, qa[FE_QUOTE_SIZE * 2], qb[FE_QUOTE_SIZE * 2];
   size_t cap = 0;
   ssize_t n = getline(&line, &cap, f);
-  const int header = n > 0 && (size_t)n == strlen(columns) + 1 && !strncmp(line, columns, (size_t)n - 1);
+  const int header =
+      n > 0 && (size_t)n == strlen(columns) + 1 && !strncmp(line, columns, (size_t)n - 1);
   if (n > 0 && !header) line[strcspn(line, "\n")] = '\0';
-  int err = header ? FE_SUCCESS
-            : fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
-                             "cannot continue %s: its columns are %s, this run writes %s; a restart "
-                             "continues the stat file of its own run",
-                             q, fe_quote(n > 0 ? line : "", 2 * FE_QUOTE_MAX, qa, sizeof qa),
-                             fe_quote(columns, 2 * FE_QUOTE_MAX, qb, sizeof qb));
+  int err =
+      header
+          ? FE_SUCCESS
+          : fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                           "cannot continue %s: its columns are %s, this run writes %s; a restart "
+                           "continues the stat file of its own run",
+                           q, fe_quote(n > 0 ? line : "", 2 * FE_QUOTE_MAX, qa, sizeof qa),
+                           fe_quote(columns, 2 * FE_QUOTE_MAX, qb, sizeof qb));
   long number = 1, fields = count_fields(columns);
   *keep = n > 0 ? n : 0;
   int found = 0;
@@ -167,7 +175,8 @@ int fe_stat_resume(const char *path, int has_exact, long keep, struct fe_stat **
   const int e = errno;
   fe_stat_destroy(*stat);
   *stat = NULL;
-  FE_RAISE(FE_ERR_RESOURCE, "cannot cut %s back to the checkpoint's row: %s", quoted(path, q), strerror(e));
+  FE_RAISE(FE_ERR_RESOURCE, "cannot cut %s back to the checkpoint's row: %s", quoted(path, q),
+           strerror(e));
 }
 
 /* ---------------------------------------------------------------- rows */
@@ -182,7 +191,8 @@ int fe_stat_write(struct fe_stat *stat, const struct fe_stat_row *r)
   n += snprintf(line + n, sizeof line - (size_t)n, ",%d,%d,%.17g\n", r->advection_iterations,
                 r->diffusion_iterations, r->wall_seconds);
   /* 11 numbers of at most 24 characters each */
-  FE_CHECK(n > 0 && (size_t)n < sizeof line, FE_ERR_RESOURCE, "internal error: a stat row of %d bytes", n);
+  FE_CHECK(n > 0 && (size_t)n < sizeof line, FE_ERR_RESOURCE,
+           "internal error: a stat row of %d bytes", n);
   snprintf(what, sizeof what, "the row of step %ld", r->step);
   return append(stat, line, (size_t)n, what);
 }

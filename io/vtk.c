@@ -244,7 +244,8 @@ static int check_dump(const char *path, const struct fe_mesh *m, int n_fields,
   FE_CHECK(m->dim == 2 || m->dim == 3, FE_ERR_INPUT,
            "VTK dump %s: mesh dimension %d, expected 2 or 3", q, m->dim);
   const char *names[16], *other;
-  FE_CHECK(n_fields >= 0 && n_fields <= 16, FE_ERR_INPUT, "VTK dump %s: %d fields, expected at most 16", q, n_fields);
+  FE_CHECK(n_fields >= 0 && n_fields <= 16, FE_ERR_INPUT,
+           "VTK dump %s: %d fields, expected at most 16", q, n_fields);
   for (int i = 0; i < n_fields; i++) {
     const struct fe_vtk_field *f = &fields[i];
     int ok = f->name && f->name[0] && f->values &&
@@ -261,8 +262,9 @@ static int check_dump(const char *path, const struct fe_mesh *m, int n_fields,
     names[i] = f->name;
   }
   const int clash = fe_vtk_name_clash(n_fields, names, &other);
-  FE_CHECK(clash < 0, FE_ERR_INPUT, "VTK dump %s: field %d is named \"%s\" like another array of the dump",
-           q, clash, other ? other : "");
+  FE_CHECK(clash < 0, FE_ERR_INPUT,
+           "VTK dump %s: field %d is named \"%s\" like another array of the dump", q, clash,
+           other ? other : "");
   return FE_SUCCESS;
 }
 

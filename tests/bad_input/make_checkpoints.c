@@ -152,7 +152,8 @@ static int move(const char *good_path, const char *dir, char **arg)
   cp.step = step;
   cp.time = fe_schedule_time(&s, step);
   cp.n_dumps = fe_schedule_dumps_after(&s, step);
-  for (long i = 0; i < cp.n_dumps; i++) times[i] = fe_schedule_time(&s, fe_schedule_dump_step(&s, i));
+  for (long i = 0; i < cp.n_dumps; i++)
+    times[i] = fe_schedule_time(&s, fe_schedule_dump_step(&s, i));
   free(cp.dump_times);
   cp.dump_times = times;
   char name[512], path[4096];
@@ -160,7 +161,8 @@ static int move(const char *good_path, const char *dir, char **arg)
   int err = save_cp(dir, name, &cp);
   snprintf(path, sizeof path, "%s/%s.stat", dir, cp.name);
   FILE *f = fopen(path, "w");
-  err |= !f || fprintf(f, "%s\n%ld,%.17g,%.17g,0,1,0.25,0,1,0\n", cp.columns, step, cp.time, s.dt) < 0;
+  err |=
+      !f || fprintf(f, "%s\n%ld,%.17g,%.17g,0,1,0.25,0,1,0\n", cp.columns, step, cp.time, s.dt) < 0;
   if (f) err |= fclose(f) != 0;
   fe_checkpoint_free(&cp);
   return err ? fail("cannot write the moved checkpoint") : 0;
@@ -170,5 +172,6 @@ int main(int argc, char **argv)
 {
   if (argc == 4 && !strcmp(argv[1], "variants")) return variants(argv[2], argv[3]);
   if (argc == 9 && !strcmp(argv[1], "move")) return move(argv[2], argv[3], argv + 4);
-  return fail("usage: make_checkpoints variants GOOD.bin DIR | move GOOD.bin DIR START END DT EVERY STEP");
+  return fail(
+      "usage: make_checkpoints variants GOOD.bin DIR | move GOOD.bin DIR START END DT EVERY STEP");
 }

@@ -22,8 +22,8 @@
 
 static double coords[] = {0, 0, 1, 0, 1, 1, 0, 1};
 static int cells[] = {0, 1, 2, 0, 2, 3};
-static const struct fe_mesh mesh = {.dim = 2, .nv = 3, .n_nodes = 4, .n_cells = 2,
-                                    .coords = coords, .cells = cells};
+static const struct fe_mesh mesh = {
+    .dim = 2, .nv = 3, .n_nodes = 4, .n_cells = 2, .coords = coords, .cells = cells};
 /* libFuzzer's entry points take no context: the run is process state. */
 static struct fe_checkpoint run;
 static struct fe_schedule schedule;
@@ -50,9 +50,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
   (void)argc;
   (void)argv;
-  run = (struct fe_checkpoint){.name = "fuzz", .columns = (char *)fe_stat_columns(1),
-                               .fields = "T,T_exact,T_error", .mesh_id = fe_checkpoint_mesh_id(&mesh),
-                               .n_nodes = 4, .n_cells = 2};
+  run = (struct fe_checkpoint){.name = "fuzz",
+                               .columns = (char *)fe_stat_columns(1),
+                               .fields = "T,T_exact,T_error",
+                               .mesh_id = fe_checkpoint_mesh_id(&mesh),
+                               .n_nodes = 4,
+                               .n_cells = 2};
   if (fe_schedule_init(&schedule, 0, 1, 0.1, 3, 5) != FE_STEPS_OK) abort();
   const char *seeds = getenv("FESIM_FUZZ_WRITE_SEEDS");
   if (seeds && *seeds) {

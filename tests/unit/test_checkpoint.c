@@ -23,8 +23,8 @@
 
 static double coords[] = {0, 0, 1, 0, 1, 1, 0, 1};
 static int cells[] = {0, 1, 2, 0, 2, 3};
-static const struct fe_mesh mesh = {.dim = 2, .nv = 3, .n_nodes = 4, .n_cells = 2,
-                                     .coords = coords, .cells = cells};
+static const struct fe_mesh mesh = {
+    .dim = 2, .nv = 3, .n_nodes = 4, .n_cells = 2, .coords = coords, .cells = cells};
 static double field[] = {0.25, -1.5, 3e-300, 7};
 static double dump_times[] = {0, 0.30000000000000004};
 
@@ -38,9 +38,12 @@ static struct fe_schedule schedule(void)
 
 static struct fe_checkpoint run_identity(void)
 {
-  return (struct fe_checkpoint){.name = "case", .columns = (char *)fe_stat_columns(1),
-                                .fields = "T,T_exact,T_error", .mesh_id = fe_checkpoint_mesh_id(&mesh),
-                                .n_nodes = 4, .n_cells = 2};
+  return (struct fe_checkpoint){.name = "case",
+                                .columns = (char *)fe_stat_columns(1),
+                                .fields = "T,T_exact,T_error",
+                                .mesh_id = fe_checkpoint_mesh_id(&mesh),
+                                .n_nodes = 4,
+                                .n_cells = 2};
 }
 
 static struct fe_checkpoint good(void)
@@ -102,7 +105,9 @@ static int verify_says(const struct fe_checkpoint *cp, const char *want, const c
   const int err = fe_checkpoint_verify("x.bin", cp, &id, &s);
   const char *msg = capture_end(saved);
   const int ok = err == FE_ERR_INPUT && strstr(msg, want) && (!want2 || strstr(msg, want2));
-  if (!ok) fprintf(stderr, "verify: %d, '%s'; expected '%s' and '%s'\n", err, msg, want, want2 ? want2 : "");
+  if (!ok)
+    fprintf(stderr, "verify: %d, '%s'; expected '%s' and '%s'\n", err, msg, want,
+            want2 ? want2 : "");
   return ok;
 }
 
@@ -114,7 +119,10 @@ static void put_u64(unsigned char *p, uint64_t v)
 }
 
 /* A crafted file: its checksum made to fit, so that the checks behind it are reached. */
-static void reseal(unsigned char *b, size_t size) { put_u64(b + size - 8, fe_hash64(b, size - 8, 0)); }
+static void reseal(unsigned char *b, size_t size)
+{
+  put_u64(b + size - 8, fe_hash64(b, size - 8, 0));
+}
 
 static unsigned char *encoded(size_t *size)
 {
@@ -132,17 +140,20 @@ static void test_round_trip(void)
   struct fe_checkpoint cp;
   CHECK_OK(fe_checkpoint_decode("x.bin", b, size, &cp));
   const struct fe_checkpoint want = good();
-  CHECK(!strcmp(cp.name, want.name) && !strcmp(cp.columns, want.columns) && !strcmp(cp.fields, want.fields));
+  CHECK(!strcmp(cp.name, want.name) && !strcmp(cp.columns, want.columns) &&
+        !strcmp(cp.fields, want.fields));
   CHECK(cp.mesh_id == want.mesh_id && cp.n_nodes == 4 && cp.n_cells == 2 && cp.step == 5);
   CHECK(cp.time == 0.5 && cp.n_dumps == 2);
-  CHECK(!memcmp(cp.dump_times, dump_times, sizeof dump_times) && !memcmp(cp.field, field, sizeof field));
+  CHECK(!memcmp(cp.dump_times, dump_times, sizeof dump_times) &&
+        !memcmp(cp.field, field, sizeof field));
   const struct fe_checkpoint id = run_identity();
   const struct fe_schedule s = schedule();
   CHECK_OK(fe_checkpoint_verify("x.bin", &cp, &id, &s));
   fe_checkpoint_free(&cp);
   fe_checkpoint_free(&cp); /* twice is harmless */
   /* the layout of checkpoint.h */
-  CHECK(!memcmp(b, "fesim-ckpt-v2\n\0\0", 16) && (size_t)(b[FE_CKPT_SIZE] + 256 * b[FE_CKPT_SIZE + 1]) == size);
+  CHECK(!memcmp(b, "fesim-ckpt-v2\n\0\0", 16) &&
+        (size_t)(b[FE_CKPT_SIZE] + 256 * b[FE_CKPT_SIZE + 1]) == size);
   CHECK(b[FE_CKPT_STEP] == 5 && b[FE_CKPT_N_DUMPS] == 2 && b[FE_CKPT_N_NODES] == 4);
   CHECK(!memcmp(b + FE_CKPT_HEADER, "case", 4));
   free(b);
@@ -187,7 +198,8 @@ static void test_versions(void)
   size_t size;
   unsigned char *b = encoded(&size);
   memcpy(b, "fesim-ckpt-v1\n\0\0", 16);
-  CHECK(decode_says(b, size, "format version 1 (written by an earlier fesim); this fesim reads version 2"));
+  CHECK(decode_says(b, size,
+                    "format version 1 (written by an earlier fesim); this fesim reads version 2"));
   memcpy(b, "fesim-ckpt-v3\n\0\0", 16);
   CHECK(decode_says(b, size, "format version 3; this fesim reads version 2"));
   free(b);
@@ -248,33 +260,41 @@ static void test_verify(void)
   CHECK(verify_says(&cp, "was written by case 'other'; this case is 'case'", NULL));
   cp = good();
   cp.mesh_id ^= 1;
-  CHECK(verify_says(&cp, "was written on another mesh: 4 nodes, 2 cells, identity", "this case's mesh has 4 nodes"));
+  CHECK(verify_says(&cp, "was written on another mesh: 4 nodes, 2 cells, identity",
+                    "this case's mesh has 4 nodes"));
   cp = good();
   cp.n_nodes = 5;
   CHECK(verify_says(&cp, "another mesh: 5 nodes", NULL));
   cp = good();
   cp.columns = (char *)fe_stat_columns(0);
-  CHECK(verify_says(&cp, "whose stat file has the columns 'step,time,dt,min,max,integral,advection_iterations",
-                    "this case's has 'step,time,dt,min,max,integral,l2_error"));
+  CHECK(verify_says(
+      &cp, "whose stat file has the columns 'step,time,dt,min,max,integral,advection_iterations",
+      "this case's has 'step,time,dt,min,max,integral,l2_error"));
   cp = good();
   cp.fields = "T,velocity";
-  CHECK(verify_says(&cp, "dumps hold the fields 'T,velocity'; this case's hold 'T,T_exact,T_error'", NULL));
+  CHECK(verify_says(&cp, "dumps hold the fields 'T,velocity'; this case's hold 'T,T_exact,T_error'",
+                    NULL));
   cp = good();
   cp.step = 10;
   CHECK(verify_says(&cp, "is at step 10; this case has 10 steps", NULL));
   cp = good();
   cp.time = nextafter(0.5, 1); /* one unit in the last place */
-  CHECK(verify_says(&cp, "is at step 5, t = 0.50000000000000011; this case's step 5 ends at t = 0.5", NULL));
+  CHECK(verify_says(
+      &cp, "is at step 5, t = 0.50000000000000011; this case's step 5 ends at t = 0.5", NULL));
   cp = good();
   cp.time = 0.25; /* dt 0.05 */
   CHECK(verify_says(&cp, "t = 0.25; this case's step 5 ends at t = 0.5: its <time>", NULL));
   cp = good();
   cp.n_dumps = 1;
-  CHECK(verify_says(&cp, "holds 1 dumps at step 5; this case's schedule (a dump every 3 steps) gives 2", NULL));
+  CHECK(verify_says(
+      &cp, "holds 1 dumps at step 5; this case's schedule (a dump every 3 steps) gives 2", NULL));
   double times[] = {0, 0.3};
   cp = good();
   cp.dump_times = times;
-  CHECK(verify_says(&cp, "has dump 1 at t = 0.29999999999999999; this case's schedule has it at t = 0.30000000000000004 (step 3)", NULL));
+  CHECK(verify_says(&cp,
+                    "has dump 1 at t = 0.29999999999999999; this case's schedule has it at t = "
+                    "0.30000000000000004 (step 3)",
+                    NULL));
 }
 
 /* The identity changes with any coordinate or cell, and with the numbering. */

@@ -23,9 +23,10 @@ static void check_reference(void)
   CHECK(fe_hash64("", 0, 12345) == 0x95584AF7701F808DULL);
   CHECK(fe_hash64("abc", 3, 12345) == 0x01700E64F6F23509ULL);
   /* lengths around the 32-byte stripe: the tail's 8-, 4- and 1-byte steps */
-  const struct vector v[] = {{31, 0, 0x80ADFC1D42020F39ULL}, {32, 0, 0xBF7C9DBE16B5C6E2ULL},
-                             {36, 0, 0x69196C1B3AF0BFF9ULL}, {31, 12345, 0xCCF53214FE644102ULL},
-                             {32, 12345, 0xE6A1E4F2ACE01643ULL}, {36, 12345, 0x0050FDEDCF288068ULL}};
+  const struct vector v[] = {
+      {31, 0, 0x80ADFC1D42020F39ULL},     {32, 0, 0xBF7C9DBE16B5C6E2ULL},
+      {36, 0, 0x69196C1B3AF0BFF9ULL},     {31, 12345, 0xCCF53214FE644102ULL},
+      {32, 12345, 0xE6A1E4F2ACE01643ULL}, {36, 12345, 0x0050FDEDCF288068ULL}};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
     CHECK(fe_hash64(text, v[i].size, v[i].seed) == v[i].hash);
   CHECK(fe_hash64(bytes, sizeof bytes, 0) == 0x8E03C838C596036FULL);

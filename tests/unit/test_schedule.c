@@ -74,7 +74,8 @@ static void check_refusals(void)
   long n = 7;
   CHECK(fe_steps_count(-1e308, 1e308, 1, &n) == FE_STEPS_SPAN_NOT_FINITE && n == 0);
   CHECK(fe_steps_count(1, 2, 1e-17, &n) == FE_STEPS_DT_LOST_AT_START);
-  CHECK(fe_steps_count(0, 1e6, 1e-11, &n) == FE_STEPS_DT_LOST_AT_END); /* 0 + dt > 0, 1e6 - dt == 1e6 */
+  CHECK(fe_steps_count(0, 1e6, 1e-11, &n) ==
+        FE_STEPS_DT_LOST_AT_END); /* 0 + dt > 0, 1e6 - dt == 1e6 */
   CHECK(fe_steps_count(0, 1e13, 1, &n) == FE_STEPS_TOO_MANY);
   CHECK(fe_steps_count(0, 1, 1e-15, &n) == FE_STEPS_TOO_MANY); /* 10^15 steps */
   CHECK(fe_steps_count(0, (double)FE_MAX_STEPS, 1, &n) == FE_STEPS_OK && n == FE_MAX_STEPS);

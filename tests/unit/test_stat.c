@@ -11,9 +11,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <float.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -208,7 +208,8 @@ static void test_resume(const char *dir)
   CHECK(stat && fe_stat_write(stat, &next) == FE_SUCCESS);
   fe_stat_destroy(stat);
   char *now = read_all(path);
-  const size_t len2 = row2 ? (size_t)(strchr(row2 + 1, '\n') - row2) : 0; /* row 2 and its newline */
+  const size_t len2 =
+      row2 ? (size_t)(strchr(row2 + 1, '\n') - row2) : 0; /* row 2 and its newline */
   CHECK(now && !strncmp(now, full, (size_t)keep) && strlen(now + keep) == len2 &&
         !strncmp(now + keep, row2 + 1, len2));
   free(now);

@@ -443,8 +443,13 @@ static void test_names(const char *dir)
   CHECK(fe_vtk_name_clash(1, time, &other) == 0);
   double coords[] = {0, 0, 1, 0, 0, 1}, tracer[] = {1, 2, 3};
   int cells[] = {0, 1, 2}, cell_region[] = {0};
-  struct fe_mesh m = {.dim = 2, .nv = 3, .n_nodes = 3, .n_cells = 1, .coords = coords,
-                      .cells = cells, .cell_region = cell_region};
+  struct fe_mesh m = {.dim = 2,
+                      .nv = 3,
+                      .n_nodes = 3,
+                      .n_cells = 1,
+                      .coords = coords,
+                      .cells = cells,
+                      .cell_region = cell_region};
   char name[300];
   memset(name, 'a', sizeof name);
   name[FE_VTK_NAME_MAX] = '\0'; /* the longest */
