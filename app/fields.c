@@ -112,29 +112,31 @@ static int is_psd(int d, const double *s, char *why, size_t size)
 static int not_psd(const struct fe_case *c, const struct fe_mesh *m, long e, const double *s,
                    const double p[3], double t, const char *why)
 {
-  char point[160], values[160] = "";
+  char point[160], values[160] = "", shown[FE_QUOTE_SIZE];
   point_name(m, e, p, point, sizeof point);
   if (c->n_diffusivity == 1)
     FE_RAISE(FE_ERR_INPUT,
-             "%s:%d: <diffusivity>: '%s' is %g at %s, t = %g; expected a diffusivity >= 0", c->path,
-             c->diffusivity_line, fe_expr_text(c->diffusivity[0]), s[0], point, t);
+             "%s:%d: <diffusivity>: '%s' is %g at %s, t = %g; expected a diffusivity >= 0",
+             fe_path_shown(c->path, shown, sizeof shown), c->diffusivity_line,
+             fe_expr_text(c->diffusivity[0]), s[0], point, t);
   for (int k = 0; k < FE_NSYM(m->dim); k++)
     snprintf(values + strlen(values), sizeof values - strlen(values), "%s%g", k ? " " : "", s[k]);
   FE_RAISE(FE_ERR_INPUT,
            "%s:%d: <diffusivity>: the tensor (%s) = (%s) at %s, t = %g, is not positive "
            "semi-definite: %s; expected a symmetric positive semi-definite tensor",
-           c->path, c->diffusivity_line, m->dim == 2 ? "xx xy yy" : "xx xy xz yy yz zz", values,
-           point, t, why);
+           fe_path_shown(c->path, shown, sizeof shown), c->diffusivity_line,
+           m->dim == 2 ? "xx xy yy" : "xx xy xz yy yz zz", values, point, t, why);
 }
 
 int fe_eval_diffusivity(const struct fe_case *c, const struct fe_mesh *m, double t, double *out)
 {
   const int d = m->dim, ns = FE_NSYM(d);
+  char shown[FE_QUOTE_SIZE];
   FE_CHECK(c->n_diffusivity == 1 || c->n_diffusivity == ns, FE_ERR_INPUT,
            "%s:%d: <diffusivity>: %d tensor components for a %dD mesh; expected a scalar or the %d "
            "components %s",
-           c->path, c->diffusivity_line, c->n_diffusivity, d, ns,
-           d == 2 ? "xx xy yy" : "xx xy xz yy yz zz");
+           fe_path_shown(c->path, shown, sizeof shown), c->diffusivity_line, c->n_diffusivity, d,
+           ns, d == 2 ? "xx xy yy" : "xx xy xz yy yz zz");
   double p[3];
   for (long e = 0; e < m->n_cells; e++) {
     double *s = out + e * ns;
@@ -206,6 +208,11 @@ int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const stru
   return FE_SUCCESS;
 }
 
+const char *fe_path_shown(const char *path, char *buf, size_t size)
+{
+  return strlen(path) <= FE_QUOTE_MAX ? path : fe_quote(path, FE_QUOTE_MAX, buf, size);
+}
+
 int fe_case_time_dependent_velocity(const struct fe_case *c)
 {
   for (int a = 0; a < c->n_velocity; a++)
@@ -270,14 +277,15 @@ static int bcs_resolve(const struct fe_case *c, const struct fe_mesh *m, struct 
   FE_MALLOC(max_tag + 1, &owner);
   for (int k = 0; k <= max_tag; k++) owner[k] = -1;
   int *dbc;
+  char shown[FE_QUOTE_SIZE];
   int err = fe_malloc((size_t)m->n_nodes * sizeof *dbc + 1, &dbc);
   for (int b = 0; !err && b < c->n_boundaries; b++) {
     int tags[64];
     const struct fe_boundary *bd = &c->boundaries[b];
     if (bd->n_refs > 64) {
       err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
-                           "%s:%d: <boundary>: %d physical groups; expected at most 64", c->path,
-                           bd->line, bd->n_refs);
+                           "%s:%d: <boundary>: %d physical groups; expected at most 64",
+                           fe_path_shown(c->path, shown, sizeof shown), bd->line, bd->n_refs);
       break;
     }
     err = resolve_refs(c, m, b, tags);
@@ -288,8 +296,9 @@ static int bcs_resolve(const struct fe_case *c, const struct fe_mesh *m, struct 
                              "%s:%d: <boundary physical=\"%s\">: '%s' is physical group %d, which "
                              "already has a condition at line %d; a group may appear in one "
                              "<boundary> only",
-                             c->path, bd->line, refs_text(bd, attr, sizeof attr), bd->refs[r],
-                             tags[r], c->boundaries[owner[tags[r]]].line);
+                             fe_path_shown(c->path, shown, sizeof shown), bd->line,
+                             refs_text(bd, attr, sizeof attr), bd->refs[r], tags[r],
+                             c->boundaries[owner[tags[r]]].line);
       owner[tags[r]] = b;
     }
   }

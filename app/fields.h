@@ -43,6 +43,9 @@ int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const stru
 double fe_facet_measure(const struct fe_mesh *m, const int *f);
 
 int fe_case_time_dependent_velocity(const struct fe_case *c);
+/* A path as messages show it: itself, or cut by fe_quote when longer than FE_QUOTE_MAX
+ * (buf of FE_QUOTE_SIZE bytes). */
+const char *fe_path_shown(const char *path, char *buf, size_t size);
 int fe_case_time_dependent_diffusivity(const struct fe_case *c);
 
 #endif

@@ -20,10 +20,28 @@
 #include "core/timer.h"
 #include "io/checkpoint.h"
 #include "io/mesh.h"
+#include "io/outdir.h"
+#include "io/schedule.h"
 #include "io/stat.h"
 #include "io/vtk.h"
 #include "solvers/cg.h"
 #include "solvers/cuda.h"
+
+/* An evaluation of the case's expressions on the backend during a step: kept, so that a value
+ * that turns out non-finite can be traced to its expression on the host. */
+enum evaluated {
+  EVAL_VELOCITY,
+  EVAL_DIFFUSIVITY,
+  EVAL_SOURCE,
+  EVAL_NEUMANN,
+  EVAL_DIRICHLET,
+  EVAL_EXACT
+};
+struct evaluation {
+  enum evaluated what;
+  double t;
+};
+enum { MAX_EVALUATIONS = 32 }; /* a step evaluates at most about 20 (kind, time) pairs */
 
 struct fe_sim {
   const struct fe_options *opt;
@@ -34,7 +52,7 @@ struct fe_sim {
   struct fe_backend *owned_be; /* a CUDA backend this run created */
   enum fe_strategy strategy;
   const char *outdir;
-  int n_steps;
+  struct fe_schedule sched; /* the time steps and when outputs are written */
   int has_advection, adv_tdep, diff_tdep, src_tdep, src_zero, bc_tdep;
   struct fe_space *space;
   struct fe_coefficient_programs *cp;
@@ -53,13 +71,29 @@ struct fe_sim {
   struct fe_vec *lumped;               /* int phi_n: integral = lumped . T */
   double *h_n, *h_n2, *h_vel, *h_diff, *h_d, *h_exact; /* host work */
   struct fe_coefficients coef;
+  struct evaluation evaluated[MAX_EVALUATIONS]; /* this step's, in order */
+  int n_evaluated;
   /* statistics */
-  int step, n_dumps, adv_iters, diff_iters;
+  long step, n_dumps;
+  int adv_iters, diff_iters;
   long total_adv_iters, total_diff_iters;
   double *dump_times;
   long total_cg_iters;
   double t_adv, t_diff, t_cg, t_out, t_start, t_loop0, last_progress;
+  /* outputs */
+  char *case_real;            /* the case file's absolute path (NAME.run, the lock) */
+  const char *field_names[4]; /* the dump's point fields */
+  int n_fields;
+  char *exact_name, *error_name, *fields_text;
+  struct fe_checkpoint id; /* what identifies the run in its checkpoints */
+  int have_mesh_id;
+  char *stat_path, *series_path;
   struct fe_stat *stat;
+  struct fe_outdir_lock *lock;
+  struct fe_checkpoint restart; /* --restart: the verified checkpoint, until restored */
+  long stat_keep;               /* --restart: bytes of the stat file up to its row */
+  long saved_step;              /* step of the newest checkpoint written or restored, or -1 */
+  char *saved_path;             /* that checkpoint */
 };
 
 /* The one mutable global of the program besides fe_error's quiet switch: a
@@ -82,26 +116,6 @@ static void catch_stop_signals(void)
 }
 
 /* ---------------------------------------------------------------- set-up */
-
-static int steps_between(double t0, double t1, double dt)
-{
-  double n = (t1 - t0) / dt;
-  int k = (int)ceil(n - 1e-9 * fmax(1.0, n));
-  return k < 1 ? 1 : k;
-}
-
-static double step_time(const struct fe_sim *s, int step)
-{
-  return step >= s->n_steps ? s->c->t_end : s->c->t_start + step * s->c->dt;
-}
-
-/* The nominal dt, so that operators built for it are reused, but for the
- * last step, shortened to land on end. */
-static double step_length(const struct fe_sim *s, int step)
-{
-  const double left = s->c->t_end - step_time(s, step - 1);
-  return step < s->n_steps || fabs(left - s->c->dt) <= 1e-9 * s->c->dt ? s->c->dt : left;
-}
 
 /* cuda: the GPU or exit 4; auto: the GPU when one is usable, else the CPU, said once. */
 static int pick_backend(struct fe_sim *s)
@@ -136,11 +150,12 @@ static int pick_backend(struct fe_sim *s)
 static int check_dimensions(const struct fe_sim *s)
 {
   const struct fe_case *c = s->c;
+  char shown[FE_QUOTE_SIZE];
   if (c->n_velocity)
     FE_CHECK(c->n_velocity == s->m->dim, FE_ERR_INPUT,
-             "%s:%d: <velocity>: %d components for the %dD mesh %s; expected %s", c->path,
-             c->velocity_line, c->n_velocity, s->m->dim, s->m->path,
-             s->m->dim == 2 ? "x and y" : "x, y and z");
+             "%s:%d: <velocity>: %d components for the %dD mesh %s; expected %s",
+             fe_path_shown(c->path, shown, sizeof shown), c->velocity_line, c->n_velocity,
+             s->m->dim, s->m->path, s->m->dim == 2 ? "x and y" : "x, y and z");
   return FE_SUCCESS;
 }
 
@@ -218,6 +233,35 @@ static int create_operators(struct fe_sim *s)
 
 /* ---------------------------------------------------------------- the scheme */
 
+static void evaluating(struct fe_sim *s, enum evaluated what, double t)
+{
+  for (int i = 0; i < s->n_evaluated; i++)
+    if (s->evaluated[i].what == what && s->evaluated[i].t == t) return;
+  if (s->n_evaluated < MAX_EVALUATIONS)
+    s->evaluated[s->n_evaluated++] = (struct evaluation){what, t};
+}
+
+/* Non-finite values showed during the step (the tracer, a CG solve, the error norms): the
+ * step's evaluations again, on the host, in order.  The first non-finite value is an input
+ * error naming the expression, where the case file has it, the node or cell and the time
+ * (fe_eval_*); FE_SUCCESS when every value is finite, and the failure is numerical. */
+static int name_non_finite(struct fe_sim *s)
+{
+  const struct fe_case *c = s->c;
+  for (int i = 0; i < s->n_evaluated; i++) {
+    const double t = s->evaluated[i].t;
+    switch (s->evaluated[i].what) {
+    case EVAL_VELOCITY: FE_CALL(fe_eval_velocity(c, s->m, t, s->h_vel)); break;
+    case EVAL_DIFFUSIVITY: FE_CALL(fe_eval_diffusivity(c, s->m, t, s->h_diff)); break;
+    case EVAL_SOURCE: FE_CALL(fe_eval_nodes(c->source, s->m, t, s->h_n2)); break;
+    case EVAL_NEUMANN: FE_CALL(fe_eval_neumann(c, s->m, s->bcs, t, s->h_n2)); break;
+    case EVAL_DIRICHLET: FE_CALL(fe_eval_dirichlet(c, s->m, s->bcs, t, s->h_d)); break;
+    case EVAL_EXACT: FE_CALL(fe_eval_nodes(c->exact, s->m, t, s->h_exact)); break;
+    }
+  }
+  return FE_SUCCESS;
+}
+
 /* v = values (backend array in Dirichlet-node order) on the Dirichlet nodes */
 static int set_on_dirichlet(struct fe_sim *s, const double *values, struct fe_vec *v)
 {
@@ -231,6 +275,7 @@ static int set_dirichlet(struct fe_sim *s, double t, struct fe_vec *v)
 {
   if (!s->bcs->n_dirichlet) return FE_SUCCESS;
   if (s->bc_tdep || !s->dvals_ready) {
+    evaluating(s, EVAL_DIRICHLET, t);
     FE_CALL(fe_coefficients_dirichlet(s->cp, t, s->dvals));
     s->dvals_ready = 1;
   }
@@ -253,17 +298,20 @@ static int solve(struct fe_sim *s, struct fe_op *a, const char *what, double t, 
     snprintf(last + strlen(last), sizeof last - strlen(last), " %.3e", r.history[k]);
     finite &= isfinite(r.history[k]);
   }
+  if (!finite || !isfinite(r.rhs_norm)) FE_CALL(name_non_finite(s));
   if (!finite || !isfinite(r.rhs_norm))
-    FE_RAISE(FE_ERR_NUMERICAL,
-             "the %s solve broke down with non-finite values at step %d (t = %.9g): %d CG iterations, "
-             "last residuals%s, right-hand side norm %.3e; the scheme is unstable at this dt: try a "
-             "smaller dt",
-             what, s->step, t, r.iterations, last, r.rhs_norm);
-  FE_RAISE(FE_ERR_NUMERICAL,
-           "the %s solve did not converge at step %d (t = %.9g): %d CG iterations, last residuals%s, "
-           "target max(rtol %.1e * %.3e, atol %.1e); try a smaller dt or a larger <solver "
-           "max_iterations>",
-           what, s->step, t, r.iterations, last, s->cgo.rtol, r.rhs_norm, s->cgo.atol);
+    FE_RAISE(
+        FE_ERR_NUMERICAL,
+        "the %s solve broke down with non-finite values at step %ld (t = %.9g): %d CG iterations, "
+        "last residuals%s, right-hand side norm %.3e; the scheme is unstable at this dt: try a "
+        "smaller dt",
+        what, s->step, t, r.iterations, last, r.rhs_norm);
+  FE_RAISE(
+      FE_ERR_NUMERICAL,
+      "the %s solve did not converge at step %ld (t = %.9g): %d CG iterations, last residuals%s, "
+      "target max(rtol %.1e * %.3e, atol %.1e); try a smaller dt or a larger <solver "
+      "max_iterations>",
+      what, s->step, t, r.iterations, last, s->cgo.rtol, r.rhs_norm, s->cgo.atol);
 }
 
 static int assemble_diffusion(struct fe_sim *s, double tau, double tmid)
@@ -271,6 +319,7 @@ static int assemble_diffusion(struct fe_sim *s, double tau, double tmid)
   const int retime = s->diff_tdep && tmid != s->diff_time;
   if (tau == s->diff_tau && !retime) return FE_SUCCESS;
   if (retime || s->diff_tau == 0) {
+    evaluating(s, EVAL_DIFFUSIVITY, tmid);
     FE_CALL(fe_coefficients_diffusivity(s->cp, tmid, s->diff));
     if (s->diff_tdep) { /* checked where it is evaluated; read with the stat row */
       const long m = s->coef.uniform_diffusivity ? 1 : s->m->n_cells;
@@ -294,8 +343,10 @@ static int add_loads(struct fe_sim *s, double t0, double t1, double tau)
 {
   const double th = s->c->theta;
   if (!s->src_zero) {
+    evaluating(s, EVAL_SOURCE, t1);
     FE_CALL(fe_coefficients_source(s->cp, t1, s->y->a));
     if (s->src_tdep && th != 1) {
+      evaluating(s, EVAL_SOURCE, t0);
       FE_CALL(fe_coefficients_source(s->cp, t0, s->k->a));
       FE_CALL(fe_vec_axpby(s->y, 1 - th, s->k, th)); /* theta f(t1) + (1 - theta) f(t0) */
     }
@@ -303,8 +354,10 @@ static int add_loads(struct fe_sim *s, double t0, double t1, double tau)
     FE_CALL(fe_vec_axpy(s->b, tau, s->k));
   }
   if (s->bcs->n_neumann_facets) {
+    evaluating(s, EVAL_NEUMANN, t1);
     FE_CALL(fe_coefficients_neumann(s->cp, t1, s->y->a));
     if (s->bc_tdep && th != 1) {
+      evaluating(s, EVAL_NEUMANN, t0);
       FE_CALL(fe_coefficients_neumann(s->cp, t0, s->k->a));
       FE_CALL(fe_vec_axpby(s->y, 1 - th, s->k, th));
     }
@@ -337,6 +390,7 @@ static int diffuse(struct fe_sim *s, double t0, double tau)
 static int assemble_advection(struct fe_sim *s, double t)
 {
   if (t == s->adv_time || (!s->adv_tdep && !isnan(s->adv_time))) return FE_SUCCESS;
+  evaluating(s, EVAL_VELOCITY, t);
   FE_CALL(fe_coefficients_velocity(s->cp, t, s->vel));
   struct fe_form adv = {.advection = -1.0}; /* M dT/dt = -C T */
   FE_CALL(fe_operator_assemble(s->adv, &adv, &s->coef));
@@ -404,8 +458,10 @@ static int check_diffusivity(struct fe_sim *s)
   s->n_diff_checked = 0;
   if (!bad) return FE_SUCCESS;
   for (int k = 0; k < n; k++) FE_CALL(fe_eval_diffusivity(s->c, s->m, s->diff_checked[k], s->h_diff));
-  FE_RAISE(FE_ERR_INPUT, "%s:%d: <diffusivity>: not positive semi-definite in %d cells during step %d",
-           s->c->path, s->c->diffusivity_line, bad, s->step);
+  char shown[FE_QUOTE_SIZE];
+  FE_RAISE(FE_ERR_INPUT,
+           "%s:%d: <diffusivity>: not positive semi-definite in %d cells during step %ld",
+           fe_path_shown(s->c->path, shown, sizeof shown), s->c->diffusivity_line, bad, s->step);
 }
 
 static int write_stat(struct fe_sim *s, double t, double dt)
@@ -416,17 +472,26 @@ static int write_stat(struct fe_sim *s, double t, double dt)
   row.dt = dt;
   if (s->diff_tdep) FE_CALL(check_diffusivity(s));
   FE_CALL(fe_vec_minmax(s->T, &row.min, &row.max));
+  if (!isfinite(row.min) || !isfinite(row.max)) FE_CALL(name_non_finite(s));
   FE_CHECK(isfinite(row.min) && isfinite(row.max), FE_ERR_NUMERICAL,
-           "the tracer has non-finite values after step %d (t = %.9g); try a smaller dt", s->step, t);
+           "the tracer has non-finite values after step %ld (t = %.9g); try a smaller dt", s->step,
+           t);
   FE_CALL(fe_vec_dot(s->lumped, s->T, &row.integral));
   if (s->c->exact) { /* e = T - exact and its norms, on the backend */
     double lo, hi, l2sq;
+    evaluating(s, EVAL_EXACT, t);
     FE_CALL(fe_coefficients_exact(s->cp, t, s->ex->a));
     FE_CALL(fe_vec_copy(s->T, s->y));
     FE_CALL(fe_vec_axpy(s->y, -1.0, s->ex));
     FE_CALL(fe_vec_minmax(s->y, &lo, &hi));
     FE_CALL(fe_space_mass_apply(s->space, s->y->a, s->k->a));
     FE_CALL(fe_vec_dot(s->y, s->k, &l2sq));
+    const int finite = isfinite(lo) && isfinite(hi) && isfinite(l2sq);
+    if (!finite) FE_CALL(name_non_finite(s)); /* a NaN exact solution is no l2_error of 0 */
+    FE_CHECK(finite, FE_ERR_NUMERICAL,
+             "the error norms after step %ld (t = %.9g) are not finite (e^T M e = %g, nodal errors "
+             "in [%g, %g]) while the tracer and the exact solution are: they overflow",
+             s->step, t, l2sq, lo, hi);
     row.l2_error = sqrt(fmax(l2sq, 0));
     row.linf_error = fmax(fabs(lo), fabs(hi));
   }
@@ -442,35 +507,58 @@ static int write_dump(struct fe_sim *s, double t)
   const double start = fe_wtime();
   FE_CALL(fe_vec_download(s->T, s->h_n));
   struct fe_vtk_field f[4];
-  char exact_name[300], error_name[300];
   int nf = 0;
-  f[nf++] = (struct fe_vtk_field){s->c->tracer_name, 1, s->h_n, 1};
+  f[nf++] = (struct fe_vtk_field){s->field_names[0], 1, s->h_n, 1};
   if (s->c->n_velocity) {
     FE_CALL(fe_eval_velocity(s->c, s->m, t, s->h_vel));
-    f[nf++] = (struct fe_vtk_field){"velocity", 3, s->h_vel, s->m->dim};
+    f[nf++] = (struct fe_vtk_field){s->field_names[1], 3, s->h_vel, s->m->dim};
   }
   if (s->c->exact) {
     FE_CALL(fe_vec_download(s->ex, s->h_exact));
     FE_CALL(fe_vec_download(s->y, s->h_n2)); /* the error, from write_stat */
-    snprintf(exact_name, sizeof exact_name, "%s_exact", s->c->tracer_name);
-    snprintf(error_name, sizeof error_name, "%s_error", s->c->tracer_name);
-    f[nf++] = (struct fe_vtk_field){exact_name, 1, s->h_exact, 1};
-    f[nf++] = (struct fe_vtk_field){error_name, 1, s->h_n2, 1};
+    f[nf++] = (struct fe_vtk_field){s->exact_name, 1, s->h_exact, 1};
+    f[nf++] = (struct fe_vtk_field){s->error_name, 1, s->h_n2, 1};
   }
-  FE_CALL(fe_vtk_write(s->outdir, s->c->name, s->n_dumps, t, s->m, nf, f));
+  char *path;
+  FE_CALL(fe_vtk_path(s->outdir, s->c->name, s->n_dumps, &path));
+  const int err = fe_vtk_write(path, t, s->m, nf, f);
+  free(path);
+  FE_CALL(err);
   s->dump_times[s->n_dumps++] = t;
-  FE_CALL(fe_vtk_write_series(s->outdir, s->c->name, s->n_dumps, s->dump_times));
+  FE_CALL(fe_vtk_write_series(s->series_path, s->c->name, s->n_dumps, s->dump_times));
   s->t_out += fe_wtime() - start;
   return FE_SUCCESS;
 }
 
-static int write_checkpoint(struct fe_sim *s, double t, char *path, size_t size)
+/* The run's identity, the mesh's hashed when first needed (it reads the whole mesh). */
+static const struct fe_checkpoint *identity(struct fe_sim *s)
+{
+  if (!s->have_mesh_id) s->id.mesh_id = fe_checkpoint_mesh_id(s->m);
+  s->have_mesh_id = 1;
+  return &s->id;
+}
+
+/* NAME_checkpoint_NNNNNN.bin of the step just done (ended at t), which then is the newest. */
+static int write_checkpoint(struct fe_sim *s, double t)
 {
   FE_CALL(fe_vec_download(s->T, s->h_n));
-  struct fe_checkpoint cp = {.n_nodes = s->m->n_nodes, .step = s->step, .time = t,
-                             .n_dumps = s->n_dumps, .dump_times = s->dump_times, .field = s->h_n};
-  snprintf(cp.name, sizeof cp.name, "%s", s->c->name);
-  return fe_checkpoint_write(s->outdir, &cp, path, size);
+  struct fe_checkpoint cp = *identity(s);
+  cp.step = s->step;
+  cp.time = t;
+  cp.n_dumps = s->n_dumps;
+  cp.dump_times = s->dump_times;
+  cp.field = s->h_n;
+  char *path;
+  FE_CALL(fe_outdir_path(s->outdir, &path, "%s_checkpoint_%06ld.bin", s->c->name, s->step));
+  const int err = fe_checkpoint_write(path, &cp);
+  if (err) {
+    free(path);
+    return err;
+  }
+  free(s->saved_path);
+  s->saved_path = path;
+  s->saved_step = s->step;
+  return FE_SUCCESS;
 }
 
 static const char *backend_description(const struct fe_sim *s, char *buf, size_t size)
@@ -491,8 +579,8 @@ static void format_duration(double sec, char *buf, size_t n)
 static void progress(struct fe_sim *s, double t, int final)
 {
   if (s->opt->verbosity >= 2) { /* --verbose: a line per step, terminal or not */
-    fprintf(stderr, "step %d/%d  t = %.9g  CG advection %d  diffusion %d  wall %.3f s\n", s->step,
-            s->n_steps, t, s->adv_iters, s->diff_iters, fe_wtime() - s->t_loop0);
+    fprintf(stderr, "step %ld/%ld  t = %.9g  CG advection %d  diffusion %d  wall %.3f s\n", s->step,
+            s->sched.n_steps, t, s->adv_iters, s->diff_iters, fe_wtime() - s->t_loop0);
     return;
   }
   if (s->opt->verbosity == 0 || !isatty(STDERR_FILENO)) return;
@@ -500,13 +588,14 @@ static void progress(struct fe_sim *s, double t, int final)
   if (!final && now - s->last_progress < 0.2) return;
   s->last_progress = now;
   char eta[32];
-  format_duration((now - s->t_loop0) / s->step * (s->n_steps - s->step), eta, sizeof eta);
-  fprintf(stderr, "\rstep %d/%d  t = %-12.6g  CG advection %4d  diffusion %4d  ETA %s ", s->step,
-          s->n_steps, t, s->adv_iters, s->diff_iters, eta);
+  format_duration((now - s->t_loop0) / (double)s->step * (double)(s->sched.n_steps - s->step), eta,
+                  sizeof eta);
+  fprintf(stderr, "\rstep %ld/%ld  t = %-12.6g  CG advection %4d  diffusion %4d  ETA %s ", s->step,
+          s->sched.n_steps, t, s->adv_iters, s->diff_iters, eta);
   if (final) fputc('\n', stderr);
 }
 
-static void summary(const struct fe_sim *s, double t, int first_step)
+static void summary(const struct fe_sim *s, double t, long first_step)
 {
   double local = 0, global = 0;
   int count = 0;
@@ -520,140 +609,234 @@ static void summary(const struct fe_sim *s, double t, int first_step)
     }
   double total = fe_wtime() - s->t_loop0;
   if (s->opt->report)
-    *s->opt->report = (struct fe_run_report){
-      .steps = s->n_steps - first_step, .setup = s->t_loop0 - s->t_start, .loop = total,
-      .output = s->t_out, .local = local, .global = global, .assemblies = count,
-      .advection = s->t_adv, .diffusion = s->t_diff, .cg = s->t_cg, .cg_iterations = s->total_cg_iters,
-      .advection_iterations = s->total_adv_iters, .diffusion_iterations = s->total_diff_iters};
+    *s->opt->report = (struct fe_run_report){.steps = s->sched.n_steps - first_step,
+                                             .setup = s->t_loop0 - s->t_start,
+                                             .loop = total,
+                                             .output = s->t_out,
+                                             .local = local,
+                                             .global = global,
+                                             .assemblies = count,
+                                             .advection = s->t_adv,
+                                             .diffusion = s->t_diff,
+                                             .cg = s->t_cg,
+                                             .cg_iterations = s->total_cg_iters,
+                                             .advection_iterations = s->total_adv_iters,
+                                             .diffusion_iterations = s->total_diff_iters};
   if (s->opt->verbosity == 0) return;
   char be[320];
-  printf("fesim: %s: %d steps to t = %.9g in %.3f s (backend %s, assembly %s)\n", s->c->name,
-         s->n_steps, t, total, backend_description(s, be, sizeof be), fe_strategy_name(s->strategy));
+  printf("fesim: %s: %ld steps to t = %.9g in %.3f s (backend %s, assembly %s)\n", s->c->name,
+         s->sched.n_steps, t, total, backend_description(s, be, sizeof be),
+         fe_strategy_name(s->strategy));
   printf("  set-up     %9.3f s (case, mesh, operators)\n", s->t_loop0 - s->t_start);
-  printf("  per step   %9.3f ms (outputs excluded)\n", 1e3 * (total - s->t_out) / (s->n_steps - first_step));
+  printf("  per step   %9.3f ms (outputs excluded)\n",
+         1e3 * (total - s->t_out) / (double)(s->sched.n_steps - first_step));
   printf("  assembly   %9.3f s local, %.3f s global (%d operator assemblies)\n", local, global, count);
   if (s->has_advection)
     printf("  advection  %9.3f s, %ld CG iterations\n", s->t_adv, s->total_adv_iters);
   printf("  diffusion  %9.3f s, %ld CG iterations\n", s->t_diff, s->total_diff_iters);
-  printf("  output     %9.3f s, %d dumps: %s/%s.vtk.series, %s/%s.stat\n", s->t_out, s->n_dumps,
-         s->outdir, s->c->name, s->outdir, s->c->name);
+  printf("  output     %9.3f s, %ld dumps: %s, %s\n", s->t_out, s->n_dumps, s->series_path,
+         s->stat_path);
 }
 
-/* ---------------------------------------------------------------- driver */
+/* ---------------------------------------------------------------- the output directory */
 
 static int make_dir(const char *path)
 {
-  char buf[4096];
-  snprintf(buf, sizeof buf, "%s", path);
-  for (char *p = buf + 1; *p; p++)
-    if (*p == '/') {
-      *p = 0;
-      if (mkdir(buf, 0777) && errno != EEXIST)
-        FE_RAISE(FE_ERR_RESOURCE, "cannot create output directory '%s': %s", buf, strerror(errno));
-      *p = '/';
-    }
-  if (mkdir(buf, 0777) && errno != EEXIST)
-    FE_RAISE(FE_ERR_RESOURCE, "cannot create output directory '%s': %s", buf, strerror(errno));
-  return FE_SUCCESS;
+  char *buf, q[FE_QUOTE_SIZE];
+  if (!path[0]) return FE_SUCCESS;
+  FE_CALL(fe_strdup(path, &buf));
+  int err = FE_SUCCESS;
+  for (char *p = buf + 1; !err; p++) {
+    if (*p && *p != '/') continue;
+    const char end = *p;
+    *p = '\0';
+    if (mkdir(buf, 0777) && errno != EEXIST)
+      err = fe_error_raise(FE_ERR_RESOURCE, __FILE__, __LINE__,
+                           "cannot create the output directory %s: %s",
+                           fe_quote(buf, FE_QUOTE_MAX, q, sizeof q), strerror(errno));
+    *p = end;
+    if (!end) break;
+  }
+  free(buf);
+  return err;
+}
+
+/* "--output 'DIR'" or "case.xml: <output dir="DIR">": where the output directory was named. */
+static const char *outdir_source(const struct fe_sim *s, char *buf, size_t size)
+{
+  char q[FE_QUOTE_SIZE], p[FE_QUOTE_SIZE];
+  if (s->opt->output_dir)
+    snprintf(buf, size, "--output %s", fe_quote(s->outdir, FE_QUOTE_MAX, q, sizeof q));
+  else
+    snprintf(buf, size, "%s: <output dir=%s>", fe_path_shown(s->c->path, p, sizeof p),
+             fe_quote(s->outdir, FE_QUOTE_MAX, q, sizeof q));
+  return buf;
 }
 
 /* The output directory, or the first of its parents that exists, must be a
  * directory: checked with the case, before anything is written. */
 static int check_output_dir(const struct fe_sim *s)
 {
-  char path[4096], from[4200];
+  char *path, from[2 * FE_QUOTE_SIZE + 64], q[FE_QUOTE_SIZE];
   struct stat st;
-  if (s->opt->output_dir)
-    snprintf(from, sizeof from, "--output '%s'", s->outdir);
-  else
-    snprintf(from, sizeof from, "%s: <output dir=\"%s\">", s->c->path, s->outdir);
-  snprintf(path, sizeof path, "%s", s->outdir);
-  if (!path[0]) return FE_SUCCESS;
-  for (char *p = path + 1;; p++) {
+  if (!s->outdir[0]) return FE_SUCCESS;
+  FE_CALL(fe_strdup(s->outdir, &path));
+  int err = FE_SUCCESS;
+  for (char *p = path + 1; !err; p++) {
     if (*p && *p != '/') continue;
     const char end = *p;
     *p = '\0';
     if (!stat(path, &st) && !S_ISDIR(st.st_mode))
-      FE_RAISE(FE_ERR_INPUT,
-               "%s is not a directory: %s%s%s is a file; expected a directory, or a path where "
-               "one can be created",
-               from, end ? "'" : "", end ? path : "it", end ? "'" : "");
-    if (!end) break;
+      err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                           "%s is not a directory: %s is a file; expected a directory, or a path "
+                           "where one can be created",
+                           outdir_source(s, from, sizeof from),
+                           end ? fe_quote(path, FE_QUOTE_MAX, q, sizeof q) : "it");
     *p = end;
+    if (!end) break;
   }
-  return FE_SUCCESS;
+  free(path);
+  return err;
+}
+
+/* Every file the run may create in the output directory (the last dump and
+ * checkpoint have the longest numbers) fits the file system's limits. */
+static int check_output_names(const struct fe_sim *s)
+{
+  const char *name = s->c->name;
+  const long last_dump = fe_schedule_dumps_after(&s->sched, s->sched.n_steps) - 1;
+  char *files[6] = {0}, source[FE_QUOTE_SIZE + 64], p[FE_QUOTE_SIZE];
+  long name_max, path_max;
+  fe_outdir_limits(s->outdir, &name_max, &path_max);
+  snprintf(source, sizeof source, "<name> (%s)", fe_path_shown(s->c->path, p, sizeof p));
+  /* the first two have no temporary */
+  int err = fe_path_printf(&files[0], "%s.stat", name);
+  if (!err) err = fe_path_printf(&files[1], FE_LOCK_FILE);
+  if (!err) err = fe_path_printf(&files[2], "%s.run", name);
+  if (!err) err = fe_path_printf(&files[3], "%s.vtk.series", name);
+  if (!err) err = fe_vtk_path(NULL, name, last_dump, &files[4]);
+  if (!err) err = fe_path_printf(&files[5], "%s_checkpoint_%06ld.bin", name, s->sched.n_steps - 1);
+  for (int i = 0; !err && i < 6; i++) {
+    char *tmp = NULL;
+    err = fe_outdir_check_name(s->outdir, files[i], name_max, path_max, source);
+    if (!err && i >= 2) err = fe_outdir_tmp_path(files[i], &tmp);
+    if (!err && tmp) err = fe_outdir_check_name(s->outdir, tmp, name_max, path_max, source);
+    free(tmp);
+  }
+  for (int i = 0; i < 6; i++) free(files[i]);
+  return err;
 }
 
 /* Outputs belong to the case file that wrote NAME.run beside them: the run of
  * another case file with the same name must not overwrite them silently. */
 static int claim_outputs(const struct fe_sim *s)
 {
-  char path[4096], owner[4096] = "", stat_path[4096];
-  snprintf(path, sizeof path, "%s/%s.run", s->outdir, s->c->name);
-  snprintf(stat_path, sizeof stat_path, "%s/%s.stat", s->outdir, s->c->name);
-  char *me = realpath(s->c->path, NULL);
-  FE_CHECK(me, FE_ERR_RESOURCE, "cannot resolve the path of '%s': %s", s->c->path, strerror(errno));
+  char *path, *stat_path = s->stat_path, *owner = NULL, q[FE_QUOTE_SIZE], qo[FE_QUOTE_SIZE],
+              qp[FE_QUOTE_SIZE];
+  size_t cap = 0;
+  FE_CALL(fe_outdir_path(s->outdir, &path, "%s.run", s->c->name));
   FILE *f = fopen(path, "r");
+  int mine = 0, claimed = 0;
   if (f) {
-    if (!fgets(owner, sizeof owner, f) || strncmp(owner, "case ", 5)) owner[0] = 0;
+    claimed = getline(&owner, &cap, f) > 5 && !strncmp(owner, "case ", 5);
+    if (claimed) owner[strcspn(owner, "\n")] = '\0';
+    mine = claimed && !strcmp(owner + 5, s->case_real);
     fclose(f);
-    owner[strcspn(owner, "\n")] = 0;
   }
-  const int mine = owner[0] && !strcmp(owner + 5, me);
   const int foreign = f ? !mine : access(stat_path, F_OK) == 0;
-  free(me);
-  if (!foreign || s->opt->force) return FE_SUCCESS;
-  if (owner[0])
-    FE_RAISE(FE_ERR_INPUT,
-             "output directory '%s' holds the outputs of case '%s' (%s): not overwritten; use "
-             "--output for another directory or --force to overwrite them",
-             s->outdir, owner + 5, path);
-  FE_RAISE(FE_ERR_INPUT,
-           "output directory '%s' holds outputs named '%s' that no fesim run claims (%s exists, "
-           "%s does not): not overwritten; use --output for another directory or --force to "
-           "overwrite them",
-           s->outdir, s->c->name, stat_path, path);
+  int err = FE_SUCCESS;
+  if (foreign && !s->opt->force && claimed)
+    err = fe_error_raise(
+        FE_ERR_INPUT, __FILE__, __LINE__,
+        "output directory %s holds the outputs of case %s (%s): not overwritten; use "
+        "--output for another directory or --force to overwrite them",
+        fe_quote(s->outdir, FE_QUOTE_MAX, q, sizeof q),
+        fe_quote(owner + 5, FE_QUOTE_MAX, qo, sizeof qo), fe_path_shown(path, qp, sizeof qp));
+  else if (foreign && !s->opt->force)
+    err =
+        fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                       "output directory %s holds outputs named '%s' that no fesim run claims (%s "
+                       "exists, %s does not): not overwritten; use --output for another directory "
+                       "or --force to overwrite them",
+                       fe_quote(s->outdir, FE_QUOTE_MAX, q, sizeof q), s->c->name,
+                       fe_quote(stat_path, FE_QUOTE_MAX, qo, sizeof qo),
+                       fe_quote(path, FE_QUOTE_MAX, qp, sizeof qp));
+  free(owner);
+  free(path);
+  return err;
 }
 
 /* NAME.run: which case file the outputs belong to. */
 static int write_owner(const struct fe_sim *s)
 {
-  char path[4096], tmp[4200];
-  snprintf(path, sizeof path, "%s/%s.run", s->outdir, s->c->name);
-  snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-  char *me = realpath(s->c->path, NULL);
-  FE_CHECK(me, FE_ERR_RESOURCE, "cannot resolve the path of '%s': %s", s->c->path, strerror(errno));
-  FILE *f = fopen(tmp, "w");
-  int ok = f && fprintf(f, "case %s\nfesim %s\n", me, FESIM_VERSION) > 0;
-  ok = (f && fclose(f) == 0) && ok;
-  const int e = errno;
-  free(me);
-  if (!ok || rename(tmp, path)) {
-    remove(tmp);
-    FE_RAISE(FE_ERR_RESOURCE, "cannot write '%s': %s", path, strerror(ok ? errno : e));
-  }
-  return FE_SUCCESS;
+  char *path, *text;
+  FE_CALL(fe_outdir_path(s->outdir, &path, "%s.run", s->c->name));
+  int err = fe_path_printf(&text, "case %s\nfesim %s\n", s->case_real, FESIM_VERSION);
+  if (!err) err = fe_outdir_write_file(path, text, strlen(text), 0);
+  if (!err) free(text);
+  free(path);
+  return err;
 }
 
-static int restore(struct fe_sim *s, const char *path)
+/* The directory made and locked, what was checked before the lock checked
+ * again under it (another run may have ended in between), the temporaries of
+ * a killed run removed; then the first writes: NAME.run and the stat file. */
+static int open_outputs(struct fe_sim *s)
 {
-  struct fe_checkpoint cp;
-  FE_CALL(fe_checkpoint_read(path, &cp));
-  int err = FE_SUCCESS;
-  if (strcmp(cp.name, s->c->name) || cp.n_nodes != s->m->n_nodes || cp.step >= s->n_steps ||
-      cp.n_dumps > s->n_steps + 2)
-    err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
-                         "checkpoint '%s' (case '%s', %ld nodes, step %d) does not belong to case "
-                         "'%s' with %ld nodes and %d steps",
-                         path, cp.name, cp.n_nodes, cp.step, s->c->name, (long)s->m->n_nodes, s->n_steps);
-  if (!err) {
-    s->step = cp.step;
-    s->n_dumps = cp.n_dumps;
-    memcpy(s->dump_times, cp.dump_times, (size_t)cp.n_dumps * sizeof(double));
-    err = fe_vec_upload(s->T, cp.field);
+  signal(SIGXFSZ, SIG_IGN); /* a file size limit shows as EFBIG, reported like a full disk */
+  FE_CALL(make_dir(s->outdir));
+  FE_CALL(fe_outdir_lock(s->outdir, s->case_real, &s->lock));
+  int err = claim_outputs(s);
+  if (!err && s->opt->restart)
+    err = fe_stat_check_resume(s->stat_path, s->c->exact != NULL, s->restart.step, s->restart.time,
+                               &s->stat_keep);
+  long removed = 0;
+  if (!err) err = fe_outdir_remove_temporaries(s->outdir, &removed);
+  if (err) {
+    fe_outdir_unlock(s->lock);
+    s->lock = NULL;
+    return err;
   }
-  fe_checkpoint_free(&cp);
-  return err;
+  if (removed && s->opt->verbosity > 0)
+    fprintf(stderr, "fesim: note: removed %ld temporary files of an interrupted run from %s\n",
+            removed, s->outdir);
+  catch_stop_signals();
+  FE_CALL(write_owner(s));
+  if (s->opt->restart)
+    return fe_stat_resume(s->stat_path, s->c->exact != NULL, s->stat_keep, &s->stat);
+  return fe_stat_create(s->stat_path, s->c->exact != NULL, &s->stat);
+}
+
+/* ---------------------------------------------------------------- restarts */
+
+/* --restart: the checkpoint read and verified against this run (case name,
+ * mesh, stat columns, dump fields, its step's time and dumps), and the stat
+ * file it continues checked; nothing is written. */
+static int check_restart(struct fe_sim *s)
+{
+  const char *path = s->opt->restart;
+  struct fe_checkpoint largest = *identity(s);
+  largest.n_dumps = fe_schedule_max_dumps(&s->sched);
+  FE_CALL(fe_checkpoint_read(path, fe_checkpoint_size(&largest), &s->restart));
+  FE_CALL(fe_checkpoint_verify(path, &s->restart, &s->id, &s->sched));
+  return fe_stat_check_resume(s->stat_path, s->c->exact != NULL, s->restart.step, s->restart.time,
+                              &s->stat_keep);
+}
+
+/* T from the initial condition, or from the verified checkpoint (whose counts
+ * fe_checkpoint_verify bounded: n_dumps <= the dump table, n_nodes = the mesh's). */
+static int restore(struct fe_sim *s)
+{
+  if (!s->opt->restart) return fe_vec_upload(s->T, s->h_n);
+  struct fe_checkpoint *cp = &s->restart;
+  s->step = cp->step;
+  s->n_dumps = cp->n_dumps;
+  memcpy(s->dump_times, cp->dump_times, (size_t)cp->n_dumps * sizeof *s->dump_times);
+  FE_CALL(fe_vec_upload(s->T, cp->field));
+  s->saved_step = cp->step;
+  FE_CALL(fe_strdup(s->opt->restart, &s->saved_path));
+  fe_checkpoint_free(cp);
+  return FE_SUCCESS;
 }
 
 /* After a SIGINT or SIGTERM: the step is finished and its stat row written;
@@ -661,29 +844,32 @@ static int restore(struct fe_sim *s, const char *path)
  * the files an uninterrupted run would). */
 static int stopped(struct fe_sim *s, double t)
 {
-  char path[4096];
-  FE_CALL(write_checkpoint(s, t, path, sizeof path));
-  fprintf(stderr, "\nfesim: stopped by %s after step %d (t = %.9g); continue with --restart %s\n",
-          stop_signal == SIGINT ? "SIGINT" : "SIGTERM", s->step, t, path);
+  if (s->saved_step != s->step) FE_CALL(write_checkpoint(s, t));
+  fprintf(stderr, "\nfesim: stopped by %s after step %ld (t = %.9g); continue with --restart %s\n",
+          stop_signal == SIGINT ? "SIGINT" : "SIGTERM", s->step, t, s->saved_path);
   return FE_ERR_INTERRUPTED;
 }
 
 /* After a numerical failure in the step from t0: T goes back to the last good
- * state, which a checkpoint keeps (the dumps written so far are untouched). */
+ * state, which a checkpoint keeps (the dumps written so far are untouched).
+ * When that state already is in a checkpoint (written on schedule, or the one
+ * this run restarted from), that file is named and not written again. */
 static int keep_last_good(struct fe_sim *s, double t0)
 {
-  char path[4096];
   s->step--;
   FE_CALL(fe_vec_copy(s->prev, s->T));
-  FE_CALL(write_checkpoint(s, t0, path, sizeof path));
-  fprintf(stderr, "fesim: the last good state (step %d, t = %.9g) is in %s; the dumps up to t = %.9g are in %s/%s.vtk.series\n",
-          s->step, t0, path, s->dump_times[s->n_dumps - 1], s->outdir, s->c->name);
+  if (s->saved_step != s->step) FE_CALL(write_checkpoint(s, t0));
+  fprintf(stderr,
+          "fesim: the last good state (step %ld, t = %.9g) is in %s; the dumps up to t = %.9g are "
+          "in %s\n",
+          s->step, t0, s->saved_path, s->dump_times[s->n_dumps - 1], s->series_path);
   return FE_ERR_NUMERICAL;
 }
 
 /* The step from t0 and its stat row (which checks the field is finite). */
 static int advance(struct fe_sim *s, double t0, double h)
 {
+  s->n_evaluated = 0;
   FE_CALL(fe_vec_copy(s->T, s->prev));
   FE_CALL(take_step(s, t0, h));
   s->total_adv_iters += s->adv_iters;
@@ -693,29 +879,26 @@ static int advance(struct fe_sim *s, double t0, double h)
 
 static int time_loop(struct fe_sim *s)
 {
-  const struct fe_case *c = s->c;
-  const int first_step = s->step;
+  const long first_step = s->step;
+  const struct fe_schedule *sc = &s->sched;
   s->t_loop0 = fe_wtime();
-  double t = step_time(s, s->step);
-  if (s->step == 0) {
+  double t = fe_schedule_time(sc, s->step);
+  if (!s->opt->restart) {
     FE_CALL(write_stat(s, t, 0));
     FE_CALL(write_dump(s, t));
   }
-  while (s->step < s->n_steps) {
-    const double t0 = step_time(s, s->step), t1 = step_time(s, s->step + 1);
-    const double h = step_length(s, s->step + 1);
+  while (s->step < sc->n_steps) {
+    const double t0 = fe_schedule_time(sc, s->step), t1 = fe_schedule_time(sc, s->step + 1);
+    const double h = fe_schedule_length(sc, s->step + 1);
     s->step++;
     const int err = advance(s, t0, h);
     if (err == FE_ERR_NUMERICAL) return keep_last_good(s, t0);
     FE_CALL(err);
     t = t1;
-    if (s->step % c->output_every == 0 || s->step == s->n_steps) FE_CALL(write_dump(s, t1));
-    if (c->checkpoint_every && s->step % c->checkpoint_every == 0 && s->step < s->n_steps) {
-      char path[4096];
-      FE_CALL(write_checkpoint(s, t1, path, sizeof path));
-    }
-    progress(s, t1, s->step == s->n_steps);
-    if (stop_signal && s->step < s->n_steps) return stopped(s, t1);
+    if (fe_schedule_is_dump(sc, s->step)) FE_CALL(write_dump(s, t1));
+    if (fe_schedule_is_checkpoint(sc, s->step)) FE_CALL(write_checkpoint(s, t1));
+    progress(s, t1, s->step == sc->n_steps);
+    if (stop_signal && s->step < sc->n_steps) return stopped(s, t1);
   }
   summary(s, t, first_step);
   return FE_SUCCESS;
@@ -769,8 +952,8 @@ static void print_check(struct fe_sim *s)
     printf(": %s %s\n", bd->kind == FE_BC_DIRICHLET ? "dirichlet" : "neumann", fe_expr_text(bd->value));
   }
   printf("          %ld Dirichlet nodes; other boundaries: zero flux\n", s->bcs->n_dirichlet);
-  printf("time      %.9g to %.9g, dt %.9g, %d steps (last step %.9g)\n", c->t_start, c->t_end, c->dt,
-         s->n_steps, step_length(s, s->n_steps));
+  printf("time      %.9g to %.9g, dt %.9g, %ld steps (last step %.9g)\n", c->t_start, c->t_end,
+         c->dt, s->sched.n_steps, fe_schedule_length(&s->sched, s->sched.n_steps));
   printf("scheme    %s splitting, advection %s, %s mass, theta %g\n",
          c->splitting == FE_SPLIT_STRANG ? "strang" : "lie", s->has_advection ? "rk4" : "none",
          c->mass == FE_MASS_LUMPED ? "lumped" : "consistent", c->theta);
@@ -782,6 +965,49 @@ static void print_check(struct fe_sim *s)
   printf("assembly  %s on backend %s\n", fe_strategy_name(s->strategy), backend_description(s, be, sizeof be));
   printf("output    %s: a dump every %d steps, %s\n", s->outdir, c->output_every,
          c->checkpoint_every ? "checkpoints" : "no checkpoints");
+  if (s->opt->restart)
+    printf("restart   %s: step %ld, t = %.17g, %ld dumps; verified against the case, the mesh and "
+           "%s\n",
+           s->opt->restart, s->restart.step, s->restart.time, s->restart.n_dumps, s->stat_path);
+}
+
+/* The dump's point fields (the case reader checked they are distinct and
+ * within VTK's limits), the output paths, and the run's identity. */
+static int name_outputs(struct fe_sim *s)
+{
+  const struct fe_case *c = s->c;
+  s->field_names[s->n_fields++] = c->tracer_name;
+  if (c->n_velocity) s->field_names[s->n_fields++] = "velocity";
+  if (c->exact) {
+    FE_CALL(fe_path_printf(&s->exact_name, "%s_exact", c->tracer_name));
+    FE_CALL(fe_path_printf(&s->error_name, "%s_error", c->tracer_name));
+    s->field_names[s->n_fields++] = s->exact_name;
+    s->field_names[s->n_fields++] = s->error_name;
+  }
+  size_t len = 0;
+  for (int i = 0; i < s->n_fields; i++) len += strlen(s->field_names[i]) + 1;
+  FE_CALL(fe_calloc(len + 1, 1, &s->fields_text));
+  for (int i = 0; i < s->n_fields; i++) {
+    if (i) strcat(s->fields_text, ",");
+    strcat(s->fields_text, s->field_names[i]);
+  }
+  FE_CALL(fe_outdir_path(s->outdir, &s->stat_path, "%s.stat", c->name));
+  FE_CALL(fe_outdir_path(s->outdir, &s->series_path, "%s.vtk.series", c->name));
+  s->id = (struct fe_checkpoint){.name = c->name,
+                                 .columns = (char *)fe_stat_columns(c->exact != NULL),
+                                 .fields = s->fields_text,
+                                 .n_nodes = s->m->n_nodes,
+                                 .n_cells = s->m->n_cells};
+  return FE_SUCCESS;
+}
+
+static int resolve_case_path(struct fe_sim *s)
+{
+  char q[FE_QUOTE_SIZE];
+  s->case_real = realpath(s->c->path, NULL);
+  FE_CHECK(s->case_real, FE_ERR_RESOURCE, "cannot resolve the path of %s: %s",
+           fe_quote(s->c->path, FE_QUOTE_MAX, q, sizeof q), strerror(errno));
+  return FE_SUCCESS;
 }
 
 /* The case's mesh, read or meshed by the meshing process, which may read
@@ -802,17 +1028,25 @@ static int setup(struct fe_sim *s)
   else
     FE_CALL(fe_case_read(o->case_path, &s->c));
   struct fe_case *c = s->c;
+  if (o->restart) FE_CALL(fe_checkpoint_check_file(o->restart)); /* before meshing: at once */
   s->strategy = o->strategy_set ? o->strategy : c->strategy;
   s->outdir = o->output_dir ? o->output_dir : c->output_dir;
+  s->saved_step = -1;
+  FE_CHECK(fe_schedule_init(&s->sched, c->t_start, c->t_end, c->dt, c->output_every,
+                            c->checkpoint_every) == FE_STEPS_OK,
+           FE_ERR_INPUT, "<time>: the time span cannot be stepped"); /* fe_case_read checks it */
+  /* the outputs first: they take no time, meshing may take long */
+  FE_CALL(resolve_case_path(s));
   FE_CALL(check_output_dir(s));
+  FE_CALL(check_output_names(s));
   if (o->mesh)
     s->m = o->mesh;
   else
     FE_CALL(read_mesh(s));
   FE_CALL(check_dimensions(s));
+  FE_CALL(name_outputs(s));
   FE_CALL(fe_bcs_create(c, s->m, &s->bcs));
   FE_CALL(pick_backend(s));
-  s->n_steps = steps_between(c->t_start, c->t_end, c->dt);
   s->has_advection = c->n_velocity > 0 && c->advection == FE_ADVECTION_RK4;
   s->adv_tdep = fe_case_time_dependent_velocity(c);
   s->diff_tdep = fe_case_time_dependent_diffusivity(c);
@@ -822,7 +1056,7 @@ static int setup(struct fe_sim *s)
   s->cgo = (struct fe_cg_options){.rtol = c->rtol, .atol = c->atol, .max_iterations = c->max_iterations,
                                   .jacobi = c->preconditioner == FE_PC_JACOBI};
   FE_CALL(alloc_fields(s));
-  FE_MALLOC(s->n_steps + 2, &s->dump_times);
+  FE_MALLOC(fe_schedule_max_dumps(&s->sched), &s->dump_times);
   /* every expression once on the mesh: non-finite values are input errors */
   FE_CALL(fe_eval_nodes(c->initial, s->m, c->t_start, s->h_n));
   FE_CALL(fe_eval_diffusivity(c, s->m, c->t_start, s->h_diff));
@@ -852,6 +1086,11 @@ static void sim_destroy(struct fe_sim *s)
   double *host[] = {s->h_n, s->h_n2, s->h_vel, s->h_diff, s->h_d, s->h_exact, s->dump_times};
   for (size_t i = 0; i < sizeof host / sizeof *host; i++) free(host[i]);
   fe_stat_destroy(s->stat);
+  fe_outdir_unlock(s->lock);
+  fe_checkpoint_free(&s->restart);
+  char *text[] = {s->case_real, s->exact_name,  s->error_name, s->fields_text,
+                  s->stat_path, s->series_path, s->saved_path};
+  for (size_t i = 0; i < sizeof text / sizeof *text; i++) free(text[i]);
   fe_bcs_destroy(s->bcs);
   if (s->m != s->opt->mesh) fe_mesh_destroy(s->m);
   if (s->c != s->opt->case_data) fe_case_destroy(s->c);
@@ -860,24 +1099,20 @@ static void sim_destroy(struct fe_sim *s)
 #endif
 }
 
+/* Read-only until open_outputs: a run refused before it (bad case, mesh,
+ * checkpoint, stat file, names, another case's outputs) leaves nothing behind. */
 static int run(struct fe_sim *s)
 {
   FE_CALL(setup(s));
+  if (s->opt->restart) FE_CALL(check_restart(s));
   if (s->opt->check) {
     print_check(s);
     return FE_SUCCESS;
   }
-  FE_CALL(fe_vec_upload(s->T, s->h_n));
-  if (s->opt->restart) FE_CALL(restore(s, s->opt->restart));
   FE_CALL(claim_outputs(s));
   FE_CALL(create_operators(s));
-  FE_CALL(make_dir(s->outdir));
-  FE_CALL(write_owner(s));
-  catch_stop_signals();
-  if (s->opt->restart)
-    FE_CALL(fe_stat_resume(s->outdir, s->c->name, s->c->exact != NULL, s->step, &s->stat));
-  else
-    FE_CALL(fe_stat_create(s->outdir, s->c->name, s->c->exact != NULL, &s->stat));
+  FE_CALL(open_outputs(s));
+  FE_CALL(restore(s));
   return time_loop(s);
 }
 

@@ -8,7 +8,7 @@
 
 /* What a run measured (wall-clock seconds), for benchmarks. */
 struct fe_run_report {
-  int steps;                        /* steps taken by this run */
+  long steps;                       /* steps taken by this run */
   double setup, loop, output;       /* set-up (case, mesh, operators), time loop, its outputs */
   double local, global;             /* operator assembly: element matrices, global (addto) */
   int assemblies;

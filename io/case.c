@@ -1,6 +1,8 @@
 #include "io/case.h"
 
 #include "core/error.h"
+#include "io/schedule.h"
+#include "io/vtk.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -34,11 +36,18 @@ static const char *const backend_words[] = {
 static const char *const tensor_names[6] = {"xx", "xy", "xz", "yy", "yz", "zz"};
 
 struct reader {
-  const char *path;
+  const char *path; /* the case file as messages show it (shown_path) */
   struct fe_case *c;
 };
 
 /* ---- messages ---------------------------------------------------------- */
+
+/* The case file's path in messages: itself, or cut by fe_quote when it is long, so that a
+ * message stays readable and states its reason (buf of FE_QUOTE_SIZE bytes). */
+static const char *shown_path(const char *path, char *buf)
+{
+  return strlen(path) <= FE_QUOTE_MAX ? path : fe_quote(path, FE_QUOTE_MAX, buf, FE_QUOTE_SIZE);
+}
 
 static int word_index(const char *word, const char *const *words, int n)
 {
@@ -61,14 +70,18 @@ static int node_error(const struct reader *r, xmlNode *n, const char *attr, cons
 static int node_error(const struct reader *r, xmlNode *n, const char *attr, const char *src,
                       int src_line, const char *fmt, ...)
 {
-  char msg[1024], tag[512];
+  char msg[1024], tag[512], q[FE_QUOTE_SIZE];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   xmlChar *value = attr ? xmlGetNoNsProp(n, BAD_CAST attr) : NULL;
-  if (value)
-    snprintf(tag, sizeof tag, "%s %s=\"%s\"", (const char *)n->name, attr, (const char *)value);
+  const char *v = (const char *)value;
+  if (value && strlen(v) > FE_QUOTE_MAX) /* a long path: cut, so that the message stays readable */
+    snprintf(tag, sizeof tag, "%s %s=%s", (const char *)n->name, attr,
+             fe_quote(v, FE_QUOTE_MAX, q, sizeof q));
+  else if (value)
+    snprintf(tag, sizeof tag, "%s %s=\"%s\"", (const char *)n->name, attr, v);
   else
     snprintf(tag, sizeof tag, "%s", (const char *)n->name);
   xmlFree(value);
@@ -165,11 +178,14 @@ static void tidy(char *msg)
 
 /* ---- parsing and validation --------------------------------------------- */
 
-static int parse_file(const char *path, xmlDoc **doc)
+static int parse_file(const char *path, const char *shown, xmlDoc **doc)
 {
   struct stat st;
-  FE_CHECK(!stat(path, &st), FE_ERR_INPUT, "cannot open case file '%s': %s", path, strerror(errno));
-  FE_CHECK(!S_ISDIR(st.st_mode), FE_ERR_INPUT, "case file '%s' is a directory", path);
+  char quoted[FE_QUOTE_SIZE];
+  FE_CHECK(!stat(path, &st), FE_ERR_INPUT, "cannot open case file %s: %s",
+           fe_quote(path, FE_QUOTE_MAX, quoted, sizeof quoted), strerror(errno));
+  FE_CHECK(!S_ISDIR(st.st_mode), FE_ERR_INPUT, "case file %s is a directory",
+           fe_quote(path, FE_QUOTE_MAX, quoted, sizeof quoted));
   struct xml_error err = {0};
   struct xml_quiet q;
   quiet_begin(&q, &err);
@@ -178,9 +194,9 @@ static int parse_file(const char *path, xmlDoc **doc)
   if (*doc && !err.have) return FE_SUCCESS;
   xmlFreeDoc(*doc);
   *doc = NULL;
-  FE_CHECK(err.have, FE_ERR_INPUT, "%s: cannot read the case file", path);
+  FE_CHECK(err.have, FE_ERR_INPUT, "%s: cannot read the case file", shown);
   tidy(err.msg);
-  FE_RAISE(FE_ERR_INPUT, "%s:%d: malformed XML: %s", path, err.line, err.msg);
+  FE_RAISE(FE_ERR_INPUT, "%s:%d: malformed XML: %s", shown, err.line, err.msg);
 }
 
 /* The root and version are checked before the schema for a clearer message. */
@@ -431,9 +447,11 @@ static int read_mesh(struct reader *r, xmlNode *n)
   FE_CALL(err);
   struct stat st;
   int found = !stat(c->mesh_file, &st);
-  NODE_CHECK(found, r, n, "file", "mesh file '%s' not found: %s", c->mesh_file, strerror(errno));
-  NODE_CHECK(S_ISREG(st.st_mode), r, n, "file", "mesh file '%s' is not a regular file",
-             c->mesh_file);
+  char q[FE_QUOTE_SIZE];
+  NODE_CHECK(found, r, n, "file", "mesh file %s not found: %s",
+             fe_quote(c->mesh_file, FE_QUOTE_MAX, q, sizeof q), strerror(errno));
+  NODE_CHECK(S_ISREG(st.st_mode), r, n, "file", "mesh file %s is not a regular file",
+             fe_quote(c->mesh_file, FE_QUOTE_MAX, q, sizeof q));
   if (xmlHasProp(n, BAD_CAST "size")) {
     FE_CALL(attr_double(r, n, "size", &c->mesh_size));
     NODE_CHECK(c->mesh_size > 0, r, n, "size", "size must be > 0");
@@ -493,6 +511,41 @@ static int read_parameters(struct reader *r, xmlNode *n)
   return FE_SUCCESS;
 }
 
+/* The spacing of doubles at t: the smallest step a time t can take. */
+static double spacing(double t) { return nextafter(fabs(t), INFINITY) - fabs(t); }
+
+/* The time span must be steppable (io/schedule.h): finite, dt visible at both
+ * ends, at most FE_MAX_STEPS steps. */
+static int check_steps(struct reader *r, xmlNode *n)
+{
+  const struct fe_case *c = r->c;
+  long steps;
+  switch (fe_steps_count(c->t_start, c->t_end, c->dt, &steps)) {
+  case FE_STEPS_OK: return FE_SUCCESS;
+  case FE_STEPS_SPAN_NOT_FINITE:
+    return node_error(r, n, "end", __FILE__, __LINE__,
+                      "end - start = %.9g - (%.9g) is not a finite number; expected start and end "
+                      "whose difference a double can hold",
+                      c->t_end, c->t_start);
+  case FE_STEPS_DT_LOST_AT_START:
+  case FE_STEPS_DT_LOST_AT_END: {
+    const int at_start = c->t_start + c->dt == c->t_start;
+    const double t = at_start ? c->t_start : c->t_end;
+    return node_error(
+        r, n, "dt", __FILE__, __LINE__,
+        "dt = %.9g is too small for the times: %s == %s (%s = %.9g, where doubles are "
+        "%.9g apart); expected a dt many times larger than that spacing",
+        c->dt, at_start ? "start + dt" : "end - dt", at_start ? "start" : "end",
+        at_start ? "start" : "end", t, spacing(t));
+  }
+  default:
+    return node_error(r, n, "dt", __FILE__, __LINE__,
+                      "(end - start) / dt = %.9g steps (start = %.9g, end = %.9g); expected at "
+                      "most %.0e steps",
+                      (c->t_end - c->t_start) / c->dt, c->t_start, c->t_end, (double)FE_MAX_STEPS);
+  }
+}
+
 static int read_time(struct reader *r, xmlNode *n)
 {
   struct fe_case *c = r->c;
@@ -501,7 +554,7 @@ static int read_time(struct reader *r, xmlNode *n)
   FE_CALL(attr_double(r, n, "dt", &c->dt));
   NODE_CHECK(c->dt > 0, r, n, "dt", "dt must be > 0");
   NODE_CHECK(c->t_end > c->t_start, r, n, "end", "end must be > start (start=\"%g\")", c->t_start);
-  return FE_SUCCESS;
+  return check_steps(r, n);
 }
 
 static int read_velocity(struct reader *r, xmlNode *n)
@@ -625,6 +678,54 @@ static int read_boundary(struct reader *r, xmlNode *n)
   return read_expr(r, d ? d : f, &b->value);
 }
 
+/* The dump's point fields (the tracer, the velocity, NAME_exact and NAME_error)
+ * are distinct, none is named like the dump's own arrays (the cell field
+ * region, the time TIME), and each fits VTK's legacy reader (io/vtk.h). */
+static int check_field_names(const struct reader *r, xmlNode *t)
+{
+  static const char *const role[] = {"the tracer", "the velocity", "the exact solution",
+                                     "the error"};
+  const struct fe_case *c = r->c;
+  const size_t len = strlen(c->tracer_name);
+  char *exact, *error;
+  FE_CALL(fe_malloc(len + 7, &exact));
+  int err = fe_malloc(len + 7, &error);
+  if (err) {
+    free(exact);
+    return err;
+  }
+  snprintf(exact, len + 7, "%s_exact", c->tracer_name);
+  snprintf(error, len + 7, "%s_error", c->tracer_name);
+  const char *names[4] = {c->tracer_name, c->n_velocity ? "velocity" : NULL, exact, error}, *other;
+  const char *present[4];
+  int index[4], n = 0;
+  for (int i = 0; i < 4; i++)
+    if (names[i] && (i < 2 || c->exact)) present[n] = names[i], index[n++] = i;
+  const int clash = fe_vtk_name_clash(n, present, &other);
+  int which = -1;
+  for (int j = 0; clash >= 0 && j < clash; j++)
+    if (present[j] == other) which = index[j];
+  const char *own = other && strcmp(other, FE_VTK_TIME_FIELD)
+                        ? "the cell field " FE_VTK_CELL_FIELD
+                        : "the time (field data " FE_VTK_TIME_FIELD ")";
+  if (clash >= 0)
+    err = node_error(r, t, "name", __FILE__, __LINE__,
+                     "the dumps would hold two arrays named '%s': %s and %s; expected a tracer "
+                     "name that none of the dump's other arrays has (velocity, region, TIME, "
+                     "NAME_exact, NAME_error)",
+                     present[clash], which >= 0 ? role[which] : role[index[clash]],
+                     which >= 0 ? role[index[clash]] : own);
+  for (int i = 0; !err && i < n; i++)
+    if (fe_vtk_encoded_length(present[i]) > FE_VTK_NAME_MAX)
+      err = node_error(r, t, "name", __FILE__, __LINE__,
+                       "the field name of %s is %zu bytes long; VTK's legacy reader takes names of "
+                       "at most %d: expected a shorter tracer name",
+                       role[index[i]], fe_vtk_encoded_length(present[i]), FE_VTK_NAME_MAX);
+  free(exact);
+  free(error);
+  return err;
+}
+
 static int read_tracer(struct reader *r, xmlNode *t)
 {
   static const char *const once[] = {"initial", "diffusivity", "source", "exact"};
@@ -659,6 +760,7 @@ static int read_tracer(struct reader *r, xmlNode *t)
   else
     FE_CALL(fe_expr_create("0", &c->params, r->path, (int)xmlGetLineNo(t), "source", &c->source));
   if (seen[3]) FE_CALL(read_expr(r, seen[3], &c->exact));
+  FE_CALL(check_field_names(r, t));
   if (n_boundaries) FE_CALLOC(n_boundaries, &c->boundaries);
   for (xmlNode *e = t->children; e; e = e->next)
     if (is_element(e, "boundary")) FE_CALL(read_boundary(r, e));
@@ -806,11 +908,12 @@ int fe_case_read(const char *path, struct fe_case **out)
   xmlDoc *doc = NULL;
   struct fe_case *c = NULL;
   *out = NULL;
-  FE_CALL(parse_file(path, &doc));
-  struct reader r = {path, NULL};
+  char shown[FE_QUOTE_SIZE];
+  FE_CALL(parse_file(path, shown_path(path, shown), &doc));
+  struct reader r = {shown_path(path, shown), NULL};
   xmlNode *root = xmlDocGetRootElement(doc);
   int err = root ? check_root(&r, root)
-                 : fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__, "%s: no root element", path);
+                 : fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__, "%s: no root element", r.path);
   if (!err) err = check_required(&r, root);
   if (!err) err = validate(&r, doc);
   if (!err) err = case_create(path, &c);

@@ -1,72 +1,436 @@
 #include "io/checkpoint.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/hash.h"
+#include "io/outdir.h"
 
-static const char magic[16] = "fesim-ckpt-v1\n";
+static const char magic[16] = "fesim-ckpt-v2\n";
+static const char magic_prefix[] = "fesim-ckpt-v";
+enum { MAX_TEXT = 1 << 20 }; /* bytes in each of the three strings */
 
-int fe_checkpoint_write(const char *dir, const struct fe_checkpoint *cp, char *path, size_t size)
+/* ---------------------------------------------------------------- bytes */
+
+static void put_u64(unsigned char *p, uint64_t v)
 {
-  char tmp[4200];
-  snprintf(path, size, "%s/%s_checkpoint_%06d.bin", dir, cp->name, cp->step);
-  snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  FE_CHECK(f, FE_ERR_RESOURCE, "cannot write checkpoint '%s': %s", tmp, strerror(errno));
-  int ok = fwrite(magic, sizeof magic, 1, f) == 1 && fwrite(cp->name, sizeof cp->name, 1, f) == 1 &&
-           fwrite(&cp->n_nodes, sizeof cp->n_nodes, 1, f) == 1 &&
-           fwrite(&cp->step, sizeof cp->step, 1, f) == 1 &&
-           fwrite(&cp->time, sizeof cp->time, 1, f) == 1 &&
-           fwrite(&cp->n_dumps, sizeof cp->n_dumps, 1, f) == 1 &&
-           fwrite(cp->dump_times, sizeof(double), (size_t)cp->n_dumps, f) == (size_t)cp->n_dumps &&
-           fwrite(cp->field, sizeof(double), (size_t)cp->n_nodes, f) == (size_t)cp->n_nodes;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    int e = errno;
-    remove(tmp);
-    FE_RAISE(FE_ERR_RESOURCE, "cannot write checkpoint '%s': %s", path, strerror(e));
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+  return v;
+}
+
+static void put_f64(unsigned char *p, double v)
+{
+  uint64_t u;
+  memcpy(&u, &v, sizeof u);
+  put_u64(p, u);
+}
+
+static double get_f64(const unsigned char *p)
+{
+  const uint64_t u = get_u64(p);
+  double v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* ---------------------------------------------------------------- mesh identity */
+
+/* Values hashed in their little-endian bytes, a buffer at a time. */
+struct feeder {
+  struct fe_hash h;
+  unsigned char buf[4096];
+  size_t used;
+};
+
+static void feed(struct feeder *f, uint64_t v, int bytes)
+{
+  if (f->used + 8 > sizeof f->buf) {
+    fe_hash_update(&f->h, f->buf, f->used);
+    f->used = 0;
   }
+  for (int i = 0; i < bytes; i++) f->buf[f->used++] = (unsigned char)(v >> (8 * i));
+}
+
+uint64_t fe_checkpoint_mesh_id(const struct fe_mesh *m)
+{
+  struct feeder f = {.used = 0};
+  fe_hash_init(&f.h, 0);
+  const long counts[4] = {m->dim, m->nv, m->n_nodes, m->n_cells};
+  for (int i = 0; i < 4; i++) feed(&f, (uint64_t)counts[i], 8);
+  for (long i = 0; i < (long)m->n_nodes * m->dim; i++) {
+    uint64_t u;
+    memcpy(&u, &m->coords[i], sizeof u);
+    feed(&f, u, 8);
+  }
+  for (long i = 0; i < (long)m->n_cells * m->nv; i++) feed(&f, (uint32_t)m->cells[i], 4);
+  fe_hash_update(&f.h, f.buf, f.used);
+  return fe_hash_final(&f.h);
+}
+
+/* ---------------------------------------------------------------- writing */
+
+static size_t text_bytes(const struct fe_checkpoint *cp)
+{
+  return strlen(cp->name) + strlen(cp->columns) + strlen(cp->fields);
+}
+
+size_t fe_checkpoint_size(const struct fe_checkpoint *cp)
+{
+  return FE_CKPT_HEADER + text_bytes(cp) + 8 * ((size_t)cp->n_dumps + (size_t)cp->n_nodes) + 8;
+}
+
+int fe_checkpoint_encode(const struct fe_checkpoint *cp, unsigned char **bytes, size_t *size)
+{
+  const char *text[3] = {cp->name, cp->columns, cp->fields};
+  *size = fe_checkpoint_size(cp);
+  unsigned char *b;
+  FE_CALL(fe_calloc(*size, 1, &b));
+  memcpy(b, magic, sizeof magic);
+  put_u64(b + FE_CKPT_SIZE, *size);
+  put_u64(b + FE_CKPT_MESH_ID, cp->mesh_id);
+  put_u64(b + FE_CKPT_N_NODES, (uint64_t)cp->n_nodes);
+  put_u64(b + FE_CKPT_N_CELLS, (uint64_t)cp->n_cells);
+  put_u64(b + FE_CKPT_STEP, (uint64_t)cp->step);
+  put_f64(b + FE_CKPT_TIME, cp->time);
+  put_u64(b + FE_CKPT_N_DUMPS, (uint64_t)cp->n_dumps);
+  unsigned char *p = b + FE_CKPT_HEADER;
+  for (int i = 0; i < 3; i++) {
+    const size_t n = strlen(text[i]);
+    put_u32(b + FE_CKPT_LENGTHS + 4 * i, (uint32_t)n);
+    memcpy(p, text[i], n);
+    p += n;
+  }
+  for (long i = 0; i < cp->n_dumps; i++, p += 8) put_f64(p, cp->dump_times[i]);
+  for (long i = 0; i < cp->n_nodes; i++, p += 8) put_f64(p, cp->field[i]);
+  put_u64(p, fe_hash64(b, *size - 8, 0));
+  *bytes = b;
   return FE_SUCCESS;
 }
 
-int fe_checkpoint_read(const char *path, struct fe_checkpoint *cp)
+int fe_checkpoint_write(const char *path, const struct fe_checkpoint *cp)
 {
-  memset(cp, 0, sizeof *cp);
-  FILE *f = fopen(path, "rb");
-  FE_CHECK(f, FE_ERR_INPUT, "cannot open checkpoint '%s': %s", path, strerror(errno));
-  char m[sizeof magic];
-  int ok = fread(m, sizeof m, 1, f) == 1 && !memcmp(m, magic, sizeof m) &&
-           fread(cp->name, sizeof cp->name, 1, f) == 1 &&
-           fread(&cp->n_nodes, sizeof cp->n_nodes, 1, f) == 1 &&
-           fread(&cp->step, sizeof cp->step, 1, f) == 1 &&
-           fread(&cp->time, sizeof cp->time, 1, f) == 1 &&
-           fread(&cp->n_dumps, sizeof cp->n_dumps, 1, f) == 1 && cp->n_nodes > 0 &&
-           cp->n_nodes < (1L << 40) && cp->n_dumps >= 0 && cp->n_dumps < (1 << 30) && cp->step >= 0;
-  cp->name[sizeof cp->name - 1] = 0;
-  if (ok) {
-    cp->dump_times = malloc(((size_t)cp->n_dumps + 1) * sizeof(double));
-    cp->field = malloc((size_t)cp->n_nodes * sizeof(double));
-    ok = cp->dump_times && cp->field &&
-         fread(cp->dump_times, sizeof(double), (size_t)cp->n_dumps, f) == (size_t)cp->n_dumps &&
-         fread(cp->field, sizeof(double), (size_t)cp->n_nodes, f) == (size_t)cp->n_nodes &&
-         fgetc(f) == EOF;
-  }
-  fclose(f);
-  if (!ok) {
-    fe_checkpoint_free(cp);
-    FE_RAISE(FE_ERR_INPUT, "'%s' is not a complete fesim checkpoint; expected a file written by fesim "
-             "(NAME_checkpoint_NNNNNN.bin)", path);
-  }
+  unsigned char *bytes;
+  size_t size;
+  FE_CALL(fe_checkpoint_encode(cp, &bytes, &size));
+  const int err = fe_outdir_write_file(path, bytes, size, 1);
+  free(bytes);
+  return err;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+static int check_magic(const char *q, const unsigned char *b, size_t size)
+{
+  if (size >= sizeof magic && !memcmp(b, magic, sizeof magic)) return FE_SUCCESS;
+  const size_t n = sizeof magic_prefix - 1;
+  if (size < n + 1 || memcmp(b, magic_prefix, n))
+    FE_RAISE(FE_ERR_INPUT,
+             "%s is not a complete fesim checkpoint; expected a file written by fesim "
+             "(NAME_checkpoint_NNNNNN.bin), which starts with '%s'",
+             q, magic_prefix);
+  char version[8] = "";
+  for (size_t i = n, k = 0; i < size && k < sizeof version - 1 && b[i] >= '0' && b[i] <= '9'; i++)
+    version[k++] = (char)b[i], version[k] = '\0';
+  FE_CHECK(atoi(version) != FE_CHECKPOINT_VERSION, FE_ERR_INPUT,
+           "%s is damaged (truncated or altered): %zu bytes, its first ones those of a checkpoint",
+           q, size);
+  FE_RAISE(FE_ERR_INPUT,
+           "%s is a checkpoint of format version %s%s; this fesim reads version %d only, whose "
+           "checkpoints it can verify: rerun the case from its start",
+           q, version[0] ? version : "?",
+           !strcmp(version, "1") ? " (written by an earlier fesim)" : "", FE_CHECKPOINT_VERSION);
+}
+
+static int check_sum(const char *q, const unsigned char *b, size_t size)
+{
+  FE_CHECK(size >= FE_CKPT_HEADER + 8, FE_ERR_INPUT,
+           "%s is damaged (truncated): %zu bytes, fewer than the %d of the smallest checkpoint", q,
+           size, FE_CKPT_HEADER + 8);
+  const uint64_t stored = get_u64(b + size - 8), computed = fe_hash64(b, size - 8, 0);
+  FE_CHECK(stored == computed, FE_ERR_INPUT,
+           "%s is damaged (truncated or altered): its checksum does not match its contents (%zu "
+           "bytes; its header gives %llu); expected a checkpoint as fesim wrote it",
+           q, size, (unsigned long long)get_u64(b + FE_CKPT_SIZE));
   return FE_SUCCESS;
+}
+
+/* Counts and lengths against the file's size, so that none can index past it. */
+static int check_layout(const char *q, const unsigned char *b, size_t size)
+{
+  const uint64_t declared = get_u64(b + FE_CKPT_SIZE);
+  FE_CHECK(declared == size, FE_ERR_INPUT,
+           "%s is inconsistent: its header gives %llu bytes, the file has %zu", q,
+           (unsigned long long)declared, size);
+  const int64_t nodes = (int64_t)get_u64(b + FE_CKPT_N_NODES),
+                cells = (int64_t)get_u64(b + FE_CKPT_N_CELLS);
+  const int64_t step = (int64_t)get_u64(b + FE_CKPT_STEP),
+                dumps = (int64_t)get_u64(b + FE_CKPT_N_DUMPS);
+  FE_CHECK(nodes > 0 && cells > 0 && step >= 0 && dumps > 0, FE_ERR_INPUT,
+           "%s is inconsistent: %lld nodes, %lld cells, step %lld, %lld dumps; expected counts > 0 "
+           "(step >= 0)",
+           q, (long long)nodes, (long long)cells, (long long)step, (long long)dumps);
+  size_t rest = size - FE_CKPT_HEADER - 8;
+  for (int i = 0; i < 4; i++) {
+    const uint32_t len = get_u32(b + FE_CKPT_LENGTHS + 4 * i);
+    FE_CHECK((i < 3 ? len <= MAX_TEXT : len == 0) && len <= rest, FE_ERR_INPUT,
+             "%s is inconsistent: text %d of its header is %lu bytes long, of %zu left", q, i,
+             (unsigned long)len, rest);
+    rest -= len;
+  }
+  const uint64_t values = rest / 8;
+  FE_CHECK(rest % 8 == 0 && (uint64_t)dumps <= values &&
+               (uint64_t)nodes == values - (uint64_t)dumps,
+           FE_ERR_INPUT,
+           "%s is inconsistent: it declares %lld dump times and %lld node values, and holds %zu "
+           "bytes of values",
+           q, (long long)dumps, (long long)nodes, rest);
+  return FE_SUCCESS;
+}
+
+/* An allocated, printable copy of n bytes of text. */
+static int copy_text(const char *q, const char *what, const unsigned char *p, size_t n, char **out)
+{
+  for (size_t i = 0; i < n; i++)
+    FE_CHECK(p[i] >= 0x20 && p[i] < 0x7f, FE_ERR_INPUT,
+             "%s is inconsistent: its %s holds the byte 0x%02x; expected printable text", q, what,
+             p[i]);
+  FE_CALL(fe_malloc(n + 1, out));
+  memcpy(*out, p, n);
+  (*out)[n] = '\0';
+  return FE_SUCCESS;
+}
+
+static int parse(const char *q, const unsigned char *b, struct fe_checkpoint *cp)
+{
+  static const char *const what[3] = {"case name", "stat columns", "dump fields"};
+  char **text[3] = {&cp->name, &cp->columns, &cp->fields};
+  cp->mesh_id = get_u64(b + FE_CKPT_MESH_ID);
+  cp->n_nodes = (long)get_u64(b + FE_CKPT_N_NODES);
+  cp->n_cells = (long)get_u64(b + FE_CKPT_N_CELLS);
+  cp->step = (long)get_u64(b + FE_CKPT_STEP);
+  cp->time = get_f64(b + FE_CKPT_TIME);
+  cp->n_dumps = (long)get_u64(b + FE_CKPT_N_DUMPS);
+  const unsigned char *p = b + FE_CKPT_HEADER;
+  for (int i = 0; i < 3; i++) {
+    const uint32_t len = get_u32(b + FE_CKPT_LENGTHS + 4 * i);
+    FE_CALL(copy_text(q, what[i], p, len, text[i]));
+    p += len;
+  }
+  FE_MALLOC(cp->n_dumps, &cp->dump_times);
+  FE_MALLOC(cp->n_nodes, &cp->field);
+  for (long i = 0; i < cp->n_dumps; i++, p += 8) cp->dump_times[i] = get_f64(p);
+  for (long i = 0; i < cp->n_nodes; i++, p += 8) cp->field[i] = get_f64(p);
+  return FE_SUCCESS;
+}
+
+/* fesim writes finite states only: anything else was not written by it. */
+static int check_finite(const char *q, const struct fe_checkpoint *cp)
+{
+  FE_CHECK(isfinite(cp->time), FE_ERR_INPUT, "%s holds a time that is not finite (%g)", q,
+           cp->time);
+  for (long i = 0; i < cp->n_dumps; i++)
+    FE_CHECK(isfinite(cp->dump_times[i]), FE_ERR_INPUT,
+             "%s: the time of dump %ld is not finite (%g)", q, i, cp->dump_times[i]);
+  for (long i = 0; i < cp->n_nodes; i++)
+    FE_CHECK(isfinite(cp->field[i]), FE_ERR_INPUT,
+             "%s holds a field that is not finite: %g at node %ld of %ld; a checkpoint keeps a "
+             "finite state (fesim writes no other)",
+             q, cp->field[i], i, cp->n_nodes);
+  return FE_SUCCESS;
+}
+
+int fe_checkpoint_decode(const char *path, const unsigned char *bytes, size_t size,
+                         struct fe_checkpoint *cp)
+{
+  char q[FE_QUOTE_SIZE + 16], p[FE_QUOTE_SIZE];
+  snprintf(q, sizeof q, "checkpoint %s", fe_quote(path, FE_QUOTE_MAX, p, sizeof p));
+  memset(cp, 0, sizeof *cp);
+  FE_CALL(check_magic(q, bytes, size));
+  FE_CALL(check_sum(q, bytes, size));
+  FE_CALL(check_layout(q, bytes, size));
+  int err = parse(q, bytes, cp);
+  if (!err) err = check_finite(q, cp);
+  if (err) fe_checkpoint_free(cp);
+  return err;
+}
+
+static const char *file_kind(mode_t mode)
+{
+  return S_ISDIR(mode)    ? "a directory"
+         : S_ISFIFO(mode) ? "a FIFO"
+         : S_ISCHR(mode)  ? "a character device"
+         : S_ISBLK(mode)  ? "a block device"
+         : S_ISSOCK(mode) ? "a socket"
+                          : "not a regular file";
+}
+
+int fe_checkpoint_check_file(const char *path)
+{
+  char q[FE_QUOTE_SIZE];
+  struct stat st;
+  fe_quote(path, FE_QUOTE_MAX, q, sizeof q);
+  FE_CHECK(stat(path, &st) == 0, FE_ERR_INPUT, "cannot open checkpoint %s: %s", q, strerror(errno));
+  FE_CHECK(S_ISREG(st.st_mode), FE_ERR_INPUT,
+           "checkpoint %s is %s; expected a checkpoint file written by fesim", q,
+           file_kind(st.st_mode));
+  return FE_SUCCESS;
+}
+
+/* The whole of a regular file of at most max_bytes, opened without blocking
+ * (a FIFO named in place of a checkpoint must not hang the run). */
+static int read_whole(const char *path, const char *q, size_t max_bytes, unsigned char **bytes,
+                      size_t *size)
+{
+  struct stat st;
+  FE_CALL(fe_checkpoint_check_file(path));
+  const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  FE_CHECK(fd >= 0, FE_ERR_INPUT, "cannot open checkpoint %s: %s", q, strerror(errno));
+  int err = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)
+                ? fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                                 "checkpoint %s changed into %s while it was opened", q,
+                                 file_kind(st.st_mode))
+            : (uintmax_t)st.st_size > max_bytes
+                ? fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                                 "checkpoint %s is %lld bytes, more than a checkpoint of this case "
+                                 "can be (%zu bytes): it belongs to another case or mesh, or is "
+                                 "damaged",
+                                 q, (long long)st.st_size, max_bytes)
+                : fe_malloc((size_t)st.st_size + 1, bytes);
+  *size = 0;
+  while (!err && *size < (size_t)st.st_size) {
+    const ssize_t n = read(fd, *bytes + *size, (size_t)st.st_size - *size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0)
+      err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__, "cannot read checkpoint %s: %s", q,
+                           strerror(errno));
+    if (n <= 0) break; /* shorter than it was: the checksum tells */
+    *size += (size_t)n;
+  }
+  close(fd);
+  return err;
+}
+
+int fe_checkpoint_read(const char *path, size_t max_bytes, struct fe_checkpoint *cp)
+{
+  char q[FE_QUOTE_SIZE];
+  unsigned char *bytes = NULL;
+  size_t size = 0;
+  memset(cp, 0, sizeof *cp);
+  int err = read_whole(path, fe_quote(path, FE_QUOTE_MAX, q, sizeof q), max_bytes, &bytes, &size);
+  if (!err) err = fe_checkpoint_decode(path, bytes, size, cp);
+  free(bytes);
+  return err;
 }
 
 void fe_checkpoint_free(struct fe_checkpoint *cp)
 {
+  free(cp->name);
+  free(cp->columns);
+  free(cp->fields);
   free(cp->dump_times);
   free(cp->field);
+  cp->name = cp->columns = cp->fields = NULL;
   cp->dump_times = cp->field = NULL;
+}
+
+/* ---------------------------------------------------------------- verification */
+
+/* a with %.9g, or %.17g when that does not tell it from b. */
+static const char *num(double a, double b, char *buf, size_t size)
+{
+  char other[40];
+  snprintf(buf, size, "%.9g", a);
+  snprintf(other, sizeof other, "%.9g", b);
+  if (!strcmp(buf, other) && a != b) snprintf(buf, size, "%.17g", a);
+  return buf;
+}
+
+static int verify_identity(const char *q, const struct fe_checkpoint *cp,
+                           const struct fe_checkpoint *run)
+{
+  char a[FE_QUOTE_SIZE], b[FE_QUOTE_SIZE];
+  FE_CHECK(!strcmp(cp->name, run->name), FE_ERR_INPUT,
+           "checkpoint %s was written by case %s; this case is %s (<name>): a checkpoint continues "
+           "its own case",
+           q, fe_quote(cp->name, FE_QUOTE_MAX, a, sizeof a),
+           fe_quote(run->name, FE_QUOTE_MAX, b, sizeof b));
+  FE_CHECK(cp->mesh_id == run->mesh_id && cp->n_nodes == run->n_nodes &&
+               cp->n_cells == run->n_cells,
+           FE_ERR_INPUT,
+           "checkpoint %s was written on another mesh: %ld nodes, %ld cells, identity %016llx; "
+           "this case's mesh has %ld nodes, %ld cells, identity %016llx",
+           q, cp->n_nodes, cp->n_cells, (unsigned long long)cp->mesh_id, run->n_nodes, run->n_cells,
+           (unsigned long long)run->mesh_id);
+  FE_CHECK(!strcmp(cp->columns, run->columns), FE_ERR_INPUT,
+           "checkpoint %s was written by a run whose stat file has the columns %s; this case's "
+           "has %s",
+           q, fe_quote(cp->columns, 2 * FE_QUOTE_MAX, a, sizeof a),
+           fe_quote(run->columns, 2 * FE_QUOTE_MAX, b, sizeof b));
+  FE_CHECK(!strcmp(cp->fields, run->fields), FE_ERR_INPUT,
+           "checkpoint %s was written by a run whose dumps hold the fields %s; this case's hold %s",
+           q, fe_quote(cp->fields, FE_QUOTE_MAX, a, sizeof a),
+           fe_quote(run->fields, FE_QUOTE_MAX, b, sizeof b));
+  return FE_SUCCESS;
+}
+
+static int verify_schedule(const char *q, const struct fe_checkpoint *cp,
+                           const struct fe_schedule *s)
+{
+  char a[40], b[40];
+  FE_CHECK(
+      cp->step < s->n_steps, FE_ERR_INPUT,
+      "checkpoint %s is at step %ld; this case has %ld steps (<time>), so nothing is left to run",
+      q, cp->step, s->n_steps);
+  const double t = fe_schedule_time(s, cp->step);
+  FE_CHECK(cp->time == t, FE_ERR_INPUT,
+           "checkpoint %s is at step %ld, t = %s; this case's step %ld ends at t = %s: its <time> "
+           "(start, dt) is not the one of the run that wrote the checkpoint",
+           q, cp->step, num(cp->time, t, a, sizeof a), cp->step, num(t, cp->time, b, sizeof b));
+  const long dumps = fe_schedule_dumps_after(s, cp->step);
+  FE_CHECK(cp->n_dumps == dumps, FE_ERR_INPUT,
+           "checkpoint %s holds %ld dumps at step %ld; this case's schedule (a dump every %ld "
+           "steps) gives %ld by then: its <output every> is not the one of the run that wrote the "
+           "checkpoint",
+           q, cp->n_dumps, cp->step, s->output_every, dumps);
+  for (long i = 0; i < dumps; i++) {
+    const double ti = fe_schedule_time(s, fe_schedule_dump_step(s, i));
+    FE_CHECK(
+        cp->dump_times[i] == ti, FE_ERR_INPUT,
+        "checkpoint %s has dump %ld at t = %s; this case's schedule has it at t = %s (step %ld)", q,
+        i, num(cp->dump_times[i], ti, a, sizeof a), num(ti, cp->dump_times[i], b, sizeof b),
+        fe_schedule_dump_step(s, i));
+  }
+  return FE_SUCCESS;
+}
+
+int fe_checkpoint_verify(const char *path, const struct fe_checkpoint *cp,
+                         const struct fe_checkpoint *run, const struct fe_schedule *s)
+{
+  char q[FE_QUOTE_SIZE];
+  fe_quote(path, FE_QUOTE_MAX, q, sizeof q);
+  FE_CALL(verify_identity(q, cp, run));
+  return verify_schedule(q, cp, s);
 }

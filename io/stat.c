@@ -3,141 +3,204 @@
 #include "core/error.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 struct fe_stat {
-  FILE *file;
+  int fd;
   char *path;
   int has_exact;
+  off_t size; /* bytes of complete rows */
 };
 
-/* Flush after every row so that a killed run leaves only complete rows. */
-static int flush_checked(struct fe_stat *stat, int printed)
+static const char columns_exact[] =
+    "step,time,dt,min,max,integral,l2_error,linf_error,advection_iterations,"
+    "diffusion_iterations,wall_seconds";
+static const char columns_plain[] =
+    "step,time,dt,min,max,integral,advection_iterations,diffusion_iterations,wall_seconds";
+
+const char *fe_stat_columns(int has_exact) { return has_exact ? columns_exact : columns_plain; }
+
+static const char *quoted(const char *path, char *buf)
 {
-  int e = errno;
-  if (printed >= 0) {
-    errno = 0;
-    if (fflush(stat->file) == 0) return FE_SUCCESS;
-    e = errno;
+  return fe_quote(path, FE_QUOTE_MAX, buf, FE_QUOTE_SIZE);
+}
+
+/* Write text at the end of the complete rows; on failure cut the file back there. */
+static int append(struct fe_stat *stat, const char *text, size_t n, const char *what)
+{
+  char q[FE_QUOTE_SIZE];
+  size_t done = 0;
+  int e = 0;
+  while (done < n) {
+    const ssize_t w = pwrite(stat->fd, text + done, n - done, stat->size + (off_t)done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      e = w < 0 ? errno : EIO;
+      break;
+    }
+    done += (size_t)w;
   }
-  FE_RAISE(FE_ERR_RESOURCE, "cannot write %s: %s", stat->path, strerror(e ? e : EIO));
+  if (!e) {
+    stat->size += (off_t)n;
+    return FE_SUCCESS;
+  }
+  const int cut = ftruncate(stat->fd, stat->size) == 0;
+  FE_RAISE(FE_ERR_RESOURCE, "cannot write %s: %s (%s not written%s)", quoted(stat->path, q),
+           strerror(e), what,
+           cut ? "; the file ends with the row before"
+               : ", and the file could not be cut back to the row before");
 }
 
-static int open_stat(const char *dir, const char *name, int has_exact, struct fe_stat *stat)
+static int stat_open(const char *path, int has_exact, int flags, struct fe_stat **out)
 {
-  size_t size = (dir ? strlen(dir) : 0) + strlen(name) + 8;
-  FE_MALLOC(size, &stat->path);
-  if (dir && dir[0])
-    snprintf(stat->path, size, "%s/%s.stat", dir, name);
-  else
-    snprintf(stat->path, size, "%s.stat", name);
-  stat->has_exact = has_exact;
-  errno = 0;
-  stat->file = fopen(stat->path, "w");
-  FE_CHECK(stat->file, FE_ERR_RESOURCE, "cannot create %s: %s", stat->path, strerror(errno));
-  int n = fprintf(stat->file,
-                  "step,time,dt,min,max,integral%s,advection_iterations,"
-                  "diffusion_iterations,wall_seconds\n",
-                  has_exact ? ",l2_error,linf_error" : "");
-  return flush_checked(stat, n);
-}
-
-int fe_stat_create(const char *dir, const char *name, int has_exact, struct fe_stat **stat)
-{
-  *stat = NULL;
+  char q[FE_QUOTE_SIZE];
   struct fe_stat *s;
+  *out = NULL;
   FE_CALLOC(1, &s);
-  int err = open_stat(dir, name, has_exact, s);
-  if (err) {
-    fe_stat_destroy(s);
-    return err;
-  }
-  *stat = s;
-  return FE_SUCCESS;
-}
-
-/* Copy the header and the rows of steps <= step from path into tmp. */
-static int keep_rows(const char *path, const char *tmp, int step)
-{
-  FILE *in = fopen(path, "r");
-  FE_CHECK(in, FE_ERR_INPUT, "cannot continue %s: %s; a restart needs the stat file of the run",
-           path, strerror(errno));
-  FILE *out = fopen(tmp, "w");
-  if (!out) {
-    int e = errno;
-    fclose(in);
-    FE_RAISE(FE_ERR_RESOURCE, "cannot write %s: %s", tmp, strerror(e));
-  }
-  char line[4096];
-  int kept = 0, ok = 1, header = 1;
-  while (ok && fgets(line, sizeof line, in)) {
-    if (!header && (atoi(line) > step || !strchr(line, '\n'))) break; /* later or incomplete */
-    ok = fputs(line, out) >= 0;
-    kept += !header;
-    header = 0;
-  }
-  fclose(in);
-  ok = (fclose(out) == 0) && ok;
-  if (!ok || kept < step + 1) {
-    remove(tmp);
-    FE_CHECK(ok, FE_ERR_RESOURCE, "cannot write %s", tmp);
-    FE_RAISE(FE_ERR_INPUT, "cannot continue %s: it has %d rows up to step %d, expected %d", path,
-             kept, step, step + 1);
-  }
-  return FE_SUCCESS;
-}
-
-int fe_stat_resume(const char *dir, const char *name, int has_exact, int step,
-                   struct fe_stat **stat)
-{
-  *stat = NULL;
-  struct fe_stat *s;
-  FE_CALLOC(1, &s);
-  size_t size = (dir ? strlen(dir) : 0) + strlen(name) + 32;
-  char *tmp = NULL;
-  int err = fe_malloc(size, &s->path);
-  if (!err) err = fe_malloc(size, &tmp);
-  if (!err) {
-    snprintf(s->path, size, "%s/%s.stat", dir && dir[0] ? dir : ".", name);
-    snprintf(tmp, size, "%s.tmp", s->path);
-    s->has_exact = has_exact;
-    err = keep_rows(s->path, tmp, step);
-  }
-  if (!err && rename(tmp, s->path) != 0)
-    err = fe_error_raise(FE_ERR_RESOURCE, __FILE__, __LINE__, "cannot replace %s: %s", s->path,
+  s->has_exact = has_exact;
+  int err = fe_strdup(path, &s->path);
+  s->fd = err ? -1 : open(path, flags | O_CLOEXEC, 0666);
+  if (!err && s->fd < 0)
+    err = fe_error_raise(FE_ERR_RESOURCE, __FILE__, __LINE__, "cannot open %s: %s", quoted(path, q),
                          strerror(errno));
-  if (!err) {
-    s->file = fopen(s->path, "a");
-    if (!s->file)
-      err = fe_error_raise(FE_ERR_RESOURCE, __FILE__, __LINE__, "cannot append to %s: %s", s->path,
-                           strerror(errno));
-  }
-  free(tmp);
   if (err) {
     fe_stat_destroy(s);
     return err;
   }
-  *stat = s;
+  *out = s;
   return FE_SUCCESS;
 }
+
+int fe_stat_create(const char *path, int has_exact, struct fe_stat **stat)
+{
+  FE_CALL(stat_open(path, has_exact, O_WRONLY | O_CREAT | O_TRUNC, stat));
+  const char *h = fe_stat_columns(has_exact);
+  int err = append(*stat, h, strlen(h), "the header");
+  if (!err) err = append(*stat, "\n", 1, "the header");
+  if (err) {
+    fe_stat_destroy(*stat);
+    *stat = NULL;
+  }
+  return err;
+}
+
+/* ---------------------------------------------------------------- resuming */
+
+static long count_fields(const char *line)
+{
+  long n = 1;
+  for (const char *c = line; *c && *c != '\n'; c++) n += *c == ',';
+  return n;
+}
+
+/* One line of the file: the header, then rows until the one of `step`. */
+static int check_line(const char *q, const char *line, long number, long fields, long step,
+                      double time, int *found)
+{
+  FE_CHECK(strchr(line, '\n'), FE_ERR_INPUT,
+           "cannot continue %s: line %ld is incomplete, before the row of step %ld was found; a "
+           "restart needs the stat file of the run that wrote the checkpoint",
+           q, number, step);
+  char *end;
+  errno = 0;
+  const long k = strtol(line, &end, 10);
+  FE_CHECK(end != line && *end == ',' && !errno && count_fields(line) == fields, FE_ERR_INPUT,
+           "cannot continue %s: line %ld is not a row of %ld values", q, number, fields);
+  if (k != step) return FE_SUCCESS;
+  const double t = strtod(end + 1, &end);
+  FE_CHECK(*end == ',' && t == time, FE_ERR_INPUT,
+           "cannot continue %s: its row of step %ld (line %ld) is at t = %.17g, the checkpoint's "
+           "step at t = %.17g; a restart needs the stat file of the run that wrote the checkpoint",
+           q, step, number, t, time);
+  *found = 1;
+  return FE_SUCCESS;
+}
+
+static int scan(FILE *f, const char *q, int has_exact, long step, double time, long *keep)
+{
+  const char *columns = fe_stat_columns(has_exact);
+  char *line = NULL, qa[FE_QUOTE_SIZE * 2], qb[FE_QUOTE_SIZE * 2];
+  size_t cap = 0;
+  ssize_t n = getline(&line, &cap, f);
+  const int header =
+      n > 0 && (size_t)n == strlen(columns) + 1 && !strncmp(line, columns, (size_t)n - 1);
+  if (n > 0 && !header) line[strcspn(line, "\n")] = '\0';
+  int err =
+      header
+          ? FE_SUCCESS
+          : fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                           "cannot continue %s: its columns are %s, this run writes %s; a restart "
+                           "continues the stat file of its own run",
+                           q, fe_quote(n > 0 ? line : "", 2 * FE_QUOTE_MAX, qa, sizeof qa),
+                           fe_quote(columns, 2 * FE_QUOTE_MAX, qb, sizeof qb));
+  long number = 1, fields = count_fields(columns);
+  *keep = n > 0 ? n : 0;
+  int found = 0;
+  while (!err && !found && (n = getline(&line, &cap, f)) > 0) {
+    err = check_line(q, line, ++number, fields, step, time, &found);
+    *keep += n;
+  }
+  free(line);
+  FE_CALL(err);
+  FE_CHECK(found, FE_ERR_INPUT,
+           "cannot continue %s: it has no row of step %ld (its last complete row is on line %ld); "
+           "a restart needs the stat file of the run that wrote the checkpoint",
+           q, step, number);
+  return FE_SUCCESS;
+}
+
+int fe_stat_check_resume(const char *path, int has_exact, long step, double time, long *keep)
+{
+  char q[FE_QUOTE_SIZE];
+  quoted(path, q);
+  FILE *f = fopen(path, "r");
+  FE_CHECK(f, FE_ERR_INPUT, "cannot continue %s: %s; a restart needs the stat file of the run", q,
+           strerror(errno));
+  const int err = scan(f, q, has_exact, step, time, keep);
+  fclose(f);
+  return err;
+}
+
+int fe_stat_resume(const char *path, int has_exact, long keep, struct fe_stat **stat)
+{
+  char q[FE_QUOTE_SIZE];
+  FE_CALL(stat_open(path, has_exact, O_WRONLY, stat));
+  (*stat)->size = (off_t)keep;
+  if (ftruncate((*stat)->fd, (off_t)keep) == 0) return FE_SUCCESS;
+  const int e = errno;
+  fe_stat_destroy(*stat);
+  *stat = NULL;
+  FE_RAISE(FE_ERR_RESOURCE, "cannot cut %s back to the checkpoint's row: %s", quoted(path, q),
+           strerror(e));
+}
+
+/* ---------------------------------------------------------------- rows */
 
 int fe_stat_write(struct fe_stat *stat, const struct fe_stat_row *r)
 {
-  int n = fprintf(stat->file, "%d,%.17g,%.17g,%.17g,%.17g,%.17g", r->step, r->time, r->dt, r->min,
-                  r->max, r->integral);
-  if (n >= 0 && stat->has_exact)
-    n = fprintf(stat->file, ",%.17g,%.17g", r->l2_error, r->linf_error);
-  if (n >= 0)
-    n = fprintf(stat->file, ",%d,%d,%.17g\n", r->advection_iterations, r->diffusion_iterations,
-                r->wall_seconds);
-  return flush_checked(stat, n);
+  char line[640], what[64];
+  int n = snprintf(line, sizeof line, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g", r->step, r->time, r->dt,
+                   r->min, r->max, r->integral);
+  if (stat->has_exact)
+    n += snprintf(line + n, sizeof line - (size_t)n, ",%.17g,%.17g", r->l2_error, r->linf_error);
+  n += snprintf(line + n, sizeof line - (size_t)n, ",%d,%d,%.17g\n", r->advection_iterations,
+                r->diffusion_iterations, r->wall_seconds);
+  /* 11 numbers of at most 24 characters each */
+  FE_CHECK(n > 0 && (size_t)n < sizeof line, FE_ERR_RESOURCE,
+           "internal error: a stat row of %d bytes", n);
+  snprintf(what, sizeof what, "the row of step %ld", r->step);
+  return append(stat, line, (size_t)n, what);
 }
 
 void fe_stat_destroy(struct fe_stat *stat)
 {
   if (!stat) return;
-  if (stat->file) fclose(stat->file);
+  if (stat->fd >= 0) close(stat->fd);
   free(stat->path);
   free(stat);
 }

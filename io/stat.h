@@ -2,10 +2,8 @@
 #ifndef FE_STAT_H
 #define FE_STAT_H
 
-#include <stdio.h>
-
 struct fe_stat_row {
-  int step;
+  long step;
   double time, dt, min, max, integral;
   double l2_error, linf_error; /* written only when the case has <exact> */
   int advection_iterations, diffusion_iterations;
@@ -14,13 +12,24 @@ struct fe_stat_row {
 
 struct fe_stat;
 
-/* Create dir/NAME.stat with its header.  FE_ERR_RESOURCE when it cannot. */
-int fe_stat_create(const char *dir, const char *name, int has_exact, struct fe_stat **stat);
-/* Continue dir/NAME.stat after a restart from `step`: keep the header and the
- * rows of steps 0..step (later rows, from the run that was stopped, go), then
- * append.  FE_ERR_INPUT when the file is missing or has fewer rows. */
-int fe_stat_resume(const char *dir, const char *name, int has_exact, int step, struct fe_stat **stat);
-/* Append one row (17 significant digits) and flush it. */
+/* The header line (without its newline): the columns of the file. */
+const char *fe_stat_columns(int has_exact);
+
+/* Create path with its header (an earlier file is replaced).  FE_ERR_RESOURCE when it cannot. */
+int fe_stat_create(const char *path, int has_exact, struct fe_stat **stat);
+
+/* Whether path can be continued after `step`, which ended at `time`, without
+ * writing anything: its header must be this run's columns, and it must hold
+ * the row of `step` with that time, after complete rows.  *keep: the bytes up
+ * to the end of that row (later rows, of a run that was stopped, are
+ * dropped by fe_stat_resume).  FE_ERR_INPUT naming what does not fit. */
+int fe_stat_check_resume(const char *path, int has_exact, long step, double time, long *keep);
+/* Cut path to `keep` bytes (fe_stat_check_resume) and append rows after them. */
+int fe_stat_resume(const char *path, int has_exact, long keep, struct fe_stat **stat);
+
+/* Append one row (17 significant digits), whole or not at all: when the disk
+ * is full (or a file size limit is reached) the file is cut back to its last
+ * complete row and FE_ERR_RESOURCE returned. */
 int fe_stat_write(struct fe_stat *stat, const struct fe_stat_row *row);
 void fe_stat_destroy(struct fe_stat *stat);
 

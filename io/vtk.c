@@ -1,6 +1,7 @@
 #include "io/vtk.h"
 
 #include "core/error.h"
+#include "io/outdir.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,7 +13,7 @@
 #include <unistd.h>
 
 enum { VTK_TRIANGLE = 5, VTK_TETRA = 10 };
-enum { BUFFER_BYTES = 1 << 18, MAX_PATH = 4096 };
+enum { BUFFER_BYTES = 1 << 18 };
 
 /* A file being written: conversion buffer, and the errno of the first failed write, which the
  * caller reports once with the path. */
@@ -31,7 +32,7 @@ struct dump {
 
 struct series {
   const char *name;
-  int n;
+  long n;
   const double *times;
 };
 
@@ -168,58 +169,83 @@ static int emit_json_string(struct writer *w, const char *s)
 static int write_series(struct writer *w, const void *ctx)
 {
   const struct series *s = ctx;
-  char file[MAX_PATH];
   FE_CALL(emitf(w, "{\n  \"file-series-version\": \"1.0\",\n  \"files\": ["));
-  for (int i = 0; i < s->n; i++) {
-    fe_vtk_path(file, sizeof file, NULL, s->name, i);
-    FE_CALL(emitf(w, "%s\n    { \"name\": ", i ? "," : ""));
-    FE_CALL(emit_json_string(w, file));
+  for (long i = 0; i < s->n; i++) {
+    char *file;
+    FE_CALL(fe_vtk_path(NULL, s->name, i, &file));
+    int err = emitf(w, "%s\n    { \"name\": ", i ? "," : "");
+    if (!err) err = emit_json_string(w, file);
+    free(file);
+    FE_CALL(err);
     FE_CALL(emitf(w, ", \"time\": %.17g }", s->times[i]));
   }
   return emitf(w, "\n  ]\n}\n");
 }
 
-/* Write path through a temporary file of this process and rename it over path, so readers never
+/* Write path through its temporary file (io/outdir.h) and rename it over path, so readers never
  * see a partial file.  On any failure the temporary file is removed. */
 static int write_atomic(const char *path, int (*body)(struct writer *, const void *),
                         const void *ctx, size_t buffer_bytes)
 {
-  char tmp[MAX_PATH + 32];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  char *tmp, q[FE_QUOTE_SIZE];
+  FE_CALL(fe_outdir_tmp_path(path, &tmp));
   struct writer w = {0};
-  FE_CALL(fe_malloc(buffer_bytes, &w.buf));
+  int err = fe_malloc(buffer_bytes, &w.buf);
   errno = 0;
-  w.file = fopen(tmp, "wb");
-  if (!w.file) {
-    int e = errno;
-    free(w.buf);
-    FE_RAISE(FE_ERR_RESOURCE, "cannot write %s: %s", path, strerror(e));
+  w.file = err ? NULL : fopen(tmp, "wb");
+  if (!err && !w.file) w.io_errno = errno ? errno : EIO;
+  if (w.file) {
+    err = body(&w, ctx);
+    if (!w.io_errno && fflush(w.file) != 0) w.io_errno = errno ? errno : EIO;
+    if (fclose(w.file) != 0 && !w.io_errno) w.io_errno = errno ? errno : EIO;
+    if (!err && !w.io_errno && rename(tmp, path) != 0) w.io_errno = errno ? errno : EIO;
+    if (err || w.io_errno) remove(tmp);
   }
-  int err = body(&w, ctx);
-  if (!w.io_errno && fflush(w.file) != 0) w.io_errno = errno ? errno : EIO;
-  if (fclose(w.file) != 0 && !w.io_errno) w.io_errno = errno ? errno : EIO;
   free(w.buf);
-  if (!err && !w.io_errno && rename(tmp, path) != 0) w.io_errno = errno ? errno : EIO;
-  if (err || w.io_errno) {
-    remove(tmp);
-    if (w.io_errno) FE_RAISE(FE_ERR_RESOURCE, "cannot write %s: %s", path, strerror(w.io_errno));
-    return err;
-  }
-  return FE_SUCCESS;
+  free(tmp);
+  if (w.io_errno)
+    FE_RAISE(FE_ERR_RESOURCE, "cannot write %s: %s", fe_quote(path, FE_QUOTE_MAX, q, sizeof q),
+             strerror(w.io_errno));
+  return err;
 }
 
-static int check_path(const char *path, size_t size, const char *dir, const char *name)
+size_t fe_vtk_encoded_length(const char *name)
 {
-  FE_CHECK(strlen(path) + 1 < size, FE_ERR_RESOURCE, "output path too long: %s/%s...",
-           dir ? dir : ".", name);
-  return FE_SUCCESS;
+  size_t n = 0;
+  for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+    n += *c <= ' ' || *c > '~' || *c == '%' ? 3 : 1;
+  return n;
 }
 
-static int check_dump(const char *name, const struct fe_mesh *m, int n_fields,
+int fe_vtk_name_clash(int n, const char *const *names, const char **other)
+{
+  static const char *const own[] = {FE_VTK_CELL_FIELD, FE_VTK_TIME_FIELD};
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < 2; k++)
+      if (!strcmp(names[i], own[k])) {
+        *other = own[k];
+        return i;
+      }
+    for (int j = 0; j < i; j++)
+      if (!strcmp(names[i], names[j])) {
+        *other = names[j];
+        return i;
+      }
+  }
+  *other = NULL;
+  return -1;
+}
+
+static int check_dump(const char *path, const struct fe_mesh *m, int n_fields,
                       const struct fe_vtk_field *fields)
 {
+  char q[FE_QUOTE_SIZE];
+  fe_quote(path, FE_QUOTE_MAX, q, sizeof q);
   FE_CHECK(m->dim == 2 || m->dim == 3, FE_ERR_INPUT,
-           "VTK dump %s: mesh dimension %d, expected 2 or 3", name, m->dim);
+           "VTK dump %s: mesh dimension %d, expected 2 or 3", q, m->dim);
+  const char *names[16], *other;
+  FE_CHECK(n_fields >= 0 && n_fields <= 16, FE_ERR_INPUT,
+           "VTK dump %s: %d fields, expected at most 16", q, n_fields);
   for (int i = 0; i < n_fields; i++) {
     const struct fe_vtk_field *f = &fields[i];
     int ok = f->name && f->name[0] && f->values &&
@@ -228,40 +254,39 @@ static int check_dump(const char *name, const struct fe_mesh *m, int n_fields,
     FE_CHECK(ok, FE_ERR_INPUT,
              "VTK dump %s: field %d (\"%s\"): %d components from %d stored, expected 1 from 1 "
              "or 3 from 1-3, with values",
-             name, i, f->name ? f->name : "", f->components, f->components_in);
+             q, i, f->name ? f->name : "", f->components, f->components_in);
+    FE_CHECK(fe_vtk_encoded_length(f->name) <= FE_VTK_NAME_MAX, FE_ERR_INPUT,
+             "VTK dump %s: the name of field %d is %zu bytes long in the file; VTK's reader takes "
+             "at most %d",
+             q, i, fe_vtk_encoded_length(f->name), FE_VTK_NAME_MAX);
+    names[i] = f->name;
   }
+  const int clash = fe_vtk_name_clash(n_fields, names, &other);
+  FE_CHECK(clash < 0, FE_ERR_INPUT,
+           "VTK dump %s: field %d is named \"%s\" like another array of the dump", q, clash,
+           other ? other : "");
   return FE_SUCCESS;
 }
 
-int fe_vtk_write(const char *dir, const char *name, int index, double time,
-                 const struct fe_mesh *mesh, int n_fields, const struct fe_vtk_field *fields)
+int fe_vtk_write(const char *path, double time, const struct fe_mesh *mesh, int n_fields,
+                 const struct fe_vtk_field *fields)
 {
-  char path[MAX_PATH];
-  fe_vtk_path(path, sizeof path, dir, name, index);
-  FE_CALL(check_path(path, sizeof path, dir, name));
   FE_CALL(check_dump(path, mesh, n_fields, fields));
   struct dump d = {time, mesh, n_fields, fields};
   return write_atomic(path, write_dump, &d, BUFFER_BYTES);
 }
 
-int fe_vtk_write_series(const char *dir, const char *name, int n, const double *times)
+int fe_vtk_write_series(const char *path, const char *name, long n, const double *times)
 {
-  char path[MAX_PATH];
-  if (dir && dir[0])
-    snprintf(path, sizeof path, "%s/%s.vtk.series", dir, name);
-  else
-    snprintf(path, sizeof path, "%s.vtk.series", name);
-  FE_CALL(check_path(path, sizeof path, dir, name));
-  for (int i = 0; i < n; i++)
-    FE_CHECK(isfinite(times[i]), FE_ERR_NUMERICAL, "%s: time of dump %d is %g", path, i, times[i]);
+  char q[FE_QUOTE_SIZE];
+  for (long i = 0; i < n; i++)
+    FE_CHECK(isfinite(times[i]), FE_ERR_NUMERICAL, "%s: time of dump %ld is %g",
+             fe_quote(path, FE_QUOTE_MAX, q, sizeof q), i, times[i]);
   struct series s = {name, n, times};
   return write_atomic(path, write_series, &s, 0);
 }
 
-void fe_vtk_path(char *buf, size_t size, const char *dir, const char *name, int index)
+int fe_vtk_path(const char *dir, const char *name, long index, char **path)
 {
-  if (dir && dir[0])
-    snprintf(buf, size, "%s/%s_%06d.vtk", dir, name, index);
-  else
-    snprintf(buf, size, "%s_%06d.vtk", name, index);
+  return fe_outdir_path(dir, path, "%s_%06ld.vtk", name, index);
 }

@@ -12,18 +12,31 @@ struct fe_vtk_field {
   int components_in;    /* components stored per node in values: 1, 2 or 3 */
 };
 
-/* Write NAME_NNNNNN.vtk in dir: points, cells (VTK_TRIANGLE / VTK_TETRA), the
- * point fields, and cell data "region" (the Gmsh physical region).  Written to
- * a temporary name and renamed, so a killed run never leaves a truncated file.
+/* Names in a legacy VTK file are tokens: VTK's own reader (vtkDataReader::ReadString)
+ * reads at most 255 bytes of one, after %XX encoding (spaces, '%', bytes outside ASCII). */
+#define FE_VTK_NAME_MAX 255
+#define FE_VTK_CELL_FIELD "region" /* the cell field of every dump */
+#define FE_VTK_TIME_FIELD "TIME"   /* the field-data array of the simulation time */
+
+/* Bytes of name in the file, encoded. */
+size_t fe_vtk_encoded_length(const char *name);
+/* The first of the point-field names that repeats an earlier one or a name of
+ * the dump's own (region, TIME), -1 when none; *other: the name it repeats. */
+int fe_vtk_name_clash(int n, const char *const *names, const char **other);
+
+/* Write the dump `path`: points, cells (VTK_TRIANGLE / VTK_TETRA), the point
+ * fields, and cell data "region" (the Gmsh physical region).  Written to a
+ * temporary name and renamed, so a killed run never leaves a truncated file.
+ * FE_ERR_INPUT for fields the format cannot hold (names too long or repeated);
  * FE_ERR_RESOURCE when the file cannot be written. */
-int fe_vtk_write(const char *dir, const char *name, int index, double time,
-                 const struct fe_mesh *mesh, int n_fields, const struct fe_vtk_field *fields);
+int fe_vtk_write(const char *path, double time, const struct fe_mesh *mesh, int n_fields,
+                 const struct fe_vtk_field *fields);
 
-/* Rewrite dir/NAME.vtk.series listing dumps 0..n-1 with their times (same
- * temporary-name-and-rename rule). */
-int fe_vtk_write_series(const char *dir, const char *name, int n, const double *times);
+/* Rewrite `path` (NAME.vtk.series) listing the dumps 0..n-1 of the case NAME
+ * with their times (same temporary-name-and-rename rule). */
+int fe_vtk_write_series(const char *path, const char *name, long n, const double *times);
 
-/* "dir/NAME_NNNNNN.vtk" into buf. */
-void fe_vtk_path(char *buf, size_t size, const char *dir, const char *name, int index);
+/* *path = "dir/NAME_NNNNNN.vtk" (just the file name when dir is NULL), allocated. */
+int fe_vtk_path(const char *dir, const char *name, long index, char **path);
 
 #endif

@@ -233,3 +233,105 @@ if(NOT FESIM_SANITIZE)
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
   set_tests_properties(bad_input.geo_out_of_memory PROPERTIES LABELS bad_input)
 endif()
+
+# A <time> that cannot be stepped (io/schedule.h): a span that overflows, a dt lost in the
+# round-off of the times, more than 10^12 steps.
+fe_bad_input(time_span_overflow [=[time_span_overflow\.xml:6: <time end="1e308">: end - start = 1e\+308 - \(-1e\+308\) is not a finite number; expected start and end whose difference a double can hold]=])
+fe_bad_input(dt_lost_at_start [=[dt_lost_at_start\.xml:6: <time dt="1e-17">: dt = 1e-17 is too small for the times: start \+ dt == start \(start = 1, where doubles are 2\.22044605e-16 apart\); expected a dt many times larger than that spacing]=])
+fe_bad_input(dt_lost_at_end [=[dt_lost_at_end\.xml:6: <time dt="1e-11">: dt = 1e-11 is too small for the times: end - dt == end \(end = 1000000, where doubles are 1\.16415322e-10 apart\); expected a dt many times larger than that spacing]=])
+fe_bad_input(too_many_steps [=[too_many_steps\.xml:6: <time dt="1e-7">: \(end - start\) / dt = 1e\+13 steps \(start = 0, end = 1000000\); expected at most 1e\+12 steps]=])
+
+# Checkpoints (io/checkpoint.h), verified before a restart uses any of them: each hand-made
+# from the checkpoint of step 4 of a real run of restart.xml (make_checkpoints.c, at test time,
+# in the build tree), refused by --check --restart and by the real run, which writes nothing.
+add_executable(make_checkpoints ${FE_BAD_INPUT_DIR}/make_checkpoints.c)
+target_link_libraries(make_checkpoints PRIVATE fe_io)
+set(FE_CHECKPOINTS ${FE_BAD_INPUT_OUT}/checkpoints)
+add_test(NAME bad_input.checkpoints_made
+         COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DMAKE=$<TARGET_FILE:make_checkpoints>"
+                 "-DCASE=${FE_BAD_INPUT_DIR}/restart.xml" "-DOUT=${FE_CHECKPOINTS}"
+                 -P ${FE_BAD_INPUT_DIR}/make_checkpoints.cmake)
+set_tests_properties(bad_input.checkpoints_made PROPERTIES LABELS bad_input FIXTURES_SETUP fe_bad_checkpoints)
+
+# fe_bad_restart(NAME REGEX): --restart checkpoints/NAME.bin, with --check and in a real run.
+function(fe_bad_restart name regex)
+  set(ckpt ${FE_CHECKPOINTS}/${name}.bin)
+  add_test(NAME bad_input.restart_${name}
+           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>"
+                   "-DARGS=--check;--restart;${ckpt};${FE_BAD_INPUT_DIR}/restart.xml" -DCODE=2
+                   "-DREGEX=${regex}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
+  set_tests_properties(bad_input.restart_${name} PROPERTIES LABELS bad_input
+                       FIXTURES_REQUIRED fe_bad_checkpoints)
+  fe_bad_run(restart_${name}.run restart "${regex}" --restart ${ckpt})
+  set_tests_properties(bad_input.restart_${name}.run PROPERTIES FIXTURES_REQUIRED fe_bad_checkpoints)
+endfunction()
+set(fe_ckpt [=[checkpoint '[^']*/checkpoints/]=])
+fe_bad_restart(empty "${fe_ckpt}empty\\.bin' is not a complete fesim checkpoint; expected a file written by fesim \\(NAME_checkpoint_NNNNNN\\.bin\\), which starts with 'fesim-ckpt-v'")
+fe_bad_restart(version1 "${fe_ckpt}version1\\.bin' is a checkpoint of format version 1 \\(written by an earlier fesim\\); this fesim reads version 2 only, whose checkpoints it can verify: rerun the case from its start")
+fe_bad_restart(flipped "${fe_ckpt}flipped\\.bin' is damaged \\(truncated or altered\\): its checksum does not match its contents \\(992 bytes; its header gives 992\\); expected a checkpoint as fesim wrote it")
+fe_bad_restart(truncated "${fe_ckpt}truncated\\.bin' is damaged \\(truncated or altered\\): its checksum does not match its contents \\(892 bytes; its header gives 992\\)")
+fe_bad_restart(huge_dumps "${fe_ckpt}huge_dumps\\.bin' is inconsistent: it declares 1152921504606846976 dump times and 98 node values, and holds 808 bytes of values")
+fe_bad_restart(dump_count_large "${fe_ckpt}dump_count_large\\.bin' is 8968 bytes, more than a checkpoint of this case can be \\(1024 bytes\\): it belongs to another case or mesh, or is damaged")
+fe_bad_restart(nan_field "${fe_ckpt}nan_field\\.bin' holds a field that is not finite: nan at node 3 of 98; a checkpoint keeps a finite state")
+fe_bad_restart(other_name "${fe_ckpt}other_name\\.bin' was written by case 'other'; this case is 'bad' \\(<name>\\): a checkpoint continues its own case")
+fe_bad_restart(other_mesh "${fe_ckpt}other_mesh\\.bin' was written on another mesh: 98 nodes, 162 cells, identity ([0-9a-f]+); this case's mesh has 98 nodes, 162 cells, identity [0-9a-f]+")
+fe_bad_restart(other_columns "${fe_ckpt}other_columns\\.bin' was written by a run whose stat file has the columns 'step,time,dt,min,max,integral,l2_error,linf_error,advection_iterations,diffusion_iterations,wall_seconds'; this case's has 'step,time,dt,min,max,integral,advection_iterations,diffusion_iterations,wall_seconds'")
+fe_bad_restart(other_fields "${fe_ckpt}other_fields\\.bin' was written by a run whose dumps hold the fields 'T,velocity'; this case's hold 'T'")
+fe_bad_restart(other_dt "${fe_ckpt}other_dt\\.bin' is at step 4, t = 0\\.2; this case's step 4 ends at t = 0\\.4: its <time> \\(start, dt\\) is not the one of the run that wrote the checkpoint")
+fe_bad_restart(past_end "${fe_ckpt}past_end\\.bin' is at step 10; this case has 10 steps \\(<time>\\), so nothing is left to run")
+fe_bad_restart(dump_count "${fe_ckpt}dump_count\\.bin' holds 4 dumps at step 4; this case's schedule \\(a dump every 2 steps\\) gives 3 by then: its <output every> is not the one of the run that wrote the checkpoint")
+# never blocks on a FIFO; not a directory either
+fe_bad_restart(fifo "${fe_ckpt}fifo\\.bin' is a FIFO; expected a checkpoint file written by fesim")
+fe_bad_restart(directory "${fe_ckpt}directory\\.bin' is a directory; expected a checkpoint file written by fesim")
+# A restart whose stat file is not the run's (other columns, no row of the checkpoint's step,
+# that row at another time): refused before anything is written, the directory left as it was.
+foreach(edit columns missing_row other_time)
+  set(regex_columns "cannot continue '[^']*/restart_stat_columns/bad\\.stat': its columns are 'step,time,dt,min,max,integral,l2_error,linf_error,advection_iterations,diffusion_iterations,wall_seconds', this run writes 'step,time,dt,min,max,integral,advection_iterations,diffusion_iterations,wall_seconds'; a restart continues the stat file of its own run")
+  set(regex_missing_row "cannot continue '[^']*/restart_stat_missing_row/bad\\.stat': it has no row of step 4 \\(its last complete row is on line 5\\); a restart needs the stat file of the run that wrote the checkpoint")
+  set(regex_other_time "cannot continue '[^']*/restart_stat_other_time/bad\\.stat': its row of step 4 \\(line 6\\) is at t = 0\\.5, the checkpoint's step at t = 0\\.40000000000000002")
+  add_test(NAME bad_input.restart_stat_${edit}
+           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DCASE=${FE_BAD_INPUT_DIR}/restart.xml"
+                   "-DRUN=${FE_CHECKPOINTS}/run" "-DOUT=${FE_BAD_INPUT_OUT}/restart_stat_${edit}"
+                   -DEDIT=${edit} "-DREGEX=${regex_${edit}}" -P ${FE_BAD_INPUT_DIR}/restart_stat.cmake)
+  set_tests_properties(bad_input.restart_stat_${edit} PROPERTIES LABELS bad_input
+                       FIXTURES_REQUIRED fe_bad_checkpoints)
+endforeach()
+
+# Outputs checked up front: the dump's field names (distinct, none named like the dump's own
+# arrays, within VTK's 255 bytes) and every output file name against the file system's
+# NAME_MAX and PATH_MAX (here the case <name>; long --output paths in long_paths.cmake).
+fe_bad_input(tracer_named_velocity [=[tracer_named_velocity\.xml:8: <tracer name="velocity">: the dumps would hold two arrays named 'velocity': the tracer and the velocity; expected a tracer name that none of the dump's other arrays has \(velocity, region, TIME, NAME_exact, NAME_error\)]=])
+fe_bad_input(tracer_named_region [=[tracer_named_region\.xml:7: <tracer name="region">: the dumps would hold two arrays named 'region': the tracer and the cell field region; expected]=])
+fe_bad_input(tracer_named_time [=[tracer_named_time\.xml:7: <tracer name="TIME">: the dumps would hold two arrays named 'TIME': the tracer and the time \(field data TIME\); expected]=])
+fe_bad_input(tracer_name_long [=[tracer_name_long\.xml:7: <tracer name='T+\.\.\.T+' \(250 characters\)>: the field name of the exact solution is 256 bytes long; VTK's legacy reader takes names of at most 255: expected a shorter tracer name]=])
+fe_bad_input(name_too_long [=[output file name 'n+\.\.\.n+\.stat' \(257 characters\) is too long: 257 bytes, where the file system of the output directory '[^']*' allows 255 \(NAME_MAX\); expected a shorter <name> \([^)]*name_too_long\.xml\)]=])
+add_test(NAME bad_input.long_paths
+         COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DSRC=${FE_BAD_INPUT_DIR}"
+                 "-DWORK=${FE_BAD_INPUT_OUT}/long_paths" -P ${FE_BAD_INPUT_DIR}/long_paths.cmake)
+set_tests_properties(bad_input.long_paths PROPERTIES LABELS bad_input)
+
+# The command line (app/cli.c): exit 1, a message saying what is wrong with which argument, the usage.
+function(fe_bad_usage name regex)
+  add_test(NAME bad_input.usage_${name}
+           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DARGS=${ARGN}" "-DREGEX=${regex}"
+                   -P ${FE_BAD_INPUT_DIR}/expect_usage.cmake)
+  set_tests_properties(bad_input.usage_${name} PROPERTIES LABELS bad_input)
+endfunction()
+set(fe_good ${FE_BAD_INPUT_DIR}/good.xml)
+fe_bad_usage(short_option [=[unknown option '-x': fesim's options are long ones \(--check, --output DIR, \.\.\.\)]=] -x ${fe_good})
+fe_bad_usage(unknown_option [=[unknown option '--frobnicate']=] --frobnicate ${fe_good})
+fe_bad_usage(unknown_option_value [=[unknown option '--frobnicate']=] --frobnicate=1 ${fe_good})
+fe_bad_usage(ambiguous_option [=[option '--ver' is ambiguous: it begins --verbose, --version]=] --ver ${fe_good})
+fe_bad_usage(missing_value [=[option '--restart' needs a value \(CHECKPOINT\) after it]=] ${fe_good} --restart)
+fe_bad_usage(option_as_value [=[option '--output' needs a value \(DIR\); found the option '--force' \(write --output=--force for a value that begins with --\)]=] --output --force ${fe_good})
+fe_bad_usage(empty_value [=[option '--output' needs a value \(DIR\); found an empty one]=] --output= ${fe_good})
+fe_bad_usage(flag_with_value [=[option '--force' takes no value; found '--force=yes']=] --force=yes ${fe_good})
+fe_bad_usage(bad_backend [=[unknown backend 'gpu'; expected one of auto, cpu, cuda]=] --backend gpu ${fe_good})
+fe_bad_usage(no_case [=[no case file given]=] --check)
+fe_bad_usage(two_cases [=[one case file expected, found 'b\.xml' after 'a\.xml']=] a.xml b.xml)
+# after --, a name that begins with - is the case file
+add_test(NAME bad_input.usage_dash_case
+         COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DARGS=--check;--;-x.xml" -DCODE=2
+                 [=[-DREGEX=cannot open case file '-x\.xml': No such file or directory]=]
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
+set_tests_properties(bad_input.usage_dash_case PROPERTIES LABELS bad_input)

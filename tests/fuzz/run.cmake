@@ -3,13 +3,16 @@
 # than INPUT_TIMEOUT seconds or memory beyond RSS_MB, naming the reproducer.
 #   cmake -DFUZZER=EXE -DWORK=DIR "-DSEEDS=GLOB;..." [-DDICT=FILE] [-DXSD=FILE]
 #         [-DSUPP=LSAN_SUPPRESSIONS] [-DFULL_STACKS=1] [-DTIME=60] [-DINPUT_TIMEOUT=10]
-#         [-DRSS_MB=2048] -P run.cmake
+#         [-DRSS_MB=2048] [-DWRITE_SEEDS=1] -P run.cmake
+# WRITE_SEEDS: the target writes seeds of its own first (FESIM_FUZZ_WRITE_SEEDS=DIR, then it
+# exits; fuzz_checkpoint.c), so that they follow the current file format; SEEDS may then
+# match nothing.
 # XSD: the case schema, whose element, attribute and enumeration names are
 # added to the dictionary.  WORK gets seeds/, corpus/ (what the run found),
 # artifacts/ (reproducers), fuzz.log and the dictionary; all start empty each
 # time, so every run starts from the same corpus.
 foreach(var FUZZER WORK SEEDS)
-  if(NOT DEFINED ${var})
+  if(NOT DEFINED ${var} AND NOT (var STREQUAL "SEEDS" AND WRITE_SEEDS))
     message(FATAL_ERROR "run.cmake: -D${var}=... is required")
   endif()
 endforeach()
@@ -32,6 +35,15 @@ file(MAKE_DIRECTORY ${seeds} ${corpus} ${artifacts} ${WORK}/tmp)
 
 # Seeds, named after their folder too (cases/*/case.xml share a name).
 set(n_seeds 0)
+if(WRITE_SEEDS)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env FESIM_FUZZ_WRITE_SEEDS=${seeds} ${FUZZER}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  file(GLOB made ${seeds}/*)
+  list(LENGTH made n_seeds)
+  if(NOT rc EQUAL 0 OR n_seeds EQUAL 0)
+    message(FATAL_ERROR "${FUZZER} wrote no seeds (exit ${rc}):\n${out}")
+  endif()
+endif()
 foreach(pattern ${SEEDS})
   file(GLOB files ${pattern})
   foreach(f ${files})

@@ -1,5 +1,7 @@
 /* The .stat file: header with and without the error columns, rows that round-trip exactly
- * (17 significant digits) and are on disk as soon as they are written, and failures. */
+ * (17 significant digits) and are on disk as soon as they are written, rows written whole or
+ * not at all (a file size limit), continuing a file after a restart (checked without writing),
+ * and failures. */
 #include "io/stat.h"
 
 #include "core/error.h"
@@ -9,8 +11,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <float.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -103,7 +107,7 @@ static void write_rows(const char *dir, const char *name, int has_exact)
   char path[512];
   snprintf(path, sizeof path, "%s/%s.stat", dir, name);
   struct fe_stat *stat = NULL;
-  CHECK_OK(fe_stat_create(dir, name, has_exact, &stat));
+  CHECK_OK(fe_stat_create(path, has_exact, &stat));
   CHECK(stat != NULL);
   if (!stat) return;
   check_file(path, has_exact, 0);
@@ -132,9 +136,9 @@ static void test_format(const char *dir)
 static void test_failures(const char *dir)
 {
   char sub[512];
-  snprintf(sub, sizeof sub, "%s/no/such/dir", dir);
+  snprintf(sub, sizeof sub, "%s/no/such/dir/x.stat", dir);
   struct fe_stat *stat = (struct fe_stat *)&stat;
-  CHECK(fe_stat_create(sub, "x", 0, &stat) == FE_ERR_RESOURCE);
+  CHECK(fe_stat_create(sub, 0, &stat) == FE_ERR_RESOURCE);
   CHECK(stat == NULL);
   fe_stat_destroy(NULL);
 
@@ -143,10 +147,100 @@ static void test_failures(const char *dir)
     snprintf(link, sizeof link, "%s/full.stat", dir);
     unlink(link);
     CHECK(symlink("/dev/full", link) == 0);
-    CHECK(fe_stat_create(dir, "full", 1, &stat) == FE_ERR_RESOURCE);
+    CHECK(fe_stat_create(link, 1, &stat) == FE_ERR_RESOURCE);
     CHECK(stat == NULL);
     unlink(link);
   }
+}
+
+static void write_text(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+  CHECK(f && fputs(text, f) >= 0);
+  if (f) fclose(f);
+}
+
+static int same_file(const char *path, const char *text)
+{
+  char *now = read_all(path);
+  const int same = now && !strcmp(now, text);
+  free(now);
+  return same;
+}
+
+/* A restart from step 1 keeps the header and rows 0 and 1, drops the rest (a stopped run's),
+ * and appends; every refusal leaves the file as it was. */
+static void test_resume(const char *dir)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s/resume.stat", dir);
+  struct fe_stat *stat = NULL;
+  CHECK_OK(fe_stat_create(path, 1, &stat));
+  for (int i = 0; i < N_ROWS && stat; i++) CHECK_OK(fe_stat_write(stat, &ROWS[i]));
+  fe_stat_destroy(stat);
+  char *full = read_all(path);
+  CHECK(full != NULL);
+  if (!full) return;
+  long keep = -1;
+  CHECK_OK(fe_stat_check_resume(path, 1, 1, 0.1, &keep));
+  const char *row2 = strstr(full, "\n2,");
+  CHECK(row2 && keep == row2 + 1 - full);
+  /* refusals: other columns, another time for the step, no such step, no file */
+  long other = -1;
+  CHECK(fe_stat_check_resume(path, 0, 1, 0.1, &other) == FE_ERR_INPUT);
+  CHECK(fe_stat_check_resume(path, 1, 1, 0.2, &other) == FE_ERR_INPUT);
+  CHECK(fe_stat_check_resume(path, 1, 5, 0.5, &other) == FE_ERR_INPUT);
+  char missing[512];
+  snprintf(missing, sizeof missing, "%s/missing.stat", dir);
+  CHECK(fe_stat_check_resume(missing, 1, 1, 0.1, &other) == FE_ERR_INPUT);
+  CHECK(same_file(path, full) && access(missing, F_OK) != 0);
+  /* an incomplete line before the step's row (a killed run's last line): refused */
+  char *cut = strdup(full);
+  cut[keep - 3] = '\0'; /* row 1 without its end */
+  write_text(path, cut);
+  CHECK(fe_stat_check_resume(path, 1, 1, 0.1, &other) == FE_ERR_INPUT);
+  CHECK(same_file(path, cut));
+  free(cut);
+  /* continued after step 1 */
+  write_text(path, full);
+  CHECK_OK(fe_stat_resume(path, 1, keep, &stat));
+  struct fe_stat_row next = ROWS[2];
+  CHECK(stat && fe_stat_write(stat, &next) == FE_SUCCESS);
+  fe_stat_destroy(stat);
+  char *now = read_all(path);
+  const size_t len2 =
+      row2 ? (size_t)(strchr(row2 + 1, '\n') - row2) : 0; /* row 2 and its newline */
+  CHECK(now && !strncmp(now, full, (size_t)keep) && strlen(now + keep) == len2 &&
+        !strncmp(now + keep, row2 + 1, len2));
+  free(now);
+  free(full);
+  remove(path);
+}
+
+/* A row that reaches a file size limit (EFBIG; SIGXFSZ ignored as fesim does) is not left
+ * in part: the file ends with the row before. */
+static void test_size_limit(const char *dir)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s/limit.stat", dir);
+  struct fe_stat *stat = NULL;
+  CHECK_OK(fe_stat_create(path, 0, &stat));
+  CHECK(stat && fe_stat_write(stat, &ROWS[0]) == FE_SUCCESS);
+  char *before = read_all(path);
+  struct rlimit old, limit;
+  void (*handler)(int) = signal(SIGXFSZ, SIG_IGN);
+  CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0);
+  limit = old;
+  limit.rlim_cur = before ? strlen(before) + 20 : 0; /* row 1 crosses it */
+  CHECK(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+  CHECK(stat && fe_stat_write(stat, &ROWS[1]) == FE_ERR_RESOURCE);
+  CHECK(stat && fe_stat_write(stat, &ROWS[2]) == FE_ERR_RESOURCE);
+  CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
+  signal(SIGXFSZ, handler);
+  fe_stat_destroy(stat);
+  CHECK(before && same_file(path, before));
+  free(before);
+  remove(path);
 }
 
 int main(int argc, char **argv)
@@ -160,6 +254,8 @@ int main(int argc, char **argv)
   }
   test_format(dir);
   test_failures(dir);
+  test_resume(dir);
+  test_size_limit(dir);
   if (argc == 1) {
     remove_fresh(dir);
     CHECK(access(dir, F_OK) != 0);

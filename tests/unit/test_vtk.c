@@ -6,6 +6,7 @@
  * tests/tools/check_vtk.py and check_paraview.py, which read them with VTK and ParaView:
  * tri, tet (hand-made meshes), grid2d and grid3d (structured grids with a moving Gaussian, large
  * enough to cross the writer's conversion buffer). */
+#include "io/outdir.h"
 #include "io/vtk.h"
 
 #include "core/error.h"
@@ -19,6 +20,30 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The writer takes whole paths; the tests name dumps by directory, case and index. */
+static void vtk_path(char *buf, size_t size, const char *dir, const char *name, long index)
+{
+  char *p = NULL;
+  CHECK_OK(fe_vtk_path(dir, name, index, &p));
+  snprintf(buf, size, "%s", p ? p : "");
+  free(p);
+}
+
+static int write_dump(const char *dir, const char *name, long index, double time,
+                      const struct fe_mesh *m, int n_fields, const struct fe_vtk_field *fields)
+{
+  char path[512];
+  vtk_path(path, sizeof path, dir, name, index);
+  return fe_vtk_write(path, time, m, n_fields, fields);
+}
+
+static int write_series(const char *dir, const char *name, long n, const double *times)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s.vtk.series", dir, name);
+  return fe_vtk_write_series(path, name, n, times);
+}
 
 enum { GRID2D_N = 220, GRID3D_N = 24 };
 
@@ -97,7 +122,7 @@ static void check_dump(const char *dir, const char *name, int index, double time
                        const struct fe_mesh *m, int n_fields, const struct fe_vtk_field *fields)
 {
   char path[512], line[256];
-  fe_vtk_path(path, sizeof path, dir, name, index);
+  vtk_path(path, sizeof path, dir, name, index);
   size_t size = 0, pos = 0;
   unsigned char *buf = read_all(path, &size);
   CHECK(buf != NULL);
@@ -198,10 +223,10 @@ static void test_triangles(const char *dir)
       velocity[2 * i + 1] = coords[2 * i] - 1e-300 * k;
     }
     struct fe_vtk_field fields[] = {{"tracer", 1, tracer, 1}, {"velocity", 3, velocity, 2}};
-    CHECK_OK(fe_vtk_write(dir, "tri", k, times[k], &m, 2, fields));
+    CHECK_OK(write_dump(dir, "tri", k, times[k], &m, 2, fields));
     check_dump(dir, "tri", k, times[k], &m, 2, fields);
   }
-  CHECK_OK(fe_vtk_write_series(dir, "tri", 3, times));
+  CHECK_OK(write_series(dir, "tri", 3, times));
   check_series_text(dir, "tri",
                     "{\n  \"file-series-version\": \"1.0\",\n  \"files\": [\n"
                     "    { \"name\": \"tri_000000.vtk\", \"time\": 0 },\n"
@@ -211,7 +236,7 @@ static void test_triangles(const char *dir)
 
   /* Hand-computed offsets of the first dump, independent of check_dump's search. */
   char path[512];
-  fe_vtk_path(path, sizeof path, dir, "tri", 0);
+  vtk_path(path, sizeof path, dir, "tri", 0);
   size_t size = 0;
   unsigned char *buf = read_all(path, &size);
   CHECK(buf && size == 569);
@@ -244,10 +269,10 @@ static void test_tetrahedra(const char *dir)
     for (int i = 0; i < 15; i++) velocity[i] = coords[i] * (k + 1) - 0.25;
     for (int i = 0; i < 5; i++) tracer[i] = coords[3 * i] - coords[3 * i + 2] * times[k];
     struct fe_vtk_field fields[] = {{"velocity", 3, velocity, 3}, {"tracer", 1, tracer, 1}};
-    CHECK_OK(fe_vtk_write(dir, "tet", k, times[k], &m, 2, fields));
+    CHECK_OK(write_dump(dir, "tet", k, times[k], &m, 2, fields));
     check_dump(dir, "tet", k, times[k], &m, 2, fields);
   }
-  CHECK_OK(fe_vtk_write_series(dir, "tet", 2, times));
+  CHECK_OK(write_series(dir, "tet", 2, times));
   check_series_text(dir, "tet",
                     "{\n  \"file-series-version\": \"1.0\",\n  \"files\": [\n"
                     "    { \"name\": \"tet_000000.vtk\", \"time\": 0.5 },\n"
@@ -277,10 +302,10 @@ static void write_grid_series(const char *dir, const char *name, const struct fe
   for (int k = 0; k < 3; k++) {
     gaussian(m->dim, m->n_nodes, m->coords, times[k], tracer, vel);
     struct fe_vtk_field fields[] = {{"tracer", 1, tracer, 1}, {"velocity", 3, vel, m->dim}};
-    CHECK_OK(fe_vtk_write(dir, name, k, times[k], m, 2, fields));
+    CHECK_OK(write_dump(dir, name, k, times[k], m, 2, fields));
     if (k == 0) check_dump(dir, name, k, times[k], m, 2, fields);
   }
-  CHECK_OK(fe_vtk_write_series(dir, name, 3, times));
+  CHECK_OK(write_series(dir, name, 3, times));
   free(tracer);
   free(vel);
 }
@@ -359,7 +384,7 @@ static int count_temporaries(const char *dir)
 {
   DIR *d = opendir(dir);
   int n = 0;
-  for (struct dirent *ent; d && (ent = readdir(d));) n += strstr(ent->d_name, ".tmp") != NULL;
+  for (struct dirent *ent; d && (ent = readdir(d));) n += strstr(ent->d_name, FE_TMP_INFIX) != NULL;
   if (d) closedir(d);
   return n;
 }
@@ -379,30 +404,69 @@ static void test_failures(const char *dir)
   char path[512], sub[512];
 
   snprintf(sub, sizeof sub, "%s/no/such/dir", dir);
-  CHECK(fe_vtk_write(sub, "x", 0, 0.0, &m, 1, &field) == FE_ERR_RESOURCE);
-  CHECK(fe_vtk_write_series(sub, "x", 1, coords) == FE_ERR_RESOURCE);
+  CHECK(write_dump(sub, "x", 0, 0.0, &m, 1, &field) == FE_ERR_RESOURCE);
+  CHECK(write_series(sub, "x", 1, coords) == FE_ERR_RESOURCE);
 
   /* rename() onto a directory fails after the whole file was written */
-  fe_vtk_path(path, sizeof path, dir, "clash", 0);
+  vtk_path(path, sizeof path, dir, "clash", 0);
   CHECK(mkdir(path, 0777) == 0 || errno == EEXIST);
-  CHECK(fe_vtk_write(dir, "clash", 0, 0.0, &m, 1, &field) == FE_ERR_RESOURCE);
+  CHECK(write_dump(dir, "clash", 0, 0.0, &m, 1, &field) == FE_ERR_RESOURCE);
   CHECK(rmdir(path) == 0);
 
   /* a full disk: the temporary name of this process points at /dev/full */
   if (access("/dev/full", W_OK) == 0) {
     char tmp[600];
-    fe_vtk_path(path, sizeof path, dir, "full", 0);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    vtk_path(path, sizeof path, dir, "full", 0);
+    snprintf(tmp, sizeof tmp, "%s" FE_TMP_INFIX "%ld", path, (long)getpid());
     CHECK(symlink("/dev/full", tmp) == 0);
-    CHECK(fe_vtk_write(dir, "full", 0, 0.0, &m, 1, &field) == FE_ERR_RESOURCE);
+    CHECK(write_dump(dir, "full", 0, 0.0, &m, 1, &field) == FE_ERR_RESOURCE);
     CHECK(access(path, F_OK) != 0);
   }
 
   struct fe_vtk_field bad = {"v", 3, tracer, 4};
-  CHECK(fe_vtk_write(dir, "bad", 0, 0.0, &m, 1, &bad) == FE_ERR_INPUT);
+  CHECK(write_dump(dir, "bad", 0, 0.0, &m, 1, &bad) == FE_ERR_INPUT);
   double nan_time = NAN;
-  CHECK(fe_vtk_write_series(dir, "bad", 1, &nan_time) == FE_ERR_NUMERICAL);
+  CHECK(write_series(dir, "bad", 1, &nan_time) == FE_ERR_NUMERICAL);
   CHECK(count_temporaries(dir) == 0);
+}
+
+/* Names as VTK's reader takes them: at most 255 bytes once encoded, none twice in a dump, none
+ * named like the dump's own arrays (region, TIME). */
+static void test_names(const char *dir)
+{
+  CHECK(fe_vtk_encoded_length("T_exact") == 7 && fe_vtk_encoded_length("a b%") == 8);
+  const char *ok[] = {"T", "velocity", "T_exact", "T_error"}, *other = NULL;
+  CHECK(fe_vtk_name_clash(4, ok, &other) == -1 && other == NULL);
+  const char *twice[] = {"velocity", "velocity"}, *region[] = {"T", "region"}, *time[] = {"TIME"};
+  CHECK(fe_vtk_name_clash(2, twice, &other) == 1 && other && !strcmp(other, "velocity"));
+  CHECK(fe_vtk_name_clash(2, region, &other) == 1 && other && !strcmp(other, "region"));
+  CHECK(fe_vtk_name_clash(1, time, &other) == 0);
+  double coords[] = {0, 0, 1, 0, 0, 1}, tracer[] = {1, 2, 3};
+  int cells[] = {0, 1, 2}, cell_region[] = {0};
+  struct fe_mesh m = {.dim = 2,
+                      .nv = 3,
+                      .n_nodes = 3,
+                      .n_cells = 1,
+                      .coords = coords,
+                      .cells = cells,
+                      .cell_region = cell_region};
+  char name[300];
+  memset(name, 'a', sizeof name);
+  name[FE_VTK_NAME_MAX] = '\0'; /* the longest */
+  struct fe_vtk_field longest = {name, 1, tracer, 1};
+  CHECK_OK(write_dump(dir, "names", 0, 0.0, &m, 1, &longest));
+  name[FE_VTK_NAME_MAX] = 'a';
+  name[FE_VTK_NAME_MAX + 1] = '\0';
+  CHECK(write_dump(dir, "names", 1, 0.0, &m, 1, &longest) == FE_ERR_INPUT);
+  struct fe_vtk_field same[] = {{"T", 1, tracer, 1}, {"T", 1, tracer, 1}};
+  CHECK(write_dump(dir, "names", 1, 0.0, &m, 2, same) == FE_ERR_INPUT);
+  struct fe_vtk_field own = {"region", 1, tracer, 1};
+  CHECK(write_dump(dir, "names", 1, 0.0, &m, 1, &own) == FE_ERR_INPUT);
+  char path[512];
+  vtk_path(path, sizeof path, dir, "names", 1);
+  CHECK(access(path, F_OK) != 0);
+  vtk_path(path, sizeof path, dir, "names", 0);
+  remove(path);
 }
 
 int main(int argc, char **argv)
@@ -415,10 +479,13 @@ int main(int argc, char **argv)
     return 1;
   }
   char buf[64];
-  fe_vtk_path(buf, sizeof buf, "out", "case", 12);
+  vtk_path(buf, sizeof buf, "out", "case", 12);
   CHECK(strcmp(buf, "out/case_000012.vtk") == 0);
-  fe_vtk_path(buf, sizeof buf, "", "case", 1234567);
+  vtk_path(buf, sizeof buf, "", "case", 1234567);
   CHECK(strcmp(buf, "case_1234567.vtk") == 0);
+  vtk_path(buf, sizeof buf, NULL, "case", 12345678901L); /* dump indices are 64-bit */
+  CHECK(strcmp(buf, "case_12345678901.vtk") == 0);
+  test_names(dir);
 
   test_triangles(dir);
   test_tetrahedra(dir);

@@ -1,0 +1,36 @@
+# Step counts beyond 2^31 through fesim: data/many_steps.xml has 3 10^9 steps.  A checkpoint of
+# restart.xml (the same mesh, name and fields) is moved to step 2999999998 of its schedule by
+# make_checkpoints, with the stat file's row of that step; the restart runs the last two steps:
+# its stat rows, dump index 3 (the dump of the last step) and the series must show them.
+#   cmake -DFESIM=... -DMAKE=... -DSHORT=restart.xml -DCASE=many_steps.xml -DOUT=... -P steps_64bit.cmake
+file(REMOVE_RECURSE ${OUT})
+file(MAKE_DIRECTORY ${OUT}/run)
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${ARGN}: exit ${rc}\n${out}${err}")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+endfunction()
+run(${FESIM} --quiet --output ${OUT}/short ${SHORT})
+run(${MAKE} move ${OUT}/short/bad_checkpoint_000004.bin ${OUT}/run 0 3e9 1 1000000000 2999999998)
+get_filename_component(case_path ${CASE} REALPATH)
+file(WRITE ${OUT}/run/bad.run "case ${case_path}\nfesim test\n")
+set(ckpt ${OUT}/run/bad_checkpoint_2999999998.bin)
+run(${FESIM} --check --output ${OUT}/run --restart ${ckpt} ${CASE})
+if(NOT out MATCHES "3000000000 steps \\(last step 1\\)" OR NOT out MATCHES "step 2999999998, t = 2999999998, 3 dumps; verified")
+  message(FATAL_ERROR "fesim --check:\n${out}")
+endif()
+run(${FESIM} --quiet --output ${OUT}/run --restart ${ckpt} ${CASE})
+file(STRINGS ${OUT}/run/bad.stat rows)
+list(SUBLIST rows 1 3 rows)
+string(REGEX REPLACE ",[^,;]*(;|$)" "\\1" rows "${rows}") # all but wall_seconds
+if(NOT rows MATCHES "^2999999998,2999999998,1,[^;]*;2999999999,2999999999,1,[^;]*;3000000000,3000000000,1,")
+  message(FATAL_ERROR "stat rows: ${rows}")
+endif()
+file(READ ${OUT}/run/bad.vtk.series series)
+if(NOT EXISTS ${OUT}/run/bad_000003.vtk OR NOT series MATCHES "\"bad_000003\\.vtk\", \"time\": 3000000000 }")
+  message(FATAL_ERROR "no dump 3 at t = 3e9:\n${series}")
+endif()
+message("rows: ${rows}")
+file(REMOVE_RECURSE ${OUT})
