@@ -1,7 +1,11 @@
 /* The command line: one table of options (name, the form of its value, help), read by one loop
  * that says exactly what is wrong with an argument; the usage text is made from the table.  An
  * option is added by a line in the table and, when it sets something, a small setter. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app/run.h"
@@ -34,6 +38,28 @@ static int set_output(struct fe_options *o, const char *v) { return o->output_di
 static int set_force(struct fe_options *o, const char *v) { return (void)v, o->force = 1, 0; }
 static int set_check(struct fe_options *o, const char *v) { return (void)v, o->check = 1, 0; }
 static int set_restart(struct fe_options *o, const char *v) { return o->restart = v, 0; }
+static int set_mesh_time_limit(struct fe_options *o, const char *v)
+{
+  char *end;
+  const double s = strtod(v, &end);
+  FE_CHECK(end != v && !*end && isfinite(s) && s > 0, FE_ERR_USAGE,
+           "option '--mesh-time-limit' needs a number of seconds > 0; found '%s'", v);
+  o->mesh_time_limit = s;
+  return FE_SUCCESS;
+}
+
+static int set_max_cells(struct fe_options *o, const char *v)
+{
+  char *end;
+  errno = 0;
+  const long n = strtol(v, &end, 10);
+  FE_CHECK(end != v && !*end && !errno && n > 0 && n < INT_MAX, FE_ERR_USAGE,
+           "option '--max-cells' needs a whole number of cells from 1 to %d; found '%s'",
+           INT_MAX - 1, v);
+  o->max_cells = n;
+  return FE_SUCCESS;
+}
+
 static int set_quiet(struct fe_options *o, const char *v) { return (void)v, o->verbosity = 0, 0; }
 static int set_verbose(struct fe_options *o, const char *v) { return (void)v, o->verbosity = 2, 0; }
 
@@ -49,6 +75,9 @@ static const struct cli_option options[] = {
     {"check", NULL, "validate the case, the mesh and a --restart checkpoint; run nothing",
      set_check},
     {"restart", "CHECKPOINT", "continue a run from a checkpoint", set_restart},
+    {"mesh-time-limit", "SECONDS", "stop reading or meshing the mesh after this long (1800)",
+     set_mesh_time_limit},
+    {"max-cells", "N", "mesh at most N cells (100000000 and what memory holds)", set_max_cells},
     {"quiet", NULL, "print error messages only", set_quiet},
     {"verbose", NULL, "print a line per step", set_verbose},
     {"version", NULL, "print the version and the backends of this build", NULL},

@@ -563,7 +563,8 @@ static int write_checkpoint(struct fe_sim *s, double t)
 
 static const char *backend_description(const struct fe_sim *s, char *buf, size_t size)
 {
-  snprintf(buf, size, "%s", s->be->name);
+  const int threads = fe_backend_cpu_threads();
+  snprintf(buf, size, "%s, %d thread%s", s->be->name, threads, threads == 1 ? "" : "s");
 #ifdef FESIM_HAVE_CUDA
   if (s->be->type == FE_CUDA) snprintf(buf, size, "cuda: %s", fe_backend_cuda_describe(s->be));
 #endif
@@ -1015,6 +1016,8 @@ static int resolve_case_path(struct fe_sim *s)
 static int read_mesh(struct fe_sim *s)
 {
   const struct fe_mesh_options mo = {.size = s->c->mesh_size, .read_dir = s->c->dir,
+                                     .time_limit = s->opt->mesh_time_limit,
+                                     .max_cells = s->opt->max_cells,
                                      .verbosity = s->opt->verbosity};
   return fe_mesh_read(s->c->mesh_file, &mo, &s->m);
 }

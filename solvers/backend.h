@@ -63,6 +63,8 @@ struct fe_backend {
 
 /* The CPU backend (OpenMP); always available. */
 const struct fe_backend *fe_backend_cpu(void);
+/* The OpenMP threads its loops run on (OMP_NUM_THREADS, or the cores). */
+int fe_backend_cpu_threads(void);
 
 /* Backend memory: allocate `bytes` and copy `host` into it (host may be NULL). */
 int fe_backend_alloc(const struct fe_backend *be, size_t bytes, const void *host, void *ptr_to_ptr);

@@ -7,6 +7,8 @@
 #include "core/error.h"
 #include "solvers/backend.h"
 
+#include <omp.h>
+
 static int malloc_cpu(const struct fe_backend *be, size_t bytes, void **p)
 {
   (void)be;
@@ -188,3 +190,5 @@ static const struct fe_vec_ops vec_ops_cpu = {
 static const struct fe_backend backend_cpu = {FE_CPU, "cpu", 0, &vec_ops_cpu, NULL};
 
 const struct fe_backend *fe_backend_cpu(void) { return &backend_cpu; }
+
+int fe_backend_cpu_threads(void) { return omp_get_max_threads(); }

@@ -19,3 +19,13 @@ add_test(NAME mesher.geo_threads
          COMMAND sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do $<TARGET_FILE:fesim> --check --quiet $0 >/dev/null || exit 1; done"
                  ${CMAKE_CURRENT_SOURCE_DIR}/data/geo/threads.xml)
 set_tests_properties(mesher.geo_threads PROPERTIES LABELS case)
+
+# A run uses the threads it was given: the mesh of a .geo case read, the CPU
+# backend still runs on OMP_NUM_THREADS (Gmsh 4.8 sets one thread in the
+# process that runs it; fesim 0.1 ran every CPU run on one).  Label case.
+add_test(NAME mesher.threads_kept
+         COMMAND ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=3
+                 $<TARGET_FILE:fesim> --backend cpu --output ${CMAKE_CURRENT_BINARY_DIR}/mesher/threads
+                 --force ${CMAKE_CURRENT_SOURCE_DIR}/bad_input/good.xml)
+set_tests_properties(mesher.threads_kept PROPERTIES LABELS case
+                     PASS_REGULAR_EXPRESSION "\\(backend cpu, 3 threads, assembly lma\\)")
