@@ -56,9 +56,10 @@ static const char *point_name(const struct fe_mesh *m, long cell, const double p
 static int not_finite(const struct fe_expr *e, const char *parent, const struct fe_mesh *m,
                       long cell, const double p[3], double t, double v)
 {
-  char where[4200], point[160];
-  FE_RAISE(FE_ERR_INPUT, "%s: expression '%s' is %s at %s, t = %g; expected a finite value",
-           expr_where(e, parent, where, sizeof where), fe_expr_text(e),
+  char where[4200], point[160], text[FE_QUOTE_SIZE];
+  FE_RAISE(FE_ERR_INPUT, "%s: expression %s is %s at %s, t = %g; expected a finite value",
+           expr_where(e, parent, where, sizeof where),
+           fe_quote(fe_expr_text(e), FE_QUOTE_MAX, text, sizeof text),
            isnan(v) ? "nan"
            : v > 0  ? "inf"
                     : "-inf",
@@ -112,13 +113,14 @@ static int is_psd(int d, const double *s, char *why, size_t size)
 static int not_psd(const struct fe_case *c, const struct fe_mesh *m, long e, const double *s,
                    const double p[3], double t, const char *why)
 {
-  char point[160], values[160] = "", shown[FE_QUOTE_SIZE];
+  char point[160], values[160] = "", shown[FE_QUOTE_SIZE], text[FE_QUOTE_SIZE];
   point_name(m, e, p, point, sizeof point);
   if (c->n_diffusivity == 1)
     FE_RAISE(FE_ERR_INPUT,
-             "%s:%d: <diffusivity>: '%s' is %g at %s, t = %g; expected a diffusivity >= 0",
+             "%s:%d: <diffusivity>: %s is %g at %s, t = %g; expected a diffusivity >= 0",
              fe_path_shown(c->path, shown, sizeof shown), c->diffusivity_line,
-             fe_expr_text(c->diffusivity[0]), s[0], point, t);
+             fe_quote(fe_expr_text(c->diffusivity[0]), FE_QUOTE_MAX, text, sizeof text), s[0],
+             point, t);
   for (int k = 0; k < FE_NSYM(m->dim); k++)
     snprintf(values + strlen(values), sizeof values - strlen(values), "%s%g", k ? " " : "", s[k]);
   FE_RAISE(FE_ERR_INPUT,

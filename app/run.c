@@ -950,7 +950,9 @@ static void print_check(struct fe_sim *s)
       for (int f = 0; f < m->n_facets; f++) nf += m->facet_group[f] == g->tag;
       printf(" %s (tag %d, %d facets)", g->name[0] ? g->name : "unnamed", g->tag, nf);
     }
-    printf(": %s %s\n", bd->kind == FE_BC_DIRICHLET ? "dirichlet" : "neumann", fe_expr_text(bd->value));
+    char text[FE_QUOTE_SIZE];
+    printf(": %s %s\n", bd->kind == FE_BC_DIRICHLET ? "dirichlet" : "neumann",
+           fe_quote(fe_expr_text(bd->value), FE_QUOTE_MAX, text, sizeof text));
   }
   printf("          %ld Dirichlet nodes; other boundaries: zero flux\n", s->bcs->n_dirichlet);
   printf("time      %.9g to %.9g, dt %.9g, %ld steps (last step %.9g)\n", c->t_start, c->t_end,
