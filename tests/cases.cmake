@@ -8,8 +8,7 @@ set(FE_CHECK_VTK ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_vtk.py)
 function(fe_case name)
   set(out ${CMAKE_BINARY_DIR}/cases/${name})
   add_test(NAME case.${name}.run
-           COMMAND ${CMAKE_COMMAND} -E env OMP_NUM_THREADS=2
-                   $<TARGET_FILE:fesim> --quiet --output ${out} ${PROJECT_SOURCE_DIR}/cases/${name}/case.xml)
+           COMMAND $<TARGET_FILE:fesim> --quiet --output ${out} ${PROJECT_SOURCE_DIR}/cases/${name}/case.xml)
   set_tests_properties(case.${name}.run PROPERTIES LABELS case FIXTURES_SETUP case_${name})
   add_test(NAME case.${name}.vtk COMMAND ${FE_SYSTEM_PYTHON} ${FE_CHECK_VTK} ${out} ${name} ${ARGN})
   set_tests_properties(case.${name}.vtk PROPERTIES LABELS case FIXTURES_REQUIRED case_${name})
