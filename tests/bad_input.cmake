@@ -156,3 +156,10 @@ fe_bad_input(geo_mesh "data/geo/refused_mesh\\.geo:3: 'Mesh' meshes in the scrip
 fe_bad_input(geo_string [=[data/geo/refused_string\.geo:18: a string that starts here never ends; expected a closing "]=])
 # meshing within limits: the estimate after the curves are meshed, before the surfaces
 fe_bad_input(geo_too_fine [=[data/geo/square\.geo: meshing it at <mesh size="1e-05"> would make about 2\.[0-9]e\+10 triangles \(an area of about 1 at edges of about 1e-05\), more than the limit of 100000000 cells; raise the limit with --max-cells, or mesh it coarser]=])
+
+# Mesh semantics (meshes written by tests/data/mesh/make_mesh_semantics.py; what fesim runs
+# with a warning is in tests/cases.cmake, fe_warning): a node tag given twice at different
+# coordinates, or where they cannot be compared (a binary file)
+fe_bad_input(mesh_duplicate_node [=[data/mesh/dup_diff_22\.msh: node 5 is given twice, at \(0\.5, 0\.5, 0\) and at \(0\.7, 0\.5, 0\); expected each node tag once \(Gmsh would keep one of the two\)]=])
+fe_bad_input(mesh_duplicate_node_41 [=[data/mesh/dup_diff_41\.msh: node 5 is given twice, at \(0\.5, 0\.5, 0\) and at \(0\.5, 0\.5000001, 0\); expected each node tag once \(Gmsh would keep one of the two\)]=])
+fe_bad_input(mesh_duplicate_node_binary [=[data/mesh/dup_binary_22\.msh: node 5 is given twice, and fesim could not compare the coordinates of the copies \(it is a binary file\); expected each node tag once]=])

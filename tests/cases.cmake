@@ -171,3 +171,30 @@ add_test(NAME paraview.rotating_gaussian
                  ${CMAKE_BINARY_DIR}/cases/rotating_gaussian/rendered.png T velocity T_exact T_error)
 set_tests_properties(paraview.rotating_gaussian PROPERTIES LABELS paraview SKIP_RETURN_CODE 77
                      FIXTURES_REQUIRED case_rotating_gaussian RUN_SERIAL TRUE)
+
+# Mesh semantics a user may mean (meshes written by tests/data/mesh/make_mesh_semantics.py,
+# cases in tests/bad_input): fesim runs, and says so in one warning.  Each case twice:
+#   warning.NAME      fesim --check NAME.xml
+#   warning.NAME.run  a real run into a directory of its own (removed after)
+# fe_warning(NAME REGEX [COUNT]): COUNT warnings (default 1), REGEX "" for none.
+set(FE_WARNING_CASES ${CMAKE_CURRENT_SOURCE_DIR}/bad_input)
+function(fe_warning name regex)
+  set(count 1)
+  if(ARGC GREATER 2)
+    set(count ${ARGV2})
+  endif()
+  set(case ${FE_WARNING_CASES}/${name}.xml)
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/warning/${name})
+  add_test(NAME warning.${name}
+           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DARGS=--check;${case}"
+                   "-DREGEX=${regex}" -DCOUNT=${count} -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_warning.cmake)
+  add_test(NAME warning.${name}.run
+           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DARGS=--output;${out};${case}"
+                   "-DOUT=${out}" "-DREGEX=${regex}" -DCOUNT=${count}
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_warning.cmake)
+  set_tests_properties(warning.${name} warning.${name}.run PROPERTIES LABELS "case;bad_input")
+endfunction()
+
+# a node tag given twice at the same coordinates: read as one node
+fe_warning(mesh_duplicate_node_same [=[data/mesh/dup_same_22\.msh: node 5 is given twice, at the same coordinates \(0\.5, 0\.5, 0\) \(and so is 1 other node tag\); the copies are read as one node]=])
+fe_warning(mesh_duplicate_node_same_41 [=[data/mesh/dup_same_41\.msh: node 5 is given twice, at the same coordinates \(0\.5, 0\.5, 0\); the copies are read as one node]=])

@@ -217,21 +217,19 @@ static void test_flipped_sparse(void)
   fe_mesh_destroy(m);
 }
 
-/* fe_mesh_read of a bad mesh: FE_ERR_INPUT, no mesh, and its one message
- * (stderr captured) in msg. */
-static void read_bad(const char *name, char *msg, size_t size)
+/* fe_mesh_read with stderr captured in msg: the error code, the mesh in *m. */
+static int read_captured(const char *name, struct fe_mesh **m, char *msg, size_t size)
 {
-  struct fe_mesh *m = (struct fe_mesh *)1;
   FILE *tmp = tmpfile();
   msg[0] = '\0';
   if (!tmp) {
     CHECK(tmp);
-    return;
+    return -1;
   }
   fflush(stderr);
   int saved = dup(fileno(stderr));
   dup2(fileno(tmp), fileno(stderr));
-  int err = fe_mesh_read(data(name), NULL, &m);
+  int err = fe_mesh_read(data(name), NULL, m);
   fflush(stderr);
   dup2(saved, fileno(stderr));
   close(saved);
@@ -239,9 +237,38 @@ static void read_bad(const char *name, char *msg, size_t size)
   size_t n = fread(msg, 1, size - 1, tmp);
   msg[n] = '\0';
   fclose(tmp);
+  return err;
+}
+
+/* fe_mesh_read of a bad mesh: FE_ERR_INPUT, no mesh, and its one message
+ * (stderr captured) in msg. */
+static void read_bad(const char *name, char *msg, size_t size)
+{
+  struct fe_mesh *m = (struct fe_mesh *)1;
+  int err = read_captured(name, &m, msg, size);
   if (err != FE_ERR_INPUT) fprintf(stderr, "%s: got %d, expected %d\n", name, err, FE_ERR_INPUT);
   CHECK(err == FE_ERR_INPUT);
   CHECK(m == NULL);
+}
+
+/* fe_mesh_read of a mesh that is read with one warning containing `expected`
+ * (NULL: with no message at all). */
+static struct fe_mesh *read_warned(const char *name, const char *expected)
+{
+  char msg[2048], head[64];
+  struct fe_mesh *m = NULL;
+  int err = read_captured(name, &m, msg, sizeof msg);
+  if (err || (expected ? !strstr(msg, expected) : msg[0] != '\0'))
+    fprintf(stderr, "%s: got %d and\n  %s  expected 0 and %s\n", name, err, msg,
+            expected ? expected : "no message");
+  CHECK(err == FE_SUCCESS && m);
+  CHECK(expected ? strstr(msg, expected) != NULL : !msg[0]);
+  if (expected) {
+    snprintf(head, sizeof head, "fesim: warning: ");
+    CHECK(!strncmp(msg, head, strlen(head)) && strstr(msg, data(name)) == msg + strlen(head));
+    CHECK(!strchr(msg, '\n') || !strchr(msg, '\n')[1]); /* one line */
+  }
+  return m;
 }
 
 static void check_message(const char *name, const char *expected)
@@ -284,6 +311,29 @@ static void test_inverted(void)
                 "the 6 tetrahedra is inverted");
   check_message("overlap.msh", ": elements 17, 18 and 19 share one edge, so they overlap; expected "
                                "at most two cells on each edge");
+}
+
+/* A node tag given twice (Gmsh keeps one copy): at the same coordinates a
+ * warning, elsewhere an error with both places, and an error when the file
+ * cannot be read for the coordinates. */
+static void test_duplicate_nodes(void)
+{
+  struct fe_mesh *m = read_warned("dup_same_22.msh", ": node 5 is given twice, at the same "
+                                                     "coordinates (0.5, 0.5, 0) (and so is 1 other "
+                                                     "node tag); the copies are read as one node");
+  if (m) check_mesh(m, 2, square_bnd, 10);
+  fe_mesh_destroy(m);
+  m = read_warned("dup_same_41.msh", ": node 5 is given twice, at the same coordinates (0.5, 0.5, "
+                                     "0); the copies are read as one node");
+  if (m) check_mesh(m, 2, square_bnd, 10);
+  fe_mesh_destroy(m);
+  check_message("dup_diff_22.msh", ": node 5 is given twice, at (0.5, 0.5, 0) and at (0.7, 0.5, "
+                                   "0); expected each node tag once (Gmsh would keep one of the two)");
+  check_message("dup_diff_41.msh", ": node 5 is given twice, at (0.5, 0.5, 0) and at (0.5, "
+                                   "0.5000001, 0); expected each node tag once");
+  check_message("dup_binary_22.msh", ": node 5 is given twice, and fesim could not compare the "
+                                     "coordinates of the copies (it is a binary file); expected "
+                                     "each node tag once");
 }
 
 /* What each bad mesh's message says, beyond the file it names. */
@@ -343,6 +393,7 @@ static void test_bad(void)
       "garbage.msh", "empty.msh", "truncated.msh",  "quad.msh",  "order2.msh",  "tilted.msh",
       "mixed.msh",   "lines.msh", "degenerate.msh", "bad.geo",   "missing.msh", "missing.geo",
       "square.vtk",  "square",    "fold.msh",       "fold2.msh", "fold_3d.msh", "overlap.msh",
+      "dup_diff_22.msh", "dup_diff_41.msh", "dup_binary_22.msh",
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     struct fe_mesh *m = (struct fe_mesh *)1;
@@ -396,6 +447,7 @@ int main(void)
   test_formats("cube", 3, cube_bnd);
   test_flipped_sparse();
   test_inverted();
+  test_duplicate_nodes();
   test_messages();
   test_geo();
   test_bad();
