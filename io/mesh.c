@@ -186,6 +186,7 @@ static int map_facets(struct fe_mesh *m, const struct fe_mesh_raw *r, const int 
   m->n_facets = (int)r->n_facets;
   FE_MALLOC((size_t)m->n_facets * m->dim, &m->facets);
   FE_MALLOC(m->n_facets, &m->facet_group);
+  FE_MALLOC(m->n_facets, &m->facet_id);
   for (int f = 0; f < m->n_facets; f++) {
     for (int v = 0; v < m->dim; v++) {
       int i = local[r->facets[(size_t)f * m->dim + v]];
@@ -201,6 +202,7 @@ static int map_facets(struct fe_mesh *m, const struct fe_mesh_raw *r, const int 
       m->facets[(size_t)f * m->dim + v] = perm[i];
     }
     m->facet_group[f] = r->facet_group[f];
+    m->facet_id[f] = r->facet_id[f];
   }
   return FE_SUCCESS;
 }
@@ -240,8 +242,8 @@ static int build_mesh(struct fe_mesh *m, const struct fe_mesh_raw *r)
       m->coords[(size_t)perm[i] * m->dim + k] = r->xyz[3 * (size_t)used[i] + k];
   err = sort_cells(m, r, local, perm);
   if (!err) err = fe_mesh_orient_cells(m, r);
-  if (!err) err = fe_mesh_check_inverted(m, r);
   if (!err) err = map_facets(m, r, local, perm);
+  if (!err) err = fe_mesh_check_cells(m, r);
 done:
   graph_free(&g);
   free(local);
@@ -250,9 +252,6 @@ done:
   free(cells);
   return err;
 }
-
-/* ---- public ---------------------------------------------------------------- */
-
 
 /* ---- public ---------------------------------------------------------------- */
 
@@ -331,6 +330,8 @@ void fe_mesh_destroy(struct fe_mesh *mesh)
   free(mesh->cell_id);
   free(mesh->facets);
   free(mesh->facet_group);
+  free(mesh->facet_id);
+  free(mesh->facet_cells);
   free(mesh);
 }
 

@@ -32,9 +32,12 @@ struct fe_mesh {
   int *cells;        /* n_cells * nv node indices, 0-based */
   int *cell_region;  /* n_cells: physical tag of the cell, 0 when none */
   size_t *cell_id;   /* n_cells: Gmsh element tag, for messages */
-  int n_facets;      /* boundary facets, once per physical group they belong to */
+  int n_facets;      /* facets of physical groups, once per group they belong to */
   int *facets;       /* n_facets * dim node indices */
   int *facet_group;  /* n_facets: physical tag */
+  size_t *facet_id;  /* n_facets: Gmsh element tag, for messages; NULL for meshes built in memory */
+  unsigned char *facet_cells; /* n_facets: the cells that have the facet: 1 on the boundary of
+                                 the domain, 2 inside it, 0 none; NULL (built in memory): all 1 */
   int n_groups;
   struct fe_physical *groups;
 };

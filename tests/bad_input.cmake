@@ -163,3 +163,6 @@ fe_bad_input(geo_too_fine [=[data/geo/square\.geo: meshing it at <mesh size="1e-
 fe_bad_input(mesh_duplicate_node [=[data/mesh/dup_diff_22\.msh: node 5 is given twice, at \(0\.5, 0\.5, 0\) and at \(0\.7, 0\.5, 0\); expected each node tag once \(Gmsh would keep one of the two\)]=])
 fe_bad_input(mesh_duplicate_node_41 [=[data/mesh/dup_diff_41\.msh: node 5 is given twice, at \(0\.5, 0\.5, 0\) and at \(0\.5, 0\.5000001, 0\); expected each node tag once \(Gmsh would keep one of the two\)]=])
 fe_bad_input(mesh_duplicate_node_binary [=[data/mesh/dup_binary_22\.msh: node 5 is given twice, and fesim could not compare the coordinates of the copies \(it is a binary file\); expected each node tag once]=])
+# separate pieces (cells connected through facets) that overlap
+fe_bad_input(mesh_pieces_overlap [=[data/mesh/pieces_overlap\.msh: element 10 \(triangle of surface 1\) and element 13 \(triangle of surface 2\) overlap, and they lie in separate pieces of the mesh \(pieces that share no edge; the mesh has 2\); expected pieces that do not overlap]=])
+fe_bad_input(mesh_pieces_overlap_3d [=[data/mesh/pieces_overlap_3d\.msh: element 6 \(tetrahedron of volume 1\) and element 12 \(tetrahedron of volume 2\) overlap, and they lie in separate pieces of the mesh \(pieces that share no face; the mesh has 2\); expected pieces that do not overlap]=])

@@ -198,3 +198,10 @@ endfunction()
 # a node tag given twice at the same coordinates: read as one node
 fe_warning(mesh_duplicate_node_same [=[data/mesh/dup_same_22\.msh: node 5 is given twice, at the same coordinates \(0\.5, 0\.5, 0\) \(and so is 1 other node tag\); the copies are read as one node]=])
 fe_warning(mesh_duplicate_node_same_41 [=[data/mesh/dup_same_41\.msh: node 5 is given twice, at the same coordinates \(0\.5, 0\.5, 0\); the copies are read as one node]=])
+# separate pieces that touch on nodes of their own (Coherence forgotten); apart, nested in a
+# hole, or sharing one node they are fine
+fe_warning(mesh_pieces_touch [=[data/mesh/pieces_touch\.msh: element 10 \(triangle of surface 1\) and element 14 \(triangle of surface 2\) lie in separate pieces of the mesh \(pieces that share no edge\) that touch: 2 edges of one coincide with edges of another, on nodes of their own \(a forgotten Coherence\?\); a tracer cannot cross from one piece to the other]=])
+fe_warning(mesh_pieces_touch_3d [=[data/mesh/pieces_touch_3d\.msh: element 4 \(tetrahedron of volume 1\) and element 14 \(tetrahedron of volume 2\) lie in separate pieces of the mesh \(pieces that share no face\) that touch: 2 faces of one coincide with faces of another, on nodes of their own \(a forgotten Coherence\?\); a tracer cannot cross from one piece to the other]=])
+fe_warning(mesh_pieces_apart "" 0)
+fe_warning(mesh_pieces_nested "" 0)
+fe_warning(mesh_pieces_vertex "" 0)

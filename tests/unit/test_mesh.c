@@ -336,6 +336,62 @@ static void test_duplicate_nodes(void)
                                      "each node tag once");
 }
 
+/* facet_cells: 1 for the facets of a group on the boundary, 2 inside the
+ * domain, 0 on no cell; facet_id the Gmsh element tags. */
+static void check_facet_cells(const char *name, const int *expected, int n_groups)
+{
+  struct fe_mesh *m = read_ok(name, 0);
+  if (!m) return;
+  CHECK(m->facet_cells && m->facet_id);
+  for (int f = 0; m->facet_cells && f < m->n_facets; f++) {
+    const int g = m->facet_group[f];
+    CHECK(g >= 1 && g <= n_groups);
+    if (g >= 1 && g <= n_groups && m->facet_cells[f] != expected[g - 1])
+      fprintf(stderr, "%s: element %zu of group %d: %d cells, expected %d\n", name, m->facet_id[f],
+              g, m->facet_cells[f], expected[g - 1]);
+    CHECK(g < 1 || g > n_groups || m->facet_cells[f] == expected[g - 1]);
+    CHECK(m->facet_id[f] > 0);
+  }
+  fe_mesh_destroy(m);
+}
+
+static void test_facet_cells(void)
+{
+  static const int internal[] = {1, 1, 1, 1, 2, 0}, internal_3d[] = {2, 0}, square[] = {1, 1, 1, 1};
+  check_facet_cells("internal.msh", internal, 6);
+  check_facet_cells("internal_3d.msh", internal_3d, 2);
+  check_facet_cells("square_41.msh", square, 4);
+  check_facet_cells("cube_22b.msh", (const int[]){1, 1, 1, 1, 1, 1}, 6);
+}
+
+/* Pieces of a mesh that share no facet: overlapping an error, touching on
+ * nodes of their own a warning, apart (also nested, or sharing a node) fine. */
+static void test_pieces(void)
+{
+  check_message("pieces_overlap.msh",
+                ": element 10 (triangle of surface 1) and element 13 (triangle of surface 2) "
+                "overlap, and they lie in separate pieces of the mesh (pieces that share no edge; "
+                "the mesh has 2); expected pieces that do not overlap");
+  check_message("pieces_overlap_3d.msh",
+                ": element 6 (tetrahedron of volume 1) and element 12 (tetrahedron of volume 2) "
+                "overlap, and they lie in separate pieces of the mesh (pieces that share no face; "
+                "the mesh has 2)");
+  const char *touch = "lie in separate pieces of the mesh (pieces that share no %s) that touch: 2 "
+                      "%ss of one coincide with %ss of another, on nodes of their own (a forgotten "
+                      "Coherence?); a tracer cannot cross from one piece to the other";
+  char expected[512];
+  snprintf(expected, sizeof expected, touch, "edge", "edge", "edge");
+  struct fe_mesh *m = read_warned("pieces_touch.msh", expected);
+  CHECK(m && m->n_cells == 16 && m->n_nodes == 18);
+  fe_mesh_destroy(m);
+  snprintf(expected, sizeof expected, touch, "face", "face", "face");
+  m = read_warned("pieces_touch_3d.msh", expected);
+  CHECK(m && m->n_cells == 12 && m->n_nodes == 16);
+  fe_mesh_destroy(m);
+  static const char *const fine[] = {"pieces_apart.msh", "pieces_nested.msh", "pieces_vertex.msh"};
+  for (int i = 0; i < 3; i++) fe_mesh_destroy(read_warned(fine[i], NULL));
+}
+
 /* What each bad mesh's message says, beyond the file it names. */
 static void test_messages(void)
 {
@@ -393,7 +449,8 @@ static void test_bad(void)
       "garbage.msh", "empty.msh", "truncated.msh",  "quad.msh",  "order2.msh",  "tilted.msh",
       "mixed.msh",   "lines.msh", "degenerate.msh", "bad.geo",   "missing.msh", "missing.geo",
       "square.vtk",  "square",    "fold.msh",       "fold2.msh", "fold_3d.msh", "overlap.msh",
-      "dup_diff_22.msh", "dup_diff_41.msh", "dup_binary_22.msh",
+      "dup_diff_22.msh", "dup_diff_41.msh", "dup_binary_22.msh", "pieces_overlap.msh",
+      "pieces_overlap_3d.msh",
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     struct fe_mesh *m = (struct fe_mesh *)1;
@@ -448,6 +505,8 @@ int main(void)
   test_flipped_sparse();
   test_inverted();
   test_duplicate_nodes();
+  test_facet_cells();
+  test_pieces();
   test_messages();
   test_geo();
   test_bad();
