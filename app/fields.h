@@ -18,8 +18,11 @@ struct fe_bcs {
   int time_dependent;          /* a Dirichlet or Neumann value depends on t */
 };
 
-/* Resolve every <boundary> against the mesh's physical groups; names or
- * numbers absent from the mesh, and a group named twice, are FE_ERR_INPUT. */
+/* Resolve every <boundary> against the mesh's physical groups.  FE_ERR_INPUT
+ * for names or numbers absent from the mesh, a group in two <boundary>, a
+ * group with facets that are no facet of a cell, and a Neumann condition on
+ * facets inside the domain (m->facet_cells 2); a Dirichlet condition there
+ * is a warning. */
 int fe_bcs_create(const struct fe_case *c, const struct fe_mesh *m, struct fe_bcs **bcs);
 void fe_bcs_destroy(struct fe_bcs *bcs);
 

@@ -198,6 +198,8 @@ endfunction()
 # a node tag given twice at the same coordinates: read as one node
 fe_warning(mesh_duplicate_node_same [=[data/mesh/dup_same_22\.msh: node 5 is given twice, at the same coordinates \(0\.5, 0\.5, 0\) \(and so is 1 other node tag\); the copies are read as one node]=])
 fe_warning(mesh_duplicate_node_same_41 [=[data/mesh/dup_same_41\.msh: node 5 is given twice, at the same coordinates \(0\.5, 0\.5, 0\); the copies are read as one node]=])
+# a Dirichlet condition on facets inside the domain: an internal wall
+fe_warning(boundary_dirichlet_inside [=[boundary_dirichlet_inside\.xml:10: <boundary physical="left cut">: 2 of the 2 edges of physical group 'cut' \(5\) lie inside the domain of the mesh [^ ]*internal\.msh \(element 9, for one, is shared by two triangles\); the Dirichlet value holds there too, as on an internal wall]=])
 # separate pieces that touch on nodes of their own (Coherence forgotten); apart, nested in a
 # hole, or sharing one node they are fine
 fe_warning(mesh_pieces_touch [=[data/mesh/pieces_touch\.msh: element 10 \(triangle of surface 1\) and element 14 \(triangle of surface 2\) lie in separate pieces of the mesh \(pieces that share no edge\) that touch: 2 edges of one coincide with edges of another, on nodes of their own \(a forgotten Coherence\?\); a tracer cannot cross from one piece to the other]=])
