@@ -231,13 +231,43 @@ static const char *refs_text(const struct fe_boundary *bd, char *buf, size_t siz
 
 static const char *const group_kind[] = {"points", "curves", "surfaces", "volumes"};
 
+/* "4 and 7", "4, 7 and 9", "4, 7, 9, ... (20 groups)". */
+static void list_tags(const struct fe_physical *const *g, int n, int total, char *buf, size_t size)
+{
+  buf[0] = '\0';
+  for (int i = 0; i < n; i++) {
+    const size_t len = strlen(buf);
+    snprintf(buf + len, size - len, "%s%d", !i ? "" : i == total - 1 ? " and " : ", ", g[i]->tag);
+  }
+  if (total > n) snprintf(buf + strlen(buf), size - strlen(buf), ", ... (%d groups)", total);
+}
+
+/* A name given to several boundary groups of the mesh (io/mesh.c warns when
+ * the mesh is read): which one is meant cannot be told. */
+static int shared_name(const struct fe_case *c, const struct fe_mesh *m, int b, const char *ref)
+{
+  enum { SHOWN = 6 };
+  const struct fe_physical *g[SHOWN];
+  const int n = fe_mesh_groups_named(m, m->dim - 1, ref, g, SHOWN);
+  if (n < 2) return FE_SUCCESS;
+  char attr[512], tags[128];
+  list_tags(g, n < SHOWN ? n : SHOWN, n, tags, sizeof tags);
+  FE_RAISE(FE_ERR_INPUT,
+           "%s:%d: <boundary physical=\"%s\">: the mesh %s gives the physical name '%s' to %d "
+           "groups of %s, %s; expected a name of one group: refer to the group by its number, "
+           "e.g. physical=\"%d\"",
+           c->path, c->boundaries[b].line, refs_text(&c->boundaries[b], attr, sizeof attr),
+           m->path, ref, n, group_kind[m->dim - 1], tags, g[0]->tag);
+}
+
 /* The physical groups of one <boundary>, as indices in m->groups;
  * FE_ERR_INPUT for a name or number that is not a boundary group of the
- * mesh. */
+ * mesh, and for a name that several of them have. */
 static int resolve_refs(const struct fe_case *c, const struct fe_mesh *m, int b, int *groups)
 {
   const struct fe_boundary *bd = &c->boundaries[b];
   for (int r = 0; r < bd->n_refs; r++) {
+    FE_CALL(shared_name(c, m, b, bd->refs[r]));
     const struct fe_physical *g = fe_mesh_find_group(m, m->dim - 1, bd->refs[r]);
     if (g) {
       groups[r] = (int)(g - m->groups);

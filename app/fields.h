@@ -19,10 +19,10 @@ struct fe_bcs {
 };
 
 /* Resolve every <boundary> against the mesh's physical groups.  FE_ERR_INPUT
- * for names or numbers absent from the mesh, a group in two <boundary>, a
- * group with facets that are no facet of a cell, and a Neumann condition on
- * facets inside the domain (m->facet_cells 2); a Dirichlet condition there
- * is a warning. */
+ * for names or numbers absent from the mesh, a name that the mesh gives to
+ * several boundary groups, a group in two <boundary>, a group with facets
+ * that are no facet of a cell, and a Neumann condition on facets inside the
+ * domain (m->facet_cells 2); a Dirichlet condition there is a warning. */
 int fe_bcs_create(const struct fe_case *c, const struct fe_mesh *m, struct fe_bcs **bcs);
 void fe_bcs_destroy(struct fe_bcs *bcs);
 

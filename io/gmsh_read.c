@@ -438,6 +438,47 @@ static int check_duplicate_nodes(const struct reader *rd, int geo)
   return err;
 }
 
+/* ---- physical names that Gmsh's MSH 2 reader drops ---- */
+
+/* Gmsh 4.8's MSH 2 reader gives a physical name to the first group of a
+ * dimension that has it and leaves the next ones unnamed (its
+ * GModel::setPhysicalName), so a name given to several groups would quietly
+ * mean the first of them.  The names of unnamed groups are taken from the
+ * file's $PhysicalNames, line by line as Gmsh reads them (lines of up to
+ * 255 characters); a section that cannot be read so leaves the names as they
+ * are. */
+static void restore_names(const char *path, struct fe_mesh_raw *r)
+{
+  int unnamed = 0;
+  for (int i = 0; i < r->n_groups; i++) unnamed |= !r->groups[i].name[0];
+  struct msh_file f = {0};
+  if (!unnamed || !msh_open(path, &f) || f.version != 2 || !msh_find(&f, "$PhysicalNames")) {
+    if (f.fp) fclose(f.fp);
+    return;
+  }
+  char line[MSH_LINE], *end;
+  int whole;
+  long n = msh_line(&f, line, sizeof line, &whole) ? strtol(line, &end, 10) : 0;
+  for (long k = 0; k < n && msh_line(&f, line, sizeof line, &whole) && whole && strlen(line) < 255;
+       k++) {
+    const long dim = strtol(line, &end, 10), tag = strtol(end, &end, 10);
+    const char *q = strchr(end, '"');
+    if (!q) continue;
+    const size_t len = strcspn(q + 1, "\"");
+    for (int i = 0; i < r->n_groups; i++) {
+      struct fe_physical *g = &r->groups[i];
+      char *name;
+      if (g->dim != dim || g->tag != tag || g->name[0] || !len || fe_malloc(len + 1, &name))
+        continue;
+      memcpy(name, q + 1, len);
+      name[len] = '\0';
+      free(g->name);
+      g->name = name;
+    }
+  }
+  fclose(f.fp);
+}
+
 static int node_map_build(struct reader *rd)
 {
   const struct fe_mesh_raw *r = rd->r;
@@ -850,7 +891,9 @@ static int read_model(struct reader *rd, int geo)
   FE_CALL(mesh_dimension(rd->path, &rd->r->dim));
   FE_CALL(read_nodes(rd));
   FE_CALL(read_cells(rd));
-  return read_groups(rd);
+  FE_CALL(read_groups(rd));
+  if (!geo) restore_names(rd->path, rd->r);
+  return FE_SUCCESS;
 }
 
 int fe_gmsh_read(const char *path, const struct fe_gmsh_options *o, struct fe_mesh_raw *r)

@@ -253,6 +253,63 @@ done:
   return err;
 }
 
+/* ---- physical names given to several groups ------------------------------------ */
+
+static int cmp_group(const void *a, const void *b)
+{
+  const struct fe_physical *x = *(const struct fe_physical *const *)a;
+  const struct fe_physical *y = *(const struct fe_physical *const *)b;
+  if (x->dim != y->dim) return x->dim - y->dim;
+  const int c = strcmp(x->name, y->name);
+  return c ? c : (x->tag > y->tag) - (x->tag < y->tag);
+}
+
+/* "4 and 7", "4, 7 and 9", "4, 7, 9, ... and 12 (20 groups)". */
+static void list_tags(const struct fe_physical *const *g, int n, char *buf, size_t size)
+{
+  enum { SHOWN = 6 };
+  buf[0] = '\0';
+  for (int i = 0; i < n; i++) {
+    const size_t len = strlen(buf);
+    if (i == SHOWN - 1 && n > SHOWN) {
+      snprintf(buf + len, size - len, ", ... and %d (%d groups)", g[n - 1]->tag, n);
+      return;
+    }
+    snprintf(buf + len, size - len, "%s%d", !i ? "" : i == n - 1 ? " and " : ", ", g[i]->tag);
+  }
+}
+
+/* A physical name given to several groups of one dimension (a .msh may do
+ * that; Gmsh's .geo parser refuses it): the groups stay usable by number,
+ * and fe_bcs_create refuses the name. */
+static int warn_shared_names(const struct fe_mesh *m)
+{
+  static const char *const kind[] = {"points", "curves", "surfaces", "volumes"};
+  const struct fe_physical **g;
+  if (m->n_groups < 2) return FE_SUCCESS;
+  FE_MALLOC(m->n_groups, &g);
+  for (int i = 0; i < m->n_groups; i++) g[i] = &m->groups[i];
+  qsort(g, (size_t)m->n_groups, sizeof *g, cmp_group);
+  for (int i = 0, j; i < m->n_groups; i = j) {
+    for (j = i + 1; j < m->n_groups && g[j]->dim == g[i]->dim && !strcmp(g[j]->name, g[i]->name);)
+      j++;
+    if (j - i < 2 || !g[i]->name[0]) continue;
+    char tags[160], quoted[FE_QUOTE_SIZE];
+    list_tags(g + i, j - i, tags, sizeof tags);
+    fe_quote(g[i]->name, FE_QUOTE_MAX, quoted, sizeof quoted);
+    if (g[i]->dim == m->dim - 1)
+      fe_warn("%s: the physical name %s is given to %d groups of %s, %s: refer to them by number "
+              "(a <boundary> that names them by this name is refused)",
+              m->path, quoted, j - i, kind[g[i]->dim], tags);
+    else
+      fe_warn("%s: the physical name %s is given to %d groups of %s, %s; fesim tells them apart "
+              "by number",
+              m->path, quoted, j - i, kind[g[i]->dim], tags);
+  }
+  free(g);
+  return FE_SUCCESS;
+}
+
 /* ---- public ---------------------------------------------------------------- */
 
 static int check_file(const char *path, int *geo)
@@ -308,6 +365,7 @@ int fe_mesh_read(const char *path, const struct fe_mesh_options *o, struct fe_me
     m->n_groups = r.n_groups;
     r.groups = NULL;
     r.n_groups = 0;
+    err = warn_shared_names(m);
   }
   fe_mesh_raw_free(&r);
   if (err) {
@@ -347,4 +405,16 @@ const struct fe_physical *fe_mesh_find_group(const struct fe_mesh *mesh, int dim
   for (int i = 0; i < mesh->n_groups; i++)
     if (mesh->groups[i].dim == dim && mesh->groups[i].tag == tag) return &mesh->groups[i];
   return NULL;
+}
+
+int fe_mesh_groups_named(const struct fe_mesh *mesh, int dim, const char *name,
+                         const struct fe_physical **found, int max)
+{
+  int n = 0;
+  for (int i = 0; mesh && name && name[0] && i < mesh->n_groups; i++)
+    if (mesh->groups[i].dim == dim && !strcmp(mesh->groups[i].name, name)) {
+      if (n < max) found[n] = &mesh->groups[i];
+      n++;
+    }
+  return n;
 }

@@ -66,8 +66,14 @@ int fe_mesh_read(const char *path, const struct fe_mesh_options *o, struct fe_me
 void fe_mesh_destroy(struct fe_mesh *mesh);
 
 /* Physical group of dimension dim by name or, when `ref` is a number, by tag.
- * Returns NULL when absent. */
+ * Returns NULL when absent; the first of them when several groups have the
+ * name (fe_mesh_groups_named tells). */
 const struct fe_physical *fe_mesh_find_group(const struct fe_mesh *mesh, int dim, const char *ref);
+
+/* How many physical groups of dimension dim are named `name` (not ""); the
+ * first `max` of them in found[]. */
+int fe_mesh_groups_named(const struct fe_mesh *mesh, int dim, const char *name,
+                         const struct fe_physical **found, int max);
 
 #ifdef __cplusplus
 }

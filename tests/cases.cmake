@@ -198,6 +198,9 @@ endfunction()
 # a node tag given twice at the same coordinates: read as one node
 fe_warning(mesh_duplicate_node_same [=[data/mesh/dup_same_22\.msh: node 5 is given twice, at the same coordinates \(0\.5, 0\.5, 0\) \(and so is 1 other node tag\); the copies are read as one node]=])
 fe_warning(mesh_duplicate_node_same_41 [=[data/mesh/dup_same_41\.msh: node 5 is given twice, at the same coordinates \(0\.5, 0\.5, 0\); the copies are read as one node]=])
+# a physical name given to several groups of one dimension: usable by number
+fe_warning(boundary_shared_name_by_number [=[data/mesh/names_shared\.msh: the physical name 'wall' is given to 2 groups of curves, 1 and 4: refer to them by number \(a <boundary> that names them by this name is refused\)]=])
+fe_warning(mesh_shared_region_name [=[data/mesh/names_shared_region\.msh: the physical name 'domain' is given to 2 groups of surfaces, 10 and 11; fesim tells them apart by number]=])
 # a Dirichlet condition on facets inside the domain: an internal wall
 fe_warning(boundary_dirichlet_inside [=[boundary_dirichlet_inside\.xml:10: <boundary physical="left cut">: 2 of the 2 edges of physical group 'cut' \(5\) lie inside the domain of the mesh [^ ]*internal\.msh \(element 9, for one, is shared by two triangles\); the Dirichlet value holds there too, as on an internal wall]=])
 # separate pieces that touch on nodes of their own (Coherence forgotten); apart, nested in a

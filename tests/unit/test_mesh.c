@@ -336,6 +336,29 @@ static void test_duplicate_nodes(void)
                                      "each node tag once");
 }
 
+/* A physical name given to two groups of one dimension: both keep it (also
+ * from MSH 2, whose reader in Gmsh drops the second), with a warning. */
+static void test_shared_names(void)
+{
+  struct fe_mesh *m = read_warned("names_shared.msh", ": the physical name 'wall' is given to 2 "
+                                                      "groups of curves, 1 and 4: refer to them by "
+                                                      "number (a <boundary> that names them by this "
+                                                      "name is refused)");
+  if (m) {
+    const struct fe_physical *g[4];
+    CHECK(fe_mesh_groups_named(m, 1, "wall", g, 4) == 2);
+    CHECK(g[0]->tag == 1 && g[1]->tag == 4);
+    CHECK(fe_mesh_groups_named(m, 1, "right", g, 4) == 1 && g[0]->tag == 2);
+    CHECK(fe_mesh_groups_named(m, 2, "wall", g, 4) == 0);
+    CHECK(fe_mesh_groups_named(m, 1, "", g, 4) == 0);
+    CHECK(fe_mesh_find_group(m, 1, "4") && fe_mesh_find_group(m, 1, "4")->tag == 4);
+  }
+  fe_mesh_destroy(m);
+  m = read_warned("names_shared_region.msh", ": the physical name 'domain' is given to 2 groups of "
+                                             "surfaces, 10 and 11; fesim tells them apart by number");
+  fe_mesh_destroy(m);
+}
+
 /* facet_cells: 1 for the facets of a group on the boundary, 2 inside the
  * domain, 0 on no cell; facet_id the Gmsh element tags. */
 static void check_facet_cells(const char *name, const int *expected, int n_groups)
@@ -505,6 +528,7 @@ int main(void)
   test_flipped_sparse();
   test_inverted();
   test_duplicate_nodes();
+  test_shared_names();
   test_facet_cells();
   test_pieces();
   test_messages();
