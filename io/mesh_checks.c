@@ -726,27 +726,36 @@ static int bvh_collide(struct pieces *p, const struct bvh *t)
 
 /* ---- which cells, and the outcome ---- */
 
-/* The cells whose box meets the box of another piece: with few pieces, those
- * of pieces whose boxes meet another's; with many, all of them. */
-static int near_cells(const struct pieces *p, int *cell, int *n)
+enum { FEW_PIECES = 64 };
+
+/* The box of the whole mesh, and with few pieces the box of each (pb, empty
+ * on entry: lo > hi). */
+static void boxes(const struct pieces *p, struct box *pb, struct box *all)
 {
-  enum { FEW = 64 };
   const struct fe_mesh *m = p->m;
-  *n = 0;
-  if (p->n > FEW) {
-    for (int c = 0; c < m->n_cells; c++) cell[(*n)++] = c;
-    return FE_SUCCESS;
-  }
-  struct box pb[FEW];
-  unsigned char meet[FEW][FEW] = {{0}}, any[FEW] = {0};
-  int seen[FEW] = {0};
+  cell_box(m, 0, all);
   for (int c = 0; c < m->n_cells; c++) {
     struct box b;
     cell_box(m, c, &b);
-    if (!seen[p->piece[c]]) pb[p->piece[c]] = b;
-    box_add(&pb[p->piece[c]], &b);
-    seen[p->piece[c]] = 1;
+    box_add(all, &b);
+    if (p->n <= FEW_PIECES) {
+      if (pb[p->piece[c]].lo[0] > pb[p->piece[c]].hi[0]) pb[p->piece[c]] = b;
+      box_add(&pb[p->piece[c]], &b);
+    }
   }
+}
+
+/* The cells whose box meets the box of another piece: with few pieces, those
+ * of pieces whose boxes meet another's; with many, all of them. */
+static void near_cells(const struct pieces *p, const struct box *pb, int *cell, int *n)
+{
+  const struct fe_mesh *m = p->m;
+  *n = 0;
+  if (p->n > FEW_PIECES) {
+    for (int c = 0; c < m->n_cells; c++) cell[(*n)++] = c;
+    return;
+  }
+  unsigned char meet[FEW_PIECES][FEW_PIECES] = {{0}}, any[FEW_PIECES] = {0};
   for (int i = 0; i < p->n; i++)
     for (int j = 0; j < p->n; j++)
       if (i != j && box_meet(&pb[i], &pb[j], p->tol)) meet[i][j] = any[i] = 1;
@@ -759,7 +768,6 @@ static int near_cells(const struct pieces *p, int *cell, int *n)
     for (int j = 0; j < p->n && !near; j++) near = meet[i][j] && box_meet(&b, &pb[j], p->tol);
     if (near) cell[(*n)++] = c;
   }
-  return FE_SUCCESS;
 }
 
 static int report_pieces(const struct pieces *p, const struct fe_mesh_raw *r)
@@ -794,17 +802,13 @@ static int check_pieces(const struct fe_mesh *m, const struct fe_mesh_raw *r, co
   if (!err) err = fe_malloc((size_t)m->n_cells * sizeof *queue, &queue);
   if (!err) p.n = label_pieces(m, nbr, p.piece, queue);
   if (err || p.n < 2) goto done;
-  struct box all;
-  cell_box(m, 0, &all);
-  for (int c = 1; c < m->n_cells; c++) {
-    struct box b;
-    cell_box(m, c, &b);
-    box_add(&all, &b);
-  }
+  struct box all, pb[FEW_PIECES];
+  for (int i = 0; i < FEW_PIECES; i++) pb[i] = (struct box){{INFINITY, 0, 0}, {-INFINITY, 0, 0}};
+  boxes(&p, pb, &all);
   p.tol = 1e-10 * sqrt(pow(all.hi[0] - all.lo[0], 2) + pow(all.hi[1] - all.lo[1], 2) +
                        pow(all.hi[2] - all.lo[2], 2));
-  err = near_cells(&p, queue, &n_near);
-  if (!err && n_near > 1) err = bvh_build(&p, queue, n_near, &t);
+  near_cells(&p, pb, queue, &n_near);
+  if (n_near > 1) err = bvh_build(&p, queue, n_near, &t);
   if (!err && n_near > 1) err = bvh_collide(&p, &t);
   if (!err) err = report_pieces(&p, r);
 done:
