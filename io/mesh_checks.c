@@ -726,10 +726,12 @@ static int bvh_collide(struct pieces *p, const struct bvh *t)
 
 /* ---- which cells, and the outcome ---- */
 
-enum { FEW_PIECES = 64 };
+/* Pieces up to MAX_BOXED get a box each; a cell of a piece whose box meets
+ * up to MAX_MET others is tested against their boxes, with more it is near. */
+enum { MAX_BOXED = 4096, MAX_MET = 16 };
 
-/* The box of the whole mesh, and with few pieces the box of each (pb, empty
- * on entry: lo > hi). */
+/* The box of the whole mesh, and with pb the box of each piece (empty on
+ * entry: lo > hi). */
 static void boxes(const struct pieces *p, struct box *pb, struct box *all)
 {
   const struct fe_mesh *m = p->m;
@@ -738,36 +740,56 @@ static void boxes(const struct pieces *p, struct box *pb, struct box *all)
     struct box b;
     cell_box(m, c, &b);
     box_add(all, &b);
-    if (p->n <= FEW_PIECES) {
-      if (pb[p->piece[c]].lo[0] > pb[p->piece[c]].hi[0]) pb[p->piece[c]] = b;
-      box_add(&pb[p->piece[c]], &b);
-    }
+    if (!pb) continue;
+    struct box *q = &pb[p->piece[c]];
+    if (q->lo[0] > q->hi[0]) *q = b;
+    box_add(q, &b);
   }
 }
 
-/* The cells whose box meets the box of another piece: with few pieces, those
- * of pieces whose boxes meet another's; with many, all of them. */
-static void near_cells(const struct pieces *p, const struct box *pb, int *cell, int *n)
+/* met[start[i] .. start[i + 1]): the pieces whose boxes meet the box of piece i. */
+static int meeting_pieces(const struct pieces *p, const struct box *pb, int **start, int **met)
+{
+  FE_CALL(fe_calloc((size_t)p->n + 1, sizeof **start, start));
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < p->n; i++)
+      for (int j = 0; j < p->n; j++) {
+        if (i == j || !box_meet(&pb[i], &pb[j], p->tol)) continue;
+        if (pass) (*met)[(*start)[i]++] = j;
+        else (*start)[i + 1]++;
+      }
+    if (pass) break;
+    for (int i = 0; i < p->n; i++) (*start)[i + 1] += (*start)[i];
+    FE_CALL(fe_malloc((size_t)(*start)[p->n] * sizeof **met + 1, met));
+  }
+  for (int i = p->n; i > 0; i--) (*start)[i] = (*start)[i - 1]; /* the fill moved them on */
+  (*start)[0] = 0;
+  return FE_SUCCESS;
+}
+
+/* The cells whose box meets the box of another piece (all of them when the
+ * pieces have no boxes: pb NULL). */
+static int near_cells(const struct pieces *p, const struct box *pb, int *cell, int *n)
 {
   const struct fe_mesh *m = p->m;
+  int *start = NULL, *met = NULL;
   *n = 0;
-  if (p->n > FEW_PIECES) {
+  if (!pb) {
     for (int c = 0; c < m->n_cells; c++) cell[(*n)++] = c;
-    return;
+    return FE_SUCCESS;
   }
-  unsigned char meet[FEW_PIECES][FEW_PIECES] = {{0}}, any[FEW_PIECES] = {0};
-  for (int i = 0; i < p->n; i++)
-    for (int j = 0; j < p->n; j++)
-      if (i != j && box_meet(&pb[i], &pb[j], p->tol)) meet[i][j] = any[i] = 1;
-  for (int c = 0; c < m->n_cells; c++) {
-    const int i = p->piece[c];
-    if (!any[i]) continue;
+  int err = meeting_pieces(p, pb, &start, &met);
+  for (int c = 0; c < m->n_cells && !err; c++) {
+    const int i = p->piece[c], count = start[i + 1] - start[i];
+    int near = count > MAX_MET;
     struct box b;
-    cell_box(m, c, &b);
-    int near = 0;
-    for (int j = 0; j < p->n && !near; j++) near = meet[i][j] && box_meet(&b, &pb[j], p->tol);
+    if (count && !near) cell_box(m, c, &b);
+    for (int k = start[i]; k < start[i + 1] && !near; k++) near = box_meet(&b, &pb[met[k]], p->tol);
     if (near) cell[(*n)++] = c;
   }
+  free(start);
+  free(met);
+  return err;
 }
 
 static int report_pieces(const struct pieces *p, const struct fe_mesh_raw *r)
@@ -797,23 +819,28 @@ static int check_pieces(const struct fe_mesh *m, const struct fe_mesh_raw *r, co
 {
   struct pieces p = {.m = m, .nbr = nbr, .overlap = {-1, -1}, .touch = {-1, -1}};
   struct bvh t = {0};
+  struct box *pb = NULL;
   int *queue = NULL, n_near = 0;
   int err = fe_malloc((size_t)m->n_cells * sizeof *p.piece, &p.piece);
   if (!err) err = fe_malloc((size_t)m->n_cells * sizeof *queue, &queue);
   if (!err) p.n = label_pieces(m, nbr, p.piece, queue);
   if (err || p.n < 2) goto done;
-  struct box all, pb[FEW_PIECES];
-  for (int i = 0; i < FEW_PIECES; i++) pb[i] = (struct box){{INFINITY, 0, 0}, {-INFINITY, 0, 0}};
-  boxes(&p, pb, &all);
-  p.tol = 1e-10 * sqrt(pow(all.hi[0] - all.lo[0], 2) + pow(all.hi[1] - all.lo[1], 2) +
-                       pow(all.hi[2] - all.lo[2], 2));
-  near_cells(&p, pb, queue, &n_near);
-  if (n_near > 1) err = bvh_build(&p, queue, n_near, &t);
+  if (p.n <= MAX_BOXED) err = fe_malloc((size_t)p.n * sizeof *pb, &pb);
+  for (int i = 0; pb && i < p.n; i++) pb[i] = (struct box){{INFINITY, 0, 0}, {-INFINITY, 0, 0}};
+  if (!err) {
+    struct box all;
+    boxes(&p, pb, &all);
+    p.tol = 1e-10 * sqrt(pow(all.hi[0] - all.lo[0], 2) + pow(all.hi[1] - all.lo[1], 2) +
+                         pow(all.hi[2] - all.lo[2], 2));
+    err = near_cells(&p, pb, queue, &n_near);
+  }
+  if (!err && n_near > 1) err = bvh_build(&p, queue, n_near, &t);
   if (!err && n_near > 1) err = bvh_collide(&p, &t);
   if (!err) err = report_pieces(&p, r);
 done:
   free(p.piece);
   free(queue);
+  free(pb);
   free(t.node);
   return err;
 }

@@ -4,6 +4,7 @@
 #include "io/mesh.h"
 
 #include "core/error.h"
+#include "fresh_dir.h"
 #include "test.h"
 
 #include <gmshc.h>
@@ -20,7 +21,7 @@ static const char *data(const char *name)
 {
   static char path[4352];
   snprintf(path, sizeof path, "%s/mesh/%s", data_dir, name);
-  return path;
+  return name[0] == '/' ? name : path; /* a mesh this test wrote */
 }
 
 static struct fe_mesh *read_ok(const char *name, double size)
@@ -415,6 +416,95 @@ static void test_pieces(void)
   for (int i = 0; i < 3; i++) fe_mesh_destroy(read_warned(fine[i], NULL));
 }
 
+/* Writes a MSH 2.2 mesh of triangles (each three nodes of its own unless
+ * `shared`, nodes in xyz: 2 per node) into path. */
+static void write_triangles(const char *path, const double *xyz, int n_nodes, const int *tri, int n)
+{
+  FILE *f = fopen(path, "w");
+  CHECK(f);
+  if (!f) return;
+  fprintf(f, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n%d\n", n_nodes);
+  for (int i = 0; i < n_nodes; i++) fprintf(f, "%d %.17g %.17g 0\n", i + 1, xyz[2 * i], xyz[2 * i + 1]);
+  fprintf(f, "$EndNodes\n$Elements\n%d\n", n);
+  for (int e = 0; e < n; e++)
+    fprintf(f, "%d 2 2 10 1 %d %d %d\n", e + 1, tri[3 * e] + 1, tri[3 * e + 1] + 1, tri[3 * e + 2] + 1);
+  fprintf(f, "$EndElements\n");
+  fclose(f);
+}
+
+/* n unit squares in a row, each two triangles on nodes of their own: 2n
+ * pieces touching along the diagonals; apart: the upper triangles moved up
+ * by 1.5; overlap: the last upper triangle moved onto its lower one. */
+static void write_squares(const char *path, int n, int apart, int overlap)
+{
+  double *xyz = malloc(12 * (size_t)n * sizeof *xyz);
+  int *tri = malloc(6 * (size_t)n * sizeof *tri);
+  if (!xyz || !tri) abort();
+  for (int i = 0; i < n; i++) {
+    const double lift = apart ? 1.5 : 0, shift = overlap && i == n - 1 ? -0.5 : 0;
+    const double p[6][2] = {{2 * i, 0},         {2 * i + 1, 0},        {2 * i + 1, 1},
+                            {2 * i, lift + shift}, {2 * i + 1, 1 + lift + shift}, {2 * i, 1 + lift + shift}};
+    for (int k = 0; k < 6; k++) {
+      xyz[2 * (6 * i + k)] = p[k][0];
+      xyz[2 * (6 * i + k) + 1] = p[k][1];
+      tri[6 * i + k] = 6 * i + k;
+    }
+  }
+  write_triangles(path, xyz, 6 * n, tri, 2 * n);
+  free(xyz);
+  free(tri);
+}
+
+/* A strip of n unit squares (one piece) and a tooth above each, on nodes
+ * of its own: each tooth touches the strip, whose box meets all n teeth,
+ * and its neighbours (n + n - 1 coincident edges). */
+static void write_comb(const char *path, int n)
+{
+  double *xyz = malloc(2 * (6 * (size_t)n + 2) * sizeof *xyz);
+  int *tri = malloc(12 * (size_t)n * sizeof *tri), t = 0;
+  if (!xyz || !tri) abort();
+  for (int i = 0; i <= n; i++) { /* strip: node 2i at (i, 0), 2i + 1 at (i, 1) */
+    xyz[4 * i] = i, xyz[4 * i + 1] = 0, xyz[4 * i + 2] = i, xyz[4 * i + 3] = 1;
+  }
+  for (int i = 0; i < n; i++) {
+    const int a = 2 * i, b = 2 * i + 2, c = 2 * i + 3, d = 2 * i + 1;
+    tri[t++] = a, tri[t++] = b, tri[t++] = c, tri[t++] = a, tri[t++] = c, tri[t++] = d;
+    const int q = 2 * (n + 1) + 4 * i; /* tooth: (i, 1) (i + 1, 1) (i + 1, 2) (i, 2) */
+    const double p[4][2] = {{i, 1}, {i + 1, 1}, {i + 1, 2}, {i, 2}};
+    for (int k = 0; k < 4; k++) xyz[2 * (q + k)] = p[k][0], xyz[2 * (q + k) + 1] = p[k][1];
+    tri[t++] = q, tri[t++] = q + 1, tri[t++] = q + 2, tri[t++] = q, tri[t++] = q + 2, tri[t++] = q + 3;
+  }
+  write_triangles(path, xyz, 2 * (n + 1) + 4 * n, tri, 4 * n);
+  free(xyz);
+  free(tri);
+}
+
+/* Pieces beyond the shortcuts of the check: more pieces than get boxes
+ * (4096), and a piece whose box meets more than 16 others. */
+static void test_many_pieces(void)
+{
+  const char *tmp = getenv("TMPDIR");
+  char dir[200], path[300], msg[2048];
+  snprintf(dir, sizeof dir, "%s/fesim-test-mesh.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) {
+    CHECK(0);
+    return;
+  }
+  snprintf(path, sizeof path, "%s/pieces.msh", dir);
+  write_squares(path, 2100, 1, 0); /* 4200 pieces, apart */
+  fe_mesh_destroy(read_warned(path, NULL));
+  write_squares(path, 2100, 0, 0); /* touching along the 2100 diagonals */
+  fe_mesh_destroy(read_warned(path, "that touch: 2100 edges of one coincide with edges of another"));
+  write_squares(path, 2100, 0, 1);
+  read_bad(path, msg, sizeof msg);
+  CHECK(strstr(msg, ": element 4199 (triangle of surface 1) and element 4200 (triangle of surface "
+                    "1) overlap, and they lie in separate pieces of the mesh (pieces that share no "
+                    "edge; the mesh has 4200)"));
+  write_comb(path, 40);
+  fe_mesh_destroy(read_warned(path, "that touch: 79 edges of one coincide with edges of another"));
+  remove_fresh(dir);
+}
+
 /* What each bad mesh's message says, beyond the file it names. */
 static void test_messages(void)
 {
@@ -531,6 +621,7 @@ int main(void)
   test_shared_names();
   test_facet_cells();
   test_pieces();
+  test_many_pieces();
   test_messages();
   test_geo();
   test_bad();
