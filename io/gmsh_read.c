@@ -216,7 +216,7 @@ static int msh_open(const char *path, struct msh_file *f)
   const long type = strtol(end, &end, 10);
   f->binary = type != 0;
   f->version = version >= 2 && version < 3 ? 2 : version == 4.1 ? 41 : 0;
-  /* the binary one of a binary file holds no '\n' */
+  /* a binary file has the integer 1 on the next line, in binary: no '\n' byte */
   while (msh_line(f, line, sizeof line, &whole) && strcmp(line, "$EndMeshFormat")) continue;
   return 1;
 }

@@ -478,10 +478,10 @@ static int separates(const double p[][3], const double q[][3], int n, const doub
   return (hp < hq ? hp : hq) - (lp > lq ? lp : lq) <= tol * len;
 }
 
-/* Two simplices overlap (by more than tol) unless a separating axis exists:
- * for convex polytopes one of the faces' normals, or in 3D a cross product
- * of an edge of each (the separating axis theorem: Gottschalk, Lin &
- * Manocha, OBBTree, SIGGRAPH 1996, section 4). */
+/* Two simplices overlap (by more than tol) unless an axis separates them:
+ * for convex polytopes it is among the normals of the faces of either and,
+ * in 3D, the cross products of an edge of each (the separating axis test,
+ * Ericson, Real-Time Collision Detection, 2005, section 5.2.1). */
 static int cells_overlap(const struct fe_mesh *m, int a, int b, double tol)
 {
   static const int edge[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
