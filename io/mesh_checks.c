@@ -162,18 +162,18 @@ static void facet_of(const struct fe_mesh *m, size_t k, struct facet_key *f)
   if (k >= nk) {
     for (int a = 0; a < m->dim; a++) f->n[a] = m->facets[(k - nk) * m->dim + a];
   } else {
-    const int *cell = m->cells + k / m->nv * m->nv;
+    const size_t c = k / m->nv;
+    const int *cell = m->cells + c * m->nv, v = (int)(k - c * m->nv);
     for (int a = 0; a < m->nv; a++)
-      if (a != (int)(k % m->nv)) f->n[j++] = cell[a];
+      if (a != v) f->n[j++] = cell[a];
   }
   sort_nodes(f->n, m->dim);
 }
 
-static int facet_min(const struct fe_mesh *m, size_t k)
+/* The smallest node of the facet opposite vertex `skip` of the count nodes n
+ * (skip -1: of all of them). */
+static int facet_min(const int *n, int count, int skip)
 {
-  const size_t nk = (size_t)m->n_cells * m->nv;
-  const int *n = k >= nk ? m->facets + (k - nk) * m->dim : m->cells + k / m->nv * m->nv;
-  const int count = k >= nk ? m->dim : m->nv, skip = k >= nk ? -1 : (int)(k % m->nv);
   int lo = INT_MAX;
   for (int a = 0; a < count; a++)
     if (a != skip && n[a] < lo) lo = n[a];
@@ -241,12 +241,18 @@ static int match_facets(const struct fe_mesh *m, struct folds *fo)
   int err = fe_calloc((size_t)m->n_nodes + 2, sizeof *start, &start);
   if (!err) err = fe_malloc(n_keys * sizeof *order, &order);
   if (err) goto done;
-  for (size_t k = 0; k < n_keys; k++) start[facet_min(m, k) + 2]++;
+  const int nv = m->nv, d = m->dim;
+  for (size_t c = 0; c < (size_t)m->n_cells; c++)
+    for (int v = 0; v < nv; v++) start[facet_min(m->cells + c * nv, nv, v) + 2]++;
+  for (size_t f = 0; f < (size_t)m->n_facets; f++) start[facet_min(m->facets + f * d, d, -1) + 2]++;
   for (int i = 0; i < m->n_nodes; i++) {
     widest = start[i + 2] > widest ? start[i + 2] : widest;
     start[i + 2] += start[i + 1];
   }
-  for (size_t k = 0; k < n_keys; k++) order[start[facet_min(m, k) + 1]++] = k;
+  for (size_t c = 0; c < (size_t)m->n_cells; c++)
+    for (int v = 0; v < nv; v++) order[start[facet_min(m->cells + c * nv, nv, v) + 1]++] = c * nv + v;
+  for (size_t f = 0; f < (size_t)m->n_facets; f++)
+    order[start[facet_min(m->facets + f * d, d, -1) + 1]++] = nk + f;
   err = fe_malloc((widest ? widest : 1) * sizeof *key, &key);
   for (int i = 0; i < m->n_nodes && !err; i++) {
     size_t n = start[i + 1] - start[i];
