@@ -147,7 +147,7 @@ static int msh_line(struct msh_file *f, char *buf, size_t size, int *whole)
   size_t n = 0;
   int c;
   *whole = 1;
-  while ((c = getc(f->fp)) != EOF && c != '\n') {
+  while ((c = getc_unlocked(f->fp)) != EOF && c != '\n') {
     if (n + 1 < size)
       buf[n++] = (char)c;
     else
@@ -165,14 +165,14 @@ static int msh_line(struct msh_file *f, char *buf, size_t size, int *whole)
 static int msh_token(struct msh_file *f, char *tok)
 {
   int c, n = 0;
-  while ((c = getc(f->fp)) != EOF && isspace(c)) f->line += c == '\n';
+  while ((c = getc_unlocked(f->fp)) != EOF && isspace(c)) f->line += c == '\n';
   f->tok_line = f->line;
   if (c == EOF) return msh_fail(f, "the file ends in the $Nodes section", 1);
   do {
     if (n + 1 >= MSH_TOKEN || c == '\0')
       return msh_fail(f, "the $Nodes section holds something other than numbers", 1);
     tok[n++] = (char)c;
-  } while ((c = getc(f->fp)) != EOF && !isspace(c));
+  } while ((c = getc_unlocked(f->fp)) != EOF && !isspace(c));
   tok[n] = '\0';
   f->line += c == '\n';
   return 1;
@@ -412,10 +412,9 @@ static int report_duplicates(const char *path, const struct dup_nodes *d, int sc
              "would keep one of the two)",
              path, d->tag[d->differ], pa, pb);
   }
-  two_points(d->at[0], d->at[0], pa, pb, sizeof pa);
-  fe_warn("%s: node %zu is given twice, at the same coordinates %s%s; the copies are read as one "
-          "node",
-          path, d->tag[0], pa, others);
+  fe_warn("%s: node %zu is given twice, at the same coordinates (%g, %g, %g)%s; the copies are "
+          "read as one node",
+          path, d->tag[0], d->at[0][0], d->at[0][1], d->at[0][2], others);
   return FE_SUCCESS;
 }
 
