@@ -256,8 +256,8 @@ static int shared_name(const struct fe_case *c, const struct fe_mesh *m, int b, 
            "%s:%d: <boundary physical=\"%s\">: the mesh %s gives the physical name '%s' to %d "
            "groups of %s, %s; expected a name of one group: refer to the group by its number, "
            "e.g. physical=\"%d\"",
-           c->path, c->boundaries[b].line, refs_text(&c->boundaries[b], attr, sizeof attr),
-           m->path, ref, n, group_kind[m->dim - 1], tags, g[0]->tag);
+           c->path, c->boundaries[b].line, refs_text(&c->boundaries[b], attr, sizeof attr), m->path,
+           ref, n, group_kind[m->dim - 1], tags, g[0]->tag);
 }
 
 /* The physical groups of one <boundary>, as indices in m->groups;
@@ -311,7 +311,8 @@ static int facet_groups(const struct fe_mesh *m, int *group)
     }
   qsort(pairs, (size_t)n, 2 * sizeof *pairs, cmp_tag_index);
   for (int f = 0; f < m->n_facets; f++) {
-    const int *hit = bsearch(&m->facet_group[f], pairs, (size_t)n, 2 * sizeof *pairs, cmp_tag_index);
+    const int *hit =
+        bsearch(&m->facet_group[f], pairs, (size_t)n, 2 * sizeof *pairs, cmp_tag_index);
     group[f] = hit ? hit[1] : -1;
   }
   free(pairs);
@@ -344,8 +345,8 @@ static const char *group_name(const struct fe_physical *g, char *buf, size_t siz
 {
   char quoted[FE_QUOTE_SIZE];
   if (g->name[0])
-    snprintf(buf, size, "physical group %s (%d)", fe_quote(g->name, FE_QUOTE_MAX, quoted, sizeof quoted),
-             g->tag);
+    snprintf(buf, size, "physical group %s (%d)",
+             fe_quote(g->name, FE_QUOTE_MAX, quoted, sizeof quoted), g->tag);
   else
     snprintf(buf, size, "physical group %d", g->tag);
   return buf;
@@ -362,7 +363,10 @@ static const char *and_others(long others, const char *facets, char *buf, size_t
   return buf;
 }
 
-static size_t facet_tag(const struct fe_mesh *m, int f) { return m->facet_id ? m->facet_id[f] : (size_t)f + 1; }
+static size_t facet_tag(const struct fe_mesh *m, int f)
+{
+  return m->facet_id ? m->facet_id[f] : (size_t)f + 1;
+}
 
 /* Facets that are no facet of a cell: an error for any condition; facets
  * inside the domain: an error for a Neumann condition (a flux through the
@@ -388,7 +392,8 @@ static int facets_error(const struct fe_case *c, const struct fe_mesh *m, int b,
            "%s:%d: <boundary physical=\"%s\">: a Neumann condition inside the domain: element %zu "
            "of %s is %s shared by two %s of the mesh %s%s; expected %s on the boundary of the "
            "domain: a flux through the inside of the domain is not a boundary condition",
-           c->path, bd->line, attr, facet_tag(m, s->first_inside), name, facet[d], cells[d], m->path, and_others(s->inside - 1, facets[d], others, sizeof others), facets[d]);
+           c->path, bd->line, attr, facet_tag(m, s->first_inside), name, facet[d], cells[d],
+           m->path, and_others(s->inside - 1, facets[d], others, sizeof others), facets[d]);
   return FE_SUCCESS;
 }
 
@@ -434,8 +439,9 @@ static int resolve_owners(const struct fe_case *c, const struct fe_mesh *m, int 
   for (int k = 0; k < m->n_groups; k++) owner[k] = -1;
   for (int b = 0; b < c->n_boundaries; b++) {
     const struct fe_boundary *bd = &c->boundaries[b];
-    FE_CHECK(bd->n_refs <= 64, FE_ERR_INPUT, "%s:%d: <boundary>: %d physical groups; expected at most 64",
-             c->path, bd->line, bd->n_refs);
+    FE_CHECK(bd->n_refs <= 64, FE_ERR_INPUT,
+             "%s:%d: <boundary>: %d physical groups; expected at most 64", c->path, bd->line,
+             bd->n_refs);
     FE_CALL(resolve_refs(c, m, b, groups[b]));
     for (int r = 0; r < bd->n_refs; r++) {
       const int g = groups[b][r];

@@ -6,8 +6,8 @@
 #include <errno.h>
 #include <gmshc.h>
 #include <limits.h>
-#include <stdint.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +119,7 @@ static int cmp_size(const void *a, const void *b)
  * reading with the reason (the caller decides what that means). */
 struct msh_file {
   FILE *fp;
-  int version;   /* 2 for MSH 2.x, 41 for 4.1, 0 for another */
+  int version; /* 2 for MSH 2.x, 41 for 4.1, 0 for another */
   int binary;
   long line;     /* the line of the next character, from 1 */
   long tok_line; /* the line of the last token */
@@ -241,12 +241,12 @@ static int msh_find(struct msh_file *f, const char *name)
 /* ---- node tags given twice ---- */
 
 struct dup_nodes {
-  size_t n;        /* the tags Gmsh skipped, ascending */
+  size_t n; /* the tags Gmsh skipped, ascending */
   size_t *tag;
-  double (*at)[3]; /* where the first copy of each is */
+  double (*at)[3];     /* where the first copy of each is */
   unsigned char *seen; /* copies of each found: 0, 1, 2 (or more) */
-  size_t differ;   /* the first tag found elsewhere the second time, or n */
-  double other[3]; /* where */
+  size_t differ;       /* the first tag found elsewhere the second time, or n */
+  double other[3];     /* where */
 };
 
 static int cmp_tag(const void *a, const void *b) { return cmp_size(a, b); }
@@ -264,10 +264,12 @@ static int logged_duplicates(struct dup_nodes *d)
       if (d->n == cap) {
         cap = cap ? 2 * cap : 64;
         size_t *more = realloc(d->tag, cap * sizeof *more);
-        if (more) d->tag = more;
-        else err = fe_error_raise(FE_ERR_RESOURCE, __FILE__, __LINE__,
-                                  "out of host memory: could not allocate %zu bytes",
-                                  cap * sizeof *more);
+        if (more)
+          d->tag = more;
+        else
+          err = fe_error_raise(FE_ERR_RESOURCE, __FILE__, __LINE__,
+                               "out of host memory: could not allocate %zu bytes",
+                               cap * sizeof *more);
       }
       if (!err) d->tag[d->n++] = (size_t)strtoull(skip + 24, NULL, 10);
     }
@@ -291,7 +293,8 @@ static void dup_node(struct dup_nodes *d, size_t tag, const double *x)
   const size_t *hit = bsearch(&tag, d->tag, d->n, sizeof tag, cmp_tag);
   if (!hit) return;
   const size_t i = (size_t)(hit - d->tag);
-  if (!d->seen[i]) memcpy(d->at[i], x, sizeof d->at[i]);
+  if (!d->seen[i])
+    memcpy(d->at[i], x, sizeof d->at[i]);
   else if (d->differ == d->n && memcmp(d->at[i], x, sizeof d->at[i])) {
     d->differ = i;
     memcpy(d->other, x, sizeof d->other);
@@ -333,8 +336,10 @@ static int nodes_msh41(struct msh_file *f, struct dup_nodes *d)
       if (!ok || !bsearch(&tag, d->tag, d->n, sizeof tag, cmp_tag)) continue;
       if (n_dup + 2 > cap) {
         size_t *more = realloc(tags, (cap = 2 * cap + 64) * sizeof *more);
-        if (!more) ok = msh_fail(f, "out of memory", 0);
-        else tags = more;
+        if (!more)
+          ok = msh_fail(f, "out of memory", 0);
+        else
+          tags = more;
       }
       if (ok) {
         tags[n_dup++] = i;

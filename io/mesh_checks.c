@@ -250,7 +250,8 @@ static int match_facets(const struct fe_mesh *m, struct folds *fo)
     start[i + 2] += start[i + 1];
   }
   for (size_t c = 0; c < (size_t)m->n_cells; c++)
-    for (int v = 0; v < nv; v++) order[start[facet_min(m->cells + c * nv, nv, v) + 1]++] = c * nv + v;
+    for (int v = 0; v < nv; v++)
+      order[start[facet_min(m->cells + c * nv, nv, v) + 1]++] = c * nv + v;
   for (size_t f = 0; f < (size_t)m->n_facets; f++)
     order[start[facet_min(m->facets + f * d, d, -1) + 1]++] = nk + f;
   err = fe_malloc((widest ? widest : 1) * sizeof *key, &key);
@@ -368,12 +369,12 @@ struct box {
 
 struct pieces {
   const struct fe_mesh *m;
-  const int *nbr;  /* n_cells * nv: the cell across each facet, or -1 (struct folds) */
-  int *piece;      /* n_cells */
-  int n;           /* pieces */
-  double tol;      /* distances below it are round-off: 1e-10 of the mesh's extent */
-  int overlap[2];  /* two cells of different pieces that overlap, or -1 */
-  int touch[2];    /* two cells of different pieces with coincident facets, or -1 */
+  const int *nbr;    /* n_cells * nv: the cell across each facet, or -1 (struct folds) */
+  int *piece;        /* n_cells */
+  int n;             /* pieces */
+  double tol;        /* distances below it are round-off: 1e-10 of the mesh's extent */
+  int overlap[2];    /* two cells of different pieces that overlap, or -1 */
+  int touch[2];      /* two cells of different pieces with coincident facets, or -1 */
   long n_coincident; /* facets of one piece found coinciding with a facet of another */
 };
 
@@ -454,7 +455,10 @@ static int label_pieces(const struct fe_mesh *m, const int *nbr, int *piece, int
 
 /* ---- two cells ---- */
 
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double dot3(const double *a, const double *b)
+{
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
 static void cross3(const double *a, const double *b, double *c)
 {
@@ -470,7 +474,8 @@ static void diff3(const double *a, const double *b, double *c)
 
 /* The projections of the n points p and q on axis meet by at most tol (an
  * absolute distance): the axis separates them, or they only touch. */
-static int separates(const double p[][3], const double q[][3], int n, const double *axis, double tol)
+static int separates(const double p[][3], const double q[][3], int n, const double *axis,
+                     double tol)
 {
   const double len = sqrt(dot3(axis, axis));
   double lp = INFINITY, hp = -INFINITY, lq = INFINITY, hq = -INFINITY;
@@ -761,8 +766,10 @@ static int meeting_pieces(const struct pieces *p, const struct box *pb, int **st
     for (int i = 0; i < p->n; i++)
       for (int j = 0; j < p->n; j++) {
         if (i == j || !box_meet(&pb[i], &pb[j], p->tol)) continue;
-        if (pass) (*met)[(*start)[i]++] = j;
-        else (*start)[i + 1]++;
+        if (pass)
+          (*met)[(*start)[i]++] = j;
+        else
+          (*start)[i + 1]++;
       }
     if (pass) break;
     for (int i = 0; i < p->n; i++) (*start)[i + 1] += (*start)[i];

@@ -328,8 +328,9 @@ static void test_duplicate_nodes(void)
                                      "0); the copies are read as one node");
   if (m) check_mesh(m, 2, square_bnd, 10);
   fe_mesh_destroy(m);
-  check_message("dup_diff_22.msh", ": node 5 is given twice, at (0.5, 0.5, 0) and at (0.7, 0.5, "
-                                   "0); expected each node tag once (Gmsh would keep one of the two)");
+  check_message("dup_diff_22.msh",
+                ": node 5 is given twice, at (0.5, 0.5, 0) and at (0.7, 0.5, "
+                "0); expected each node tag once (Gmsh would keep one of the two)");
   check_message("dup_diff_41.msh", ": node 5 is given twice, at (0.5, 0.5, 0) and at (0.5, "
                                    "0.5000001, 0); expected each node tag once");
   check_message("dup_binary_22.msh", ": node 5 is given twice, and fesim could not compare the "
@@ -341,10 +342,11 @@ static void test_duplicate_nodes(void)
  * from MSH 2, whose reader in Gmsh drops the second), with a warning. */
 static void test_shared_names(void)
 {
-  struct fe_mesh *m = read_warned("names_shared.msh", ": the physical name 'wall' is given to 2 "
-                                                      "groups of curves, 1 and 4: refer to them by "
-                                                      "number (a <boundary> that names them by this "
-                                                      "name is refused)");
+  struct fe_mesh *m =
+      read_warned("names_shared.msh", ": the physical name 'wall' is given to 2 "
+                                      "groups of curves, 1 and 4: refer to them by "
+                                      "number (a <boundary> that names them by this "
+                                      "name is refused)");
   if (m) {
     const struct fe_physical *g[4];
     CHECK(fe_mesh_groups_named(m, 1, "wall", g, 4) == 2);
@@ -355,8 +357,9 @@ static void test_shared_names(void)
     CHECK(fe_mesh_find_group(m, 1, "4") && fe_mesh_find_group(m, 1, "4")->tag == 4);
   }
   fe_mesh_destroy(m);
-  m = read_warned("names_shared_region.msh", ": the physical name 'domain' is given to 2 groups of "
-                                             "surfaces, 10 and 11; fesim tells them apart by number");
+  m = read_warned("names_shared_region.msh",
+                  ": the physical name 'domain' is given to 2 groups of "
+                  "surfaces, 10 and 11; fesim tells them apart by number");
   fe_mesh_destroy(m);
 }
 
@@ -416,18 +419,20 @@ static void test_pieces(void)
   for (int i = 0; i < 3; i++) fe_mesh_destroy(read_warned(fine[i], NULL));
 }
 
-/* Writes a MSH 2.2 mesh of triangles (each three nodes of its own unless
- * `shared`, nodes in xyz: 2 per node) into path. */
+/* Writes a MSH 2.2 mesh of the n triangles tri (3 node indices each) on the
+ * nodes xyz (x y each) into path. */
 static void write_triangles(const char *path, const double *xyz, int n_nodes, const int *tri, int n)
 {
   FILE *f = fopen(path, "w");
   CHECK(f);
   if (!f) return;
   fprintf(f, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n%d\n", n_nodes);
-  for (int i = 0; i < n_nodes; i++) fprintf(f, "%d %.17g %.17g 0\n", i + 1, xyz[2 * i], xyz[2 * i + 1]);
+  for (int i = 0; i < n_nodes; i++)
+    fprintf(f, "%d %.17g %.17g 0\n", i + 1, xyz[2 * i], xyz[2 * i + 1]);
   fprintf(f, "$EndNodes\n$Elements\n%d\n", n);
   for (int e = 0; e < n; e++)
-    fprintf(f, "%d 2 2 10 1 %d %d %d\n", e + 1, tri[3 * e] + 1, tri[3 * e + 1] + 1, tri[3 * e + 2] + 1);
+    fprintf(f, "%d 2 2 10 1 %d %d %d\n", e + 1, tri[3 * e] + 1, tri[3 * e + 1] + 1,
+            tri[3 * e + 2] + 1);
   fprintf(f, "$EndElements\n");
   fclose(f);
 }
@@ -442,8 +447,12 @@ static void write_squares(const char *path, int n, int apart, int overlap)
   if (!xyz || !tri) abort();
   for (int i = 0; i < n; i++) {
     const double lift = apart ? 1.5 : 0, shift = overlap && i == n - 1 ? -0.5 : 0;
-    const double p[6][2] = {{2 * i, 0},         {2 * i + 1, 0},        {2 * i + 1, 1},
-                            {2 * i, lift + shift}, {2 * i + 1, 1 + lift + shift}, {2 * i, 1 + lift + shift}};
+    const double p[6][2] = {{2 * i, 0},
+                            {2 * i + 1, 0},
+                            {2 * i + 1, 1},
+                            {2 * i, lift + shift},
+                            {2 * i + 1, 1 + lift + shift},
+                            {2 * i, 1 + lift + shift}};
     for (int k = 0; k < 6; k++) {
       xyz[2 * (6 * i + k)] = p[k][0];
       xyz[2 * (6 * i + k) + 1] = p[k][1];
@@ -463,16 +472,18 @@ static void write_comb(const char *path, int n)
   double *xyz = malloc(2 * (6 * (size_t)n + 2) * sizeof *xyz);
   int *tri = malloc(12 * (size_t)n * sizeof *tri), t = 0;
   if (!xyz || !tri) abort();
-  for (int i = 0; i <= n; i++) { /* strip: node 2i at (i, 0), 2i + 1 at (i, 1) */
-    xyz[4 * i] = i, xyz[4 * i + 1] = 0, xyz[4 * i + 2] = i, xyz[4 * i + 3] = 1;
+  static const int split[6] = {0, 1, 2, 0, 2, 3}; /* a square a b c d in two triangles */
+  for (int i = 0; i <= n; i++) {                  /* strip: node 2i at (i, 0), 2i + 1 at (i, 1) */
+    const double p[4] = {i, 0, i, 1};
+    memcpy(xyz + 4 * i, p, sizeof p);
   }
   for (int i = 0; i < n; i++) {
-    const int a = 2 * i, b = 2 * i + 2, c = 2 * i + 3, d = 2 * i + 1;
-    tri[t++] = a, tri[t++] = b, tri[t++] = c, tri[t++] = a, tri[t++] = c, tri[t++] = d;
+    const int strip[4] = {2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1};
     const int q = 2 * (n + 1) + 4 * i; /* tooth: (i, 1) (i + 1, 1) (i + 1, 2) (i, 2) */
-    const double p[4][2] = {{i, 1}, {i + 1, 1}, {i + 1, 2}, {i, 2}};
-    for (int k = 0; k < 4; k++) xyz[2 * (q + k)] = p[k][0], xyz[2 * (q + k) + 1] = p[k][1];
-    tri[t++] = q, tri[t++] = q + 1, tri[t++] = q + 2, tri[t++] = q, tri[t++] = q + 2, tri[t++] = q + 3;
+    const double p[8] = {i, 1, i + 1, 1, i + 1, 2, i, 2};
+    memcpy(xyz + 2 * q, p, sizeof p);
+    for (int k = 0; k < 6; k++) tri[t++] = strip[split[k]];
+    for (int k = 0; k < 6; k++) tri[t++] = q + split[k];
   }
   write_triangles(path, xyz, 2 * (n + 1) + 4 * n, tri, 4 * n);
   free(xyz);
@@ -494,7 +505,8 @@ static void test_many_pieces(void)
   write_squares(path, 2100, 1, 0); /* 4200 pieces, apart */
   fe_mesh_destroy(read_warned(path, NULL));
   write_squares(path, 2100, 0, 0); /* touching along the 2100 diagonals */
-  fe_mesh_destroy(read_warned(path, "that touch: 2100 edges of one coincide with edges of another"));
+  fe_mesh_destroy(
+      read_warned(path, "that touch: 2100 edges of one coincide with edges of another"));
   write_squares(path, 2100, 0, 1);
   read_bad(path, msg, sizeof msg);
   CHECK(strstr(msg, ": element 4199 (triangle of surface 1) and element 4200 (triangle of surface "
@@ -559,10 +571,28 @@ static void test_geo(void)
 static void test_bad(void)
 {
   static const char *const bad[] = {
-      "garbage.msh", "empty.msh", "truncated.msh",  "quad.msh",  "order2.msh",  "tilted.msh",
-      "mixed.msh",   "lines.msh", "degenerate.msh", "bad.geo",   "missing.msh", "missing.geo",
-      "square.vtk",  "square",    "fold.msh",       "fold2.msh", "fold_3d.msh", "overlap.msh",
-      "dup_diff_22.msh", "dup_diff_41.msh", "dup_binary_22.msh", "pieces_overlap.msh",
+      "garbage.msh",
+      "empty.msh",
+      "truncated.msh",
+      "quad.msh",
+      "order2.msh",
+      "tilted.msh",
+      "mixed.msh",
+      "lines.msh",
+      "degenerate.msh",
+      "bad.geo",
+      "missing.msh",
+      "missing.geo",
+      "square.vtk",
+      "square",
+      "fold.msh",
+      "fold2.msh",
+      "fold_3d.msh",
+      "overlap.msh",
+      "dup_diff_22.msh",
+      "dup_diff_41.msh",
+      "dup_binary_22.msh",
+      "pieces_overlap.msh",
       "pieces_overlap_3d.msh",
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
