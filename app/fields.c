@@ -210,11 +210,6 @@ int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const stru
   return FE_SUCCESS;
 }
 
-const char *fe_path_shown(const char *path, char *buf, size_t size)
-{
-  return strlen(path) <= FE_QUOTE_MAX ? path : fe_quote(path, FE_QUOTE_MAX, buf, size);
-}
-
 int fe_case_time_dependent_velocity(const struct fe_case *c)
 {
   for (int a = 0; a < c->n_velocity; a++)
@@ -238,19 +233,52 @@ static const char *refs_text(const struct fe_boundary *bd, char *buf, size_t siz
   return buf;
 }
 
-/* The physical groups of one <boundary>, as tags; FE_ERR_INPUT for a name or
- * number that is not a boundary group of the mesh. */
-static int resolve_refs(const struct fe_case *c, const struct fe_mesh *m, int b, int *tags)
+static const char *const group_kind[] = {"points", "curves", "surfaces", "volumes"};
+
+/* "4 and 7", "4, 7 and 9", "4, 7, 9, ... (20 groups)". */
+static void list_tags(const struct fe_physical *const *g, int n, int total, char *buf, size_t size)
 {
-  static const char *const group_kind[] = {"points", "curves", "surfaces", "volumes"};
+  buf[0] = '\0';
+  for (int i = 0; i < n; i++) {
+    const size_t len = strlen(buf);
+    snprintf(buf + len, size - len, "%s%d", !i ? "" : i == total - 1 ? " and " : ", ", g[i]->tag);
+  }
+  if (total > n) snprintf(buf + strlen(buf), size - strlen(buf), ", ... (%d groups)", total);
+}
+
+/* A name given to several boundary groups of the mesh (io/mesh.c warns when
+ * the mesh is read): which one is meant cannot be told. */
+static int shared_name(const struct fe_case *c, const struct fe_mesh *m, int b, const char *ref)
+{
+  enum { SHOWN = 6 };
+  const struct fe_physical *g[SHOWN];
+  const int n = fe_mesh_groups_named(m, m->dim - 1, ref, g, SHOWN);
+  if (n < 2) return FE_SUCCESS;
+  char attr[512], tags[128], shown[FE_QUOTE_SIZE], mesh[FE_QUOTE_SIZE];
+  list_tags(g, n < SHOWN ? n : SHOWN, n, tags, sizeof tags);
+  FE_RAISE(FE_ERR_INPUT,
+           "%s:%d: <boundary physical=\"%s\">: the mesh %s gives the physical name '%s' to %d "
+           "groups of %s, %s; expected a name of one group: refer to the group by its number, "
+           "e.g. physical=\"%d\"",
+           fe_path_shown(c->path, shown, sizeof shown), c->boundaries[b].line,
+           refs_text(&c->boundaries[b], attr, sizeof attr), fe_path_shown(m->path, mesh, sizeof mesh),
+           ref, n, group_kind[m->dim - 1], tags, g[0]->tag);
+}
+
+/* The physical groups of one <boundary>, as indices in m->groups;
+ * FE_ERR_INPUT for a name or number that is not a boundary group of the
+ * mesh, and for a name that several of them have. */
+static int resolve_refs(const struct fe_case *c, const struct fe_mesh *m, int b, int *groups)
+{
   const struct fe_boundary *bd = &c->boundaries[b];
   for (int r = 0; r < bd->n_refs; r++) {
+    FE_CALL(shared_name(c, m, b, bd->refs[r]));
     const struct fe_physical *g = fe_mesh_find_group(m, m->dim - 1, bd->refs[r]);
     if (g) {
-      tags[r] = g->tag;
+      groups[r] = (int)(g - m->groups);
       continue;
     }
-    char list[512] = "", attr[512], region[160] = "";
+    char list[512] = "", attr[512], region[160] = "", shown[FE_QUOTE_SIZE], mesh[FE_QUOTE_SIZE];
     for (int k = 0; k < m->n_groups; k++)
       if (m->groups[k].dim == m->dim - 1) {
         size_t len = strlen(list);
@@ -264,83 +292,236 @@ static int resolve_refs(const struct fe_case *c, const struct fe_mesh *m, int b,
     FE_RAISE(FE_ERR_INPUT,
              "%s:%d: <boundary physical=\"%s\">: the mesh %s has no boundary physical group "
              "'%s'%s; expected a group of %s, one of: %s",
-             c->path, bd->line, refs_text(bd, attr, sizeof attr), m->path, bd->refs[r], region,
+             fe_path_shown(c->path, shown, sizeof shown), bd->line, refs_text(bd, attr, sizeof attr),
+             fe_path_shown(m->path, mesh, sizeof mesh), bd->refs[r], region,
              group_kind[m->dim - 1], list[0] ? list : "none (the mesh has no boundary groups)");
   }
   return FE_SUCCESS;
 }
 
+static int cmp_tag_index(const void *a, const void *b)
+{
+  const int *x = a, *y = b;
+  return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* group[f]: the index in m->groups of the boundary group of facet f, -1 for none. */
+static int facet_groups(const struct fe_mesh *m, int *group)
+{
+  int *pairs, n = 0; /* (tag, index) of the boundary groups, by tag */
+  FE_MALLOC(2 * (size_t)m->n_groups + 2, &pairs);
+  for (int k = 0; k < m->n_groups; k++)
+    if (m->groups[k].dim == m->dim - 1) {
+      pairs[2 * n] = m->groups[k].tag;
+      pairs[2 * n++ + 1] = k;
+    }
+  qsort(pairs, (size_t)n, 2 * sizeof *pairs, cmp_tag_index);
+  for (int f = 0; f < m->n_facets; f++) {
+    const int *hit =
+        bsearch(&m->facet_group[f], pairs, (size_t)n, 2 * sizeof *pairs, cmp_tag_index);
+    group[f] = hit ? hit[1] : -1;
+  }
+  free(pairs);
+  return FE_SUCCESS;
+}
+
+/* Where the facets of a group lie: inside the domain (two cells have them),
+ * or on no cell at all; the first of each (facet index). */
+struct group_facets {
+  long n, inside, none;
+  int first_inside, first_none;
+};
+
+static void count_group_facets(const struct fe_mesh *m, const int *group, struct group_facets *st)
+{
+  for (int k = 0; k < m->n_groups; k++)
+    st[k] = (struct group_facets){.first_inside = -1, .first_none = -1};
+  for (int f = 0; f < m->n_facets; f++) {
+    if (group[f] < 0) continue;
+    struct group_facets *s = &st[group[f]];
+    const int cells = m->facet_cells ? m->facet_cells[f] : 1;
+    s->n++;
+    if (cells == 2 && !s->inside++) s->first_inside = f;
+    if (cells == 0 && !s->none++) s->first_none = f;
+  }
+}
+
+/* "physical group 'cut' (5)", or "physical group 5" when it has no name. */
+static const char *group_name(const struct fe_physical *g, char *buf, size_t size)
+{
+  char quoted[FE_QUOTE_SIZE];
+  if (g->name[0])
+    snprintf(buf, size, "physical group %s (%d)",
+             fe_quote(g->name, FE_QUOTE_MAX, quoted, sizeof quoted), g->tag);
+  else
+    snprintf(buf, size, "physical group %d", g->tag);
+  return buf;
+}
+
+/* " (and so are 3 other edges of the group)", "" for none. */
+static const char *and_others(long others, const char *facets, char *buf, size_t size)
+{
+  if (others <= 0)
+    buf[0] = '\0';
+  else
+    snprintf(buf, size, " (and so %s %ld other %.*s%s of the group)", others > 1 ? "are" : "is",
+             others, (int)strlen(facets) - 1, facets, others > 1 ? "s" : "");
+  return buf;
+}
+
+static size_t facet_tag(const struct fe_mesh *m, int f)
+{
+  return m->facet_id ? m->facet_id[f] : (size_t)f + 1;
+}
+
+/* Facets that are no facet of a cell: an error for any condition; facets
+ * inside the domain: an error for a Neumann condition (a flux through the
+ * inside of the domain is not a boundary condition). */
+static int facets_error(const struct fe_case *c, const struct fe_mesh *m, int b, int g,
+                        const struct group_facets *s)
+{
+  static const char *const facet[] = {"", "", "an edge", "a face"};
+  static const char *const facets[] = {"", "", "edges", "faces"};
+  static const char *const cell[] = {"", "", "triangle", "tetrahedron"};
+  static const char *const cells[] = {"", "", "triangles", "tetrahedra"};
+  const struct fe_boundary *bd = &c->boundaries[b];
+  char attr[512], name[320], others[96], shown[FE_QUOTE_SIZE], mesh[FE_QUOTE_SIZE];
+  refs_text(bd, attr, sizeof attr);
+  group_name(&m->groups[g], name, sizeof name);
+  fe_path_shown(c->path, shown, sizeof shown);
+  fe_path_shown(m->path, mesh, sizeof mesh);
+  const int d = m->dim;
+  FE_CHECK(!s->none, FE_ERR_INPUT,
+           "%s:%d: <boundary physical=\"%s\">: element %zu of %s is not %s of any %s of the "
+           "mesh %s%s; expected %s of the %s, on the boundary of the domain",
+           shown, bd->line, attr, facet_tag(m, s->first_none), name, facet[d], cell[d], mesh,
+           and_others(s->none - 1, facets[d], others, sizeof others), facets[d], cells[d]);
+  FE_CHECK(!s->inside || bd->kind != FE_BC_NEUMANN, FE_ERR_INPUT,
+           "%s:%d: <boundary physical=\"%s\">: a Neumann condition inside the domain: element %zu "
+           "of %s is %s shared by two %s of the mesh %s%s; expected %s on the boundary of the "
+           "domain: a flux through the inside of the domain is not a boundary condition",
+           shown, bd->line, attr, facet_tag(m, s->first_inside), name, facet[d], cells[d],
+           mesh, and_others(s->inside - 1, facets[d], others, sizeof others), facets[d]);
+  return FE_SUCCESS;
+}
+
+/* A Dirichlet condition on facets inside the domain holds the value on an
+ * internal line or surface: legitimate, but rarely meant. */
+static void facets_warning(const struct fe_case *c, const struct fe_mesh *m, int b, int g,
+                           const struct group_facets *s)
+{
+  static const char *const facets[] = {"", "", "edges", "faces"};
+  const struct fe_boundary *bd = &c->boundaries[b];
+  if (!s->inside || bd->kind != FE_BC_DIRICHLET) return;
+  char attr[512], name[320], shown[FE_QUOTE_SIZE], mesh[FE_QUOTE_SIZE];
+  fe_path_shown(m->path, mesh, sizeof mesh);
+  fe_warn("%s:%d: <boundary physical=\"%s\">: %ld of the %ld %s of %s %s inside the domain of "
+          "the mesh %s (element %zu, for one, is shared by two %s); the Dirichlet value holds "
+          "there too, as on an internal wall",
+          fe_path_shown(c->path, shown, sizeof shown), bd->line, refs_text(bd, attr, sizeof attr), s->inside, s->n, facets[m->dim],
+          group_name(&m->groups[g], name, sizeof name), s->inside > 1 ? "lie" : "lies", mesh,
+          facet_tag(m, s->first_inside), m->dim == 2 ? "triangles" : "tetrahedra");
+}
+
+static int check_facets(const struct fe_case *c, const struct fe_mesh *m, const int *group,
+                        const int (*groups)[64])
+{
+  struct group_facets *st;
+  FE_MALLOC((size_t)m->n_groups + 1, &st);
+  count_group_facets(m, group, st);
+  int err = FE_SUCCESS;
+  for (int b = 0; b < c->n_boundaries && !err; b++)
+    for (int r = 0; r < c->boundaries[b].n_refs && !err; r++)
+      err = facets_error(c, m, b, groups[b][r], &st[groups[b][r]]);
+  for (int b = 0; b < c->n_boundaries && !err; b++)
+    for (int r = 0; r < c->boundaries[b].n_refs; r++)
+      facets_warning(c, m, b, groups[b][r], &st[groups[b][r]]);
+  free(st);
+  return err;
+}
+
+/* owner[g]: the <boundary> of each group (index in m->groups), -1 for none;
+ * a group in two of them is FE_ERR_INPUT. */
+static int resolve_owners(const struct fe_case *c, const struct fe_mesh *m, int (*groups)[64],
+                          int *owner)
+{
+  for (int k = 0; k < m->n_groups; k++) owner[k] = -1;
+  for (int b = 0; b < c->n_boundaries; b++) {
+    const struct fe_boundary *bd = &c->boundaries[b];
+    char shown[FE_QUOTE_SIZE];
+    fe_path_shown(c->path, shown, sizeof shown);
+    FE_CHECK(bd->n_refs <= 64, FE_ERR_INPUT,
+             "%s:%d: <boundary>: %d physical groups; expected at most 64", shown, bd->line,
+             bd->n_refs);
+    FE_CALL(resolve_refs(c, m, b, groups[b]));
+    for (int r = 0; r < bd->n_refs; r++) {
+      const int g = groups[b][r];
+      char attr[512];
+      FE_CHECK(owner[g] < 0 || owner[g] == b, FE_ERR_INPUT,
+               "%s:%d: <boundary physical=\"%s\">: '%s' is physical group %d, which already has a "
+               "condition at line %d; a group may appear in one <boundary> only",
+               shown, bd->line, refs_text(bd, attr, sizeof attr), bd->refs[r], m->groups[g].tag,
+               c->boundaries[owner[g]].line);
+      owner[g] = b;
+    }
+  }
+  return FE_SUCCESS;
+}
+
+/* Dirichlet nodes (where boundaries meet, the later one sets the value) and
+ * Neumann facets, from the <boundary> of each facet (bc[f], -1 for none). */
+static int collect(const struct fe_case *c, const struct fe_mesh *m, const int *bc, int *dbc,
+                   struct fe_bcs *bcs)
+{
+  for (int f = 0; f < m->n_facets; f++) {
+    const int b = bc[f];
+    if (b < 0) continue;
+    if (c->boundaries[b].kind == FE_BC_NEUMANN) {
+      bcs->n_neumann_facets++;
+      continue;
+    }
+    for (int v = 0; v < m->dim; v++) {
+      const int n = m->facets[(long)f * m->dim + v];
+      if (!bcs->is_dirichlet[n] || dbc[n] < b) dbc[n] = b;
+      bcs->is_dirichlet[n] = 1;
+    }
+  }
+  FE_MALLOC((size_t)bcs->n_neumann_facets + 1, &bcs->neumann_facet);
+  FE_MALLOC((size_t)bcs->n_neumann_facets + 1, &bcs->neumann_bc);
+  for (int f = 0, k = 0; f < m->n_facets; f++)
+    if (bc[f] >= 0 && c->boundaries[bc[f]].kind == FE_BC_NEUMANN) {
+      bcs->neumann_facet[k] = f;
+      bcs->neumann_bc[k++] = bc[f];
+    }
+  for (long n = 0; n < m->n_nodes; n++) bcs->n_dirichlet += bcs->is_dirichlet[n];
+  FE_MALLOC((size_t)bcs->n_dirichlet + 1, &bcs->dirichlet);
+  FE_MALLOC((size_t)bcs->n_dirichlet + 1, &bcs->dirichlet_bc);
+  for (long n = 0, k = 0; n < m->n_nodes; n++)
+    if (bcs->is_dirichlet[n]) {
+      bcs->dirichlet[k] = (int)n;
+      bcs->dirichlet_bc[k++] = dbc[n];
+    }
+  return FE_SUCCESS;
+}
+
 static int bcs_resolve(const struct fe_case *c, const struct fe_mesh *m, struct fe_bcs *bcs)
 {
-  int *owner; /* boundary of each physical tag seen so far, by tag */
-  int max_tag = 0;
-  for (int k = 0; k < m->n_groups; k++)
-    max_tag = m->groups[k].tag > max_tag ? m->groups[k].tag : max_tag;
-  FE_MALLOC(max_tag + 1, &owner);
-  for (int k = 0; k <= max_tag; k++) owner[k] = -1;
-  int *dbc;
-  char shown[FE_QUOTE_SIZE];
-  int err = fe_malloc((size_t)m->n_nodes * sizeof *dbc + 1, &dbc);
-  for (int b = 0; !err && b < c->n_boundaries; b++) {
-    int tags[64];
-    const struct fe_boundary *bd = &c->boundaries[b];
-    if (bd->n_refs > 64) {
-      err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
-                           "%s:%d: <boundary>: %d physical groups; expected at most 64",
-                           fe_path_shown(c->path, shown, sizeof shown), bd->line, bd->n_refs);
-      break;
-    }
-    err = resolve_refs(c, m, b, tags);
-    for (int r = 0; !err && r < bd->n_refs; r++) {
-      char attr[512];
-      if (owner[tags[r]] >= 0 && owner[tags[r]] != b)
-        err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
-                             "%s:%d: <boundary physical=\"%s\">: '%s' is physical group %d, which "
-                             "already has a condition at line %d; a group may appear in one "
-                             "<boundary> only",
-                             fe_path_shown(c->path, shown, sizeof shown), bd->line,
-                             refs_text(bd, attr, sizeof attr), bd->refs[r], tags[r],
-                             c->boundaries[owner[tags[r]]].line);
-      owner[tags[r]] = b;
-    }
-  }
+  int *owner = NULL, *group = NULL, *dbc = NULL, (*groups)[64] = NULL;
+  int err = fe_malloc(((size_t)m->n_groups + 1) * sizeof *owner, &owner);
+  if (!err) err = fe_malloc(((size_t)m->n_facets + 1) * sizeof *group, &group);
+  if (!err) err = fe_malloc(((size_t)m->n_nodes + 1) * sizeof *dbc, &dbc);
+  if (!err) err = fe_malloc(((size_t)c->n_boundaries + 1) * sizeof *groups, &groups);
+  if (!err) err = resolve_owners(c, m, groups, owner);
+  if (!err) err = facet_groups(m, group);
+  if (!err) err = check_facets(c, m, group, (const int(*)[64])groups);
   if (!err) {
-    /* Dirichlet nodes; where boundaries meet, the later one sets the value */
-    for (int f = 0; f < m->n_facets; f++) {
-      int b = owner[m->facet_group[f]];
-      if (b < 0) continue;
-      if (c->boundaries[b].kind == FE_BC_DIRICHLET) {
-        for (int v = 0; v < m->dim; v++) {
-          int n = m->facets[(long)f * m->dim + v];
-          if (!bcs->is_dirichlet[n] || dbc[n] < b) dbc[n] = b;
-          bcs->is_dirichlet[n] = 1;
-        }
-      } else {
-        bcs->n_neumann_facets++;
-      }
-    }
-    err = fe_malloc(((size_t)bcs->n_neumann_facets + 1) * sizeof(int), &bcs->neumann_facet);
-    if (!err) err = fe_malloc(((size_t)bcs->n_neumann_facets + 1) * sizeof(int), &bcs->neumann_bc);
-    for (int f = 0, k = 0; !err && f < m->n_facets; f++) {
-      int b = owner[m->facet_group[f]];
-      if (b >= 0 && c->boundaries[b].kind == FE_BC_NEUMANN) {
-        bcs->neumann_facet[k] = f;
-        bcs->neumann_bc[k++] = b;
-      }
-    }
-  }
-  if (!err) {
-    for (long n = 0; n < m->n_nodes; n++) bcs->n_dirichlet += bcs->is_dirichlet[n];
-    err = fe_malloc(((size_t)bcs->n_dirichlet + 1) * sizeof(int), &bcs->dirichlet);
-    if (!err) err = fe_malloc(((size_t)bcs->n_dirichlet + 1) * sizeof(int), &bcs->dirichlet_bc);
-    for (long n = 0, k = 0; !err && n < m->n_nodes; n++)
-      if (bcs->is_dirichlet[n]) {
-        bcs->dirichlet[k] = (int)n;
-        bcs->dirichlet_bc[k++] = dbc[n];
-      }
+    for (int f = 0; f < m->n_facets; f++) group[f] = group[f] < 0 ? -1 : owner[group[f]];
+    err = collect(c, m, group, dbc, bcs);
   }
   free(owner);
+  free(group);
   free(dbc);
+  free(groups);
   return err;
 }
 

@@ -18,8 +18,11 @@ struct fe_bcs {
   int time_dependent;          /* a Dirichlet or Neumann value depends on t */
 };
 
-/* Resolve every <boundary> against the mesh's physical groups; names or
- * numbers absent from the mesh, and a group named twice, are FE_ERR_INPUT. */
+/* Resolve every <boundary> against the mesh's physical groups.  FE_ERR_INPUT
+ * for names or numbers absent from the mesh, a name that the mesh gives to
+ * several boundary groups, a group in two <boundary>, a group with facets
+ * that are no facet of a cell, and a Neumann condition on facets inside the
+ * domain (m->facet_cells 2); a Dirichlet condition there is a warning. */
 int fe_bcs_create(const struct fe_case *c, const struct fe_mesh *m, struct fe_bcs **bcs);
 void fe_bcs_destroy(struct fe_bcs *bcs);
 
@@ -43,9 +46,6 @@ int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const stru
 double fe_facet_measure(const struct fe_mesh *m, const int *f);
 
 int fe_case_time_dependent_velocity(const struct fe_case *c);
-/* A path as messages show it: itself, or cut by fe_quote when longer than FE_QUOTE_MAX
- * (buf of FE_QUOTE_SIZE bytes). */
-const char *fe_path_shown(const char *path, char *buf, size_t size);
 int fe_case_time_dependent_diffusivity(const struct fe_case *c);
 
 #endif

@@ -2,7 +2,8 @@
  * (io/sandbox.h), and hands the mesh back on descriptor 3 (io/mesher.h).
  * fesim starts it; it is not meant to be run by hand, but can be:
  *   fesim-mesh [--size S] [--read-dir DIR] [--time-limit SECONDS]
- *              [--max-cells N] [--summary] FILE
+ *              [--max-cells N] [--name NAME] [--summary] FILE
+ * --name: the file as messages name it (fesim cuts long paths).
  * --summary prints the counts on stdout instead of the mesh (for tests). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -20,7 +21,7 @@
 #include "io/sandbox.h"
 
 struct args {
-  const char *file, *read_dir;
+  const char *file, *name, *read_dir; /* name: the file as messages name it */
   double size, time_limit;
   size_t max_cells;
   int max_cells_given, summary;
@@ -63,7 +64,7 @@ static void on_alarm(int sig)
 
 static void arm_alarm(const struct args *a)
 {
-  snprintf(alarm_head, sizeof alarm_head, "fesim: error: %s", a->file);
+  snprintf(alarm_head, sizeof alarm_head, "fesim: error: %s", a->name ? a->name : a->file);
   snprintf(alarm_middle, sizeof alarm_middle, ": stopped after %g s while ", a->time_limit);
   snprintf(alarm_tail, sizeof alarm_tail,
            "; expected it to end within --mesh-time-limit %g (an endless loop, or a mesh too "
@@ -134,6 +135,9 @@ static int parse(int argc, char **argv, struct args *a)
     } else if (!strcmp(s, "--read-dir")) {
       a->read_dir = v;
       end = (char *)v + strlen(v);
+    } else if (!strcmp(s, "--name")) {
+      a->name = v;
+      end = (char *)v + strlen(v);
     } else {
       FE_RAISE(FE_ERR_USAGE, "fesim-mesh: '%s' is an unknown option", s);
     }
@@ -141,7 +145,7 @@ static int parse(int argc, char **argv, struct args *a)
   }
   FE_CHECK(a->file, FE_ERR_USAGE,
            "usage: fesim-mesh [--size S] [--read-dir DIR] [--time-limit SECONDS] [--max-cells N] "
-           "[--summary] FILE");
+           "[--name NAME] [--summary] FILE");
   return FE_SUCCESS;
 }
 
@@ -170,7 +174,7 @@ static int run(const struct args *a)
            box.landlock_abi ? "Landlock" : "no Landlock in this kernel");
   on_progress(&o, FE_GMSH_STARTING, note);
   arm_alarm(a);
-  const struct fe_gmsh_options g = {.size = a->size, .max_cells = a->max_cells,
+  const struct fe_gmsh_options g = {.name = a->name, .size = a->size, .max_cells = a->max_cells,
                                     .max_cells_given = a->max_cells_given, .memory = available,
                                     .progress = on_progress, .ctx = &o};
   struct fe_mesh_raw r;

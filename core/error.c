@@ -101,3 +101,8 @@ const char *fe_quote(const char *s, size_t max, char *buf, size_t size)
   snprintf(w, size - (size_t)(w - buf), "' (%zu characters)", len);
   return buf;
 }
+
+const char *fe_path_shown(const char *path, char *buf, size_t size)
+{
+  return strlen(path) <= FE_QUOTE_MAX ? path : fe_quote(path, FE_QUOTE_MAX, buf, size);
+}

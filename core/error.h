@@ -61,6 +61,10 @@ const char *fe_quote(const char *s, size_t max, char *buf, size_t size);
 #define FE_QUOTE_MAX 120 /* the usual max */
 #define FE_QUOTE_SIZE (FE_QUOTE_MAX + 48)
 
+/* A path as messages show it, unquoted: itself, or cut by fe_quote when
+ * longer than FE_QUOTE_MAX (buf of FE_QUOTE_SIZE bytes). */
+const char *fe_path_shown(const char *path, char *buf, size_t size);
+
 /* Allocation that reports the bytes it could not get. */
 int fe_malloc(size_t bytes, void *ptr_to_ptr);
 int fe_calloc(size_t count, size_t size, void *ptr_to_ptr);

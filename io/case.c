@@ -42,13 +42,6 @@ struct reader {
 
 /* ---- messages ---------------------------------------------------------- */
 
-/* The case file's path in messages: itself, or cut by fe_quote when it is long, so that a
- * message stays readable and states its reason (buf of FE_QUOTE_SIZE bytes). */
-static const char *shown_path(const char *path, char *buf)
-{
-  return strlen(path) <= FE_QUOTE_MAX ? path : fe_quote(path, FE_QUOTE_MAX, buf, FE_QUOTE_SIZE);
-}
-
 static int word_index(const char *word, const char *const *words, int n)
 {
   for (int i = 0; i < n; i++)
@@ -909,8 +902,8 @@ int fe_case_read(const char *path, struct fe_case **out)
   struct fe_case *c = NULL;
   *out = NULL;
   char shown[FE_QUOTE_SIZE];
-  FE_CALL(parse_file(path, shown_path(path, shown), &doc));
-  struct reader r = {shown_path(path, shown), NULL};
+  FE_CALL(parse_file(path, fe_path_shown(path, shown, FE_QUOTE_SIZE), &doc));
+  struct reader r = {fe_path_shown(path, shown, FE_QUOTE_SIZE), NULL};
   xmlNode *root = xmlDocGetRootElement(doc);
   int err = root ? check_root(&r, root)
                  : fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__, "%s: no root element", r.path);

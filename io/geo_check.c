@@ -230,10 +230,10 @@ int fe_geo_check_text(const char *path, const char *text, long len)
   return FE_SUCCESS;
 }
 
-int fe_geo_check(const char *path)
+int fe_geo_check(const char *path, const char *shown)
 {
   FILE *f = fopen(path, "rb");
-  FE_CHECK(f, FE_ERR_INPUT, "mesh '%s' cannot be read: %s", path, strerror(errno));
+  FE_CHECK(f, FE_ERR_INPUT, "mesh '%s' cannot be read: %s", shown, strerror(errno));
   char *text = NULL;
   int err = fe_malloc(FE_GEO_MAX_BYTES + 1, &text);
   const size_t n = err ? 0 : fread(text, 1, FE_GEO_MAX_BYTES + 1, f);
@@ -242,8 +242,8 @@ int fe_geo_check(const char *path)
     err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
                          "%s: larger than %ld MiB; expected a geometry script (a mesh this large "
                          "belongs in a .msh file)",
-                         path, FE_GEO_MAX_BYTES >> 20);
-  if (!err) err = fe_geo_check_text(path, text, (long)n);
+                         shown, FE_GEO_MAX_BYTES >> 20);
+  if (!err) err = fe_geo_check_text(shown, text, (long)n);
   free(text);
   return err;
 }

@@ -18,10 +18,11 @@
 
 #define FE_GEO_MAX_BYTES (16L << 20)
 
-/* FE_ERR_INPUT "PATH:LINE: 'SystemCall' runs a shell command: ..." for the
+/* FE_ERR_INPUT "SHOWN:LINE: 'SystemCall' runs a shell command: ..." for the
  * first refused command; also a script larger than FE_GEO_MAX_BYTES, a NUL
- * byte, an unterminated comment or string. */
-int fe_geo_check(const char *path);
+ * byte, an unterminated comment or string.  `shown` names the file in
+ * messages (fe_path_shown). */
+int fe_geo_check(const char *path, const char *shown);
 
 /* The same for a script in memory (len bytes), named `path` in messages. */
 int fe_geo_check_text(const char *path, const char *text, long len);

@@ -2,9 +2,12 @@
 
 #include "core/error.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <gmshc.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +31,8 @@ size_t fe_gmsh_bytes_per_cell(int dim) { return dim == 2 ? 1024 : 2048; }
 /* The reading state: a raw mesh being filled, and Gmsh's node tags mapped
  * to positions in its node list. */
 struct reader {
-  const char *path;
+  const char *file; /* read by Gmsh */
+  const char *path; /* as messages name it */
   const struct fe_gmsh_options *o;
   struct fe_mesh_raw *r;
   int *dense; /* node tag -> position when tags are compact, else NULL */
@@ -69,19 +73,16 @@ static int grow(size_t need, size_t *cap, int nv, int **conn, size_t **ids, int 
 
 /* ---- Gmsh's log ------------------------------------------------------------ */
 
-/* Reports the first error Gmsh logged (or a node tag it skipped as given
- * twice), if any or if ierr is set. */
+/* Reports the first error Gmsh logged, if any or if ierr is set (node tags
+ * it skipped as given twice: check_duplicate_nodes). */
 static int gmsh_status(const char *path, int ierr, const char *what)
 {
   char **log = NULL;
   size_t n = 0;
   int lerr;
   char first[512] = "";
-  long duplicate = -1;
   gmshLoggerGet(&log, &n, &lerr);
   for (size_t i = 0; i < n; i++) {
-    const char *skip = strstr(log[i], "Skipping duplicate node ");
-    if (skip && duplicate < 0) duplicate = atol(skip + 24);
     if (!first[0] && !strncmp(log[i], "Error", 5)) {
       const char *s = log[i] + 5;
       s += strspn(s, " :");
@@ -90,10 +91,6 @@ static int gmsh_status(const char *path, int ierr, const char *what)
     gmshFree(log[i]);
   }
   gmshFree(log);
-  FE_CHECK(duplicate < 0, FE_ERR_INPUT,
-           "%s: node %ld is given twice; expected each node tag once (Gmsh would keep one of the "
-           "two)",
-           path, duplicate);
   if (!ierr && !first[0]) return FE_SUCCESS;
   if (fe_gmsh_yyflush) fe_gmsh_yyflush();
   const char *dot = strrchr(path, '.');
@@ -111,6 +108,380 @@ static int cmp_size(const void *a, const void *b)
 {
   size_t x = *(const size_t *)a, y = *(const size_t *)b;
   return (x > y) - (x < y);
+}
+
+/* ---- the file itself: what Gmsh's API does not tell ---------------------------- */
+
+/* An ASCII reading of a .msh beside Gmsh's, for what Gmsh reads but does not
+ * pass on: the coordinates of a node given twice (Gmsh keeps one copy and
+ * logs "Skipping duplicate node N"), and the physical names its MSH 2 reader
+ * drops.  The file is untrusted: every count is a bound, never a size to
+ * allocate, tokens and lines are limited, and anything unexpected stops the
+ * reading with the reason (the caller decides what that means). */
+struct msh_file {
+  FILE *fp;
+  int version; /* 2 for MSH 2.x, 41 for 4.1, 0 for another */
+  int binary;
+  long line;     /* the line of the next character, from 1 */
+  long tok_line; /* the line of the last token */
+  char why[160];
+};
+
+enum { MSH_TOKEN = 64, MSH_LINE = 1024 };
+
+/* Stops the reading: 0, with the first reason kept ("... (line N)" when at
+ * the last token). */
+static int msh_fail(struct msh_file *f, const char *what, int at)
+{
+  if (f->why[0]) return 0;
+  if (at)
+    snprintf(f->why, sizeof f->why, "%s (line %ld)", what, f->tok_line);
+  else
+    snprintf(f->why, sizeof f->why, "%s", what);
+  return 0;
+}
+
+/* One line (its end and the blanks before it dropped): 1, or 0 at the end of
+ * the file; *whole is 0 when it was longer than size - 1 (the rest skipped). */
+static int msh_line(struct msh_file *f, char *buf, size_t size, int *whole)
+{
+  size_t n = 0;
+  int c;
+  *whole = 1;
+  while ((c = getc_unlocked(f->fp)) != EOF && c != '\n') {
+    if (n + 1 < size)
+      buf[n++] = (char)c;
+    else
+      *whole = 0;
+  }
+  if (c == EOF && !n) return 0;
+  while (n && (buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t')) n--;
+  buf[n] = '\0';
+  f->line++;
+  return 1;
+}
+
+/* The next blank-separated token of the $Nodes section: 1, or 0 at the end
+ * of the file or for a token too long or holding a NUL byte. */
+static int msh_token(struct msh_file *f, char *tok)
+{
+  int c, n = 0;
+  while ((c = getc_unlocked(f->fp)) != EOF && isspace(c)) f->line += c == '\n';
+  f->tok_line = f->line;
+  if (c == EOF) return msh_fail(f, "the file ends in the $Nodes section", 1);
+  do {
+    if (n + 1 >= MSH_TOKEN || c == '\0')
+      return msh_fail(f, "the $Nodes section holds something other than numbers", 1);
+    tok[n++] = (char)c;
+  } while ((c = getc_unlocked(f->fp)) != EOF && !isspace(c));
+  tok[n] = '\0';
+  f->line += c == '\n';
+  return 1;
+}
+
+static int msh_size(struct msh_file *f, size_t *v)
+{
+  char tok[MSH_TOKEN], *end;
+  if (!msh_token(f, tok)) return 0;
+  errno = 0;
+  const unsigned long long x = strtoull(tok, &end, 10);
+  if (!isdigit((unsigned char)tok[0]) || *end || errno || x > SIZE_MAX)
+    return msh_fail(f, "the $Nodes section holds something other than numbers", 1);
+  *v = (size_t)x;
+  return 1;
+}
+
+static int msh_double(struct msh_file *f, double *v)
+{
+  char tok[MSH_TOKEN], *end;
+  if (!msh_token(f, tok)) return 0;
+  *v = strtod(tok, &end);
+  if (end == tok || *end)
+    return msh_fail(f, "the $Nodes section holds something other than numbers", 1);
+  return 1;
+}
+
+static int msh_open(const char *path, struct msh_file *f)
+{
+  char line[MSH_LINE];
+  int whole;
+  memset(f, 0, sizeof *f);
+  f->line = 1;
+  f->fp = fopen(path, "rb");
+  if (!f->fp) return msh_fail(f, strerror(errno), 0);
+  if (!msh_line(f, line, sizeof line, &whole) || strcmp(line, "$MeshFormat") ||
+      !msh_line(f, line, sizeof line, &whole))
+    return msh_fail(f, "no $MeshFormat section", 0);
+  char *end;
+  const double version = strtod(line, &end);
+  const long type = strtol(end, &end, 10);
+  f->binary = type != 0;
+  f->version = version >= 2 && version < 3 ? 2 : version == 4.1 ? 41 : 0;
+  /* a binary file has the integer 1 on the next line, in binary: no '\n' byte */
+  while (msh_line(f, line, sizeof line, &whole) && strcmp(line, "$EndMeshFormat")) continue;
+  return 1;
+}
+
+/* Moves past the next section header named `name` ("$Nodes"): 1, or 0 when
+ * there is none (in a binary file: none before the binary data). */
+static int msh_find(struct msh_file *f, const char *name)
+{
+  char line[MSH_LINE], end[MSH_LINE + 8];
+  int whole;
+  while (msh_line(f, line, sizeof line, &whole)) {
+    if (line[0] != '$' || !strncmp(line, "$End", 4)) continue;
+    line[strcspn(line, " \t")] = '\0';
+    if (!strcmp(line, name)) return 1;
+    if (f->binary && strcmp(line, "$Comments") && strcmp(line, "$PhysicalNames")) return 0;
+    snprintf(end, sizeof end, "$End%s", line + 1);
+    while (msh_line(f, line, sizeof line, &whole) && strcmp(line, end)) continue;
+  }
+  return 0;
+}
+
+/* ---- node tags given twice ---- */
+
+struct dup_nodes {
+  size_t n; /* the tags Gmsh skipped, ascending */
+  size_t *tag;
+  double (*at)[3];     /* where the first copy of each is */
+  unsigned char *seen; /* copies of each found: 0, 1, 2 (or more) */
+  size_t differ;       /* the first tag found elsewhere the second time, or n */
+  double other[3];     /* where */
+};
+
+static int cmp_tag(const void *a, const void *b) { return cmp_size(a, b); }
+
+/* The node tags that Gmsh logged as skipped, sorted, once each. */
+static int logged_duplicates(struct dup_nodes *d)
+{
+  char **log = NULL;
+  size_t n = 0, cap = 0;
+  int lerr, err = FE_SUCCESS;
+  gmshLoggerGet(&log, &n, &lerr);
+  for (size_t i = 0; i < n; i++) {
+    const char *skip = strstr(log[i], "Skipping duplicate node ");
+    if (skip && !err) {
+      if (d->n == cap) {
+        cap = cap ? 2 * cap : 64;
+        size_t *more = realloc(d->tag, cap * sizeof *more);
+        if (more)
+          d->tag = more;
+        else
+          err = fe_error_raise(FE_ERR_RESOURCE, __FILE__, __LINE__,
+                               "out of host memory: could not allocate %zu bytes",
+                               cap * sizeof *more);
+      }
+      if (!err) d->tag[d->n++] = (size_t)strtoull(skip + 24, NULL, 10);
+    }
+    gmshFree(log[i]);
+  }
+  gmshFree(log);
+  FE_CALL(err);
+  if (!d->n) return FE_SUCCESS;
+  qsort(d->tag, d->n, sizeof *d->tag, cmp_tag);
+  size_t k = 0;
+  for (size_t i = 0; i < d->n; i++)
+    if (!k || d->tag[i] != d->tag[k - 1]) d->tag[k++] = d->tag[i];
+  d->n = k;
+  d->differ = k;
+  FE_CALL(fe_malloc(k * sizeof *d->at, &d->at));
+  return fe_calloc(k, 1, &d->seen);
+}
+
+static void dup_node(struct dup_nodes *d, size_t tag, const double *x)
+{
+  const size_t *hit = bsearch(&tag, d->tag, d->n, sizeof tag, cmp_tag);
+  if (!hit) return;
+  const size_t i = (size_t)(hit - d->tag);
+  if (!d->seen[i])
+    memcpy(d->at[i], x, sizeof d->at[i]);
+  else if (d->differ == d->n && memcmp(d->at[i], x, sizeof d->at[i])) {
+    d->differ = i;
+    memcpy(d->other, x, sizeof d->other);
+  }
+  d->seen[i] += d->seen[i] < 2;
+}
+
+/* MSH 2: a count, then "tag x y z" lines. */
+static int nodes_msh2(struct msh_file *f, struct dup_nodes *d)
+{
+  size_t n, tag;
+  double x[3];
+  if (!msh_size(f, &n)) return 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!msh_size(f, &tag) || !msh_double(f, &x[0]) || !msh_double(f, &x[1]) ||
+        !msh_double(f, &x[2]))
+      return 0;
+    dup_node(d, tag, x);
+  }
+  return 1;
+}
+
+/* MSH 4.1: blocks of an entity, each its tags and then its coordinates (x y z,
+ * and with parametric coordinates one per dimension of the entity). */
+static int nodes_msh41(struct msh_file *f, struct dup_nodes *d)
+{
+  size_t head[4], *tags = NULL, cap = 0;
+  int ok = msh_size(f, &head[0]) && msh_size(f, &head[1]) && msh_size(f, &head[2]) &&
+           msh_size(f, &head[3]);
+  for (size_t b = 0; ok && b < head[0]; b++) {
+    size_t block[4], n_dup = 0, next = 0; /* the block's tags that Gmsh skipped, with positions */
+    ok = msh_size(f, &block[0]) && msh_size(f, &block[1]) && msh_size(f, &block[2]) &&
+         msh_size(f, &block[3]);
+    if (ok && (block[0] > 3 || block[2] > 1))
+      ok = msh_fail(f, "a block of the $Nodes section is not 'dim tag parametric count'", 1);
+    for (size_t i = 0; ok && i < block[3]; i++) {
+      size_t tag;
+      ok = msh_size(f, &tag);
+      if (!ok || !bsearch(&tag, d->tag, d->n, sizeof tag, cmp_tag)) continue;
+      if (n_dup + 2 > cap) {
+        size_t *more = realloc(tags, (cap = 2 * cap + 64) * sizeof *more);
+        if (!more)
+          ok = msh_fail(f, "out of memory", 0);
+        else
+          tags = more;
+      }
+      if (ok) {
+        tags[n_dup++] = i;
+        tags[n_dup++] = tag;
+      }
+    }
+    const size_t extra = block[2] ? block[0] : 0;
+    for (size_t i = 0; ok && i < block[3]; i++) {
+      double x[3], u;
+      ok = msh_double(f, &x[0]) && msh_double(f, &x[1]) && msh_double(f, &x[2]);
+      for (size_t k = 0; ok && k < extra; k++) ok = msh_double(f, &u);
+      if (ok && next < n_dup && tags[next] == i) {
+        dup_node(d, tags[next + 1], x);
+        next += 2;
+      }
+    }
+  }
+  free(tags);
+  return ok;
+}
+
+/* Reads every $Nodes section for the copies of the tags in d; 0 with f->why
+ * when the file cannot be read so. */
+static int scan_duplicates(const char *path, struct dup_nodes *d, char *why, size_t size)
+{
+  struct msh_file f;
+  int ok = msh_open(path, &f), sections = 0;
+  if (ok && f.binary) ok = msh_fail(&f, "it is a binary file", 0);
+  if (ok && !f.version) ok = msh_fail(&f, "only MSH 2 and 4.1 files are read for this", 0);
+  while (ok && msh_find(&f, "$Nodes")) {
+    sections++;
+    ok = f.version == 2 ? nodes_msh2(&f, d) : nodes_msh41(&f, d);
+    char tok[MSH_TOKEN];
+    if (ok && (!msh_token(&f, tok) || strcmp(tok, "$EndNodes")))
+      ok = msh_fail(&f, "the $Nodes section does not end where its counts say", 1);
+  }
+  if (ok && !sections) ok = msh_fail(&f, "it has no $Nodes section", 0);
+  if (f.fp) fclose(f.fp);
+  snprintf(why, size, "%s", f.why);
+  return ok;
+}
+
+/* "(0.5, 0.5, 0)", with more digits where fewer would show a and b alike. */
+static void two_points(const double *a, const double *b, char *pa, char *pb, size_t size)
+{
+  static const int digits[] = {6, 15, 17};
+  for (int i = 0; i < 3; i++) {
+    const int p = digits[i];
+    snprintf(pa, size, "(%.*g, %.*g, %.*g)", p, a[0], p, a[1], p, a[2]);
+    snprintf(pb, size, "(%.*g, %.*g, %.*g)", p, b[0], p, b[1], p, b[2]);
+    if (strcmp(pa, pb)) return;
+  }
+}
+
+static int report_duplicates(const char *path, const struct dup_nodes *d, int scanned,
+                             const char *why)
+{
+  char others[96] = "", pa[96], pb[96];
+  size_t first = 0;
+  if (scanned)
+    while (first < d->n && d->seen[first] >= 2) first++;
+  if (d->n > 1)
+    snprintf(others, sizeof others, " (and so %s %zu other node tag%s)", d->n > 2 ? "are" : "is",
+             d->n - 1, d->n > 2 ? "s" : "");
+  if (!scanned || first < d->n)
+    FE_RAISE(FE_ERR_INPUT,
+             "%s: node %zu is given twice%s, and fesim could not compare the coordinates of the "
+             "copies (%s); expected each node tag once",
+             path, d->tag[scanned ? first : 0], others,
+             scanned ? "the $Nodes sections list it once" : why);
+  if (d->differ < d->n) {
+    two_points(d->at[d->differ], d->other, pa, pb, sizeof pa);
+    FE_RAISE(FE_ERR_INPUT,
+             "%s: node %zu is given twice, at %s and at %s; expected each node tag once (Gmsh "
+             "would keep one of the two)",
+             path, d->tag[d->differ], pa, pb);
+  }
+  fe_warn("%s: node %zu is given twice, at the same coordinates (%g, %g, %g)%s; the copies are "
+          "read as one node",
+          path, d->tag[0], d->at[0][0], d->at[0][1], d->at[0][2], others);
+  return FE_SUCCESS;
+}
+
+/* Gmsh keeps one copy of a node tag given twice: harmless when the copies
+ * are at the same place (a warning), an error when they are not, or when
+ * that cannot be told (a binary file, a script, a file read otherwise). */
+static int check_duplicate_nodes(const struct reader *rd, int geo)
+{
+  struct dup_nodes d = {0};
+  char why[160] = "";
+  int err = logged_duplicates(&d);
+  if (!err && d.n) {
+    const int scanned = !geo && scan_duplicates(rd->file, &d, why, sizeof why);
+    if (geo) snprintf(why, sizeof why, "they come from the script");
+    err = report_duplicates(rd->path, &d, scanned, why);
+  }
+  free(d.tag);
+  free(d.at);
+  free(d.seen);
+  return err;
+}
+
+/* ---- physical names that Gmsh's MSH 2 reader drops ---- */
+
+/* Gmsh 4.8's MSH 2 reader gives a physical name to the first group of a
+ * dimension that has it and leaves the next ones unnamed (its
+ * GModel::setPhysicalName), so a name given to several groups would quietly
+ * mean the first of them.  The names of unnamed groups are taken from the
+ * file's $PhysicalNames, line by line as Gmsh reads them (lines of up to
+ * 255 characters); a section that cannot be read so leaves the names as they
+ * are. */
+static void restore_names(const char *path, struct fe_mesh_raw *r)
+{
+  int unnamed = 0;
+  for (int i = 0; i < r->n_groups; i++) unnamed |= !r->groups[i].name[0];
+  struct msh_file f = {0};
+  if (!unnamed || !msh_open(path, &f) || f.version != 2 || !msh_find(&f, "$PhysicalNames")) {
+    if (f.fp) fclose(f.fp);
+    return;
+  }
+  char line[MSH_LINE], *end;
+  int whole;
+  long n = msh_line(&f, line, sizeof line, &whole) ? strtol(line, &end, 10) : 0;
+  for (long k = 0; k < n && msh_line(&f, line, sizeof line, &whole) && whole && strlen(line) < 255;
+       k++) {
+    const long dim = strtol(line, &end, 10), tag = strtol(end, &end, 10);
+    const char *q = strchr(end, '"');
+    if (!q) continue;
+    const size_t len = strcspn(q + 1, "\"");
+    for (int i = 0; i < r->n_groups; i++) {
+      struct fe_physical *g = &r->groups[i];
+      char *name;
+      if (g->dim != dim || g->tag != tag || g->name[0] || !len || fe_malloc(len + 1, &name))
+        continue;
+      memcpy(name, q + 1, len);
+      name[len] = '\0';
+      free(g->name);
+      g->name = name;
+    }
+  }
+  fclose(f.fp);
 }
 
 static int node_map_build(struct reader *rd)
@@ -517,26 +888,29 @@ static int read_model(struct reader *rd, int geo)
 {
   int ierr = 0;
   progress(rd, FE_GMSH_PARSING, geo ? "running the script" : "reading");
-  gmshOpen(rd->path, &ierr);
+  gmshOpen(rd->file, &ierr);
   FE_CALL(gmsh_status(rd->path, ierr, "read"));
   if (geo) FE_CALL(mesh_geo(rd));
+  FE_CALL(check_duplicate_nodes(rd, geo));
   progress(rd, FE_GMSH_EXTRACTING, "collecting nodes and cells");
   FE_CALL(mesh_dimension(rd->path, &rd->r->dim));
   FE_CALL(read_nodes(rd));
   FE_CALL(read_cells(rd));
-  return read_groups(rd);
+  FE_CALL(read_groups(rd));
+  if (!geo) restore_names(rd->file, rd->r);
+  return FE_SUCCESS;
 }
 
 int fe_gmsh_read(const char *path, const struct fe_gmsh_options *o, struct fe_mesh_raw *r)
 {
   const char *dot = strrchr(path, '.');
   const int geo = dot && !strcasecmp(dot, ".geo");
-  struct reader rd = {.path = path, .o = o, .r = r};
+  struct reader rd = {.file = path, .path = o->name ? o->name : path, .o = o, .r = r};
   int ierr = 0;
   memset(r, 0, sizeof *r);
   progress(&rd, FE_GMSH_STARTING, "starting Gmsh");
   gmshInitialize(0, NULL, 0, &ierr);
-  FE_CHECK(!ierr, FE_ERR_RESOURCE, "%s: could not start Gmsh", path);
+  FE_CHECK(!ierr, FE_ERR_RESOURCE, "%s: could not start Gmsh", rd.path);
   gmshOptionSetNumber("General.Terminal", 0, &ierr);
   gmshLoggerStart(&ierr);
   int err = read_model(&rd, geo);

@@ -10,6 +10,7 @@
 #include "io/mesh_raw.h"
 
 struct fe_gmsh_options {
+  const char *name;      /* the file as messages name it; NULL: its path */
   double size;           /* Mesh.MeshSizeMax of a .geo; <= 0: the script's own sizes */
   size_t max_cells;      /* the most cells fesim accepts (--max-cells) */
   int max_cells_given;   /* --max-cells was given: the memory estimate does not refuse */

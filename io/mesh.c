@@ -186,6 +186,7 @@ static int map_facets(struct fe_mesh *m, const struct fe_mesh_raw *r, const int 
   m->n_facets = (int)r->n_facets;
   FE_MALLOC((size_t)m->n_facets * m->dim, &m->facets);
   FE_MALLOC(m->n_facets, &m->facet_group);
+  FE_MALLOC(m->n_facets, &m->facet_id);
   for (int f = 0; f < m->n_facets; f++) {
     for (int v = 0; v < m->dim; v++) {
       int i = local[r->facets[(size_t)f * m->dim + v]];
@@ -201,6 +202,7 @@ static int map_facets(struct fe_mesh *m, const struct fe_mesh_raw *r, const int 
       m->facets[(size_t)f * m->dim + v] = perm[i];
     }
     m->facet_group[f] = r->facet_group[f];
+    m->facet_id[f] = r->facet_id[f];
   }
   return FE_SUCCESS;
 }
@@ -240,8 +242,8 @@ static int build_mesh(struct fe_mesh *m, const struct fe_mesh_raw *r)
       m->coords[(size_t)perm[i] * m->dim + k] = r->xyz[3 * (size_t)used[i] + k];
   err = sort_cells(m, r, local, perm);
   if (!err) err = fe_mesh_orient_cells(m, r);
-  if (!err) err = fe_mesh_check_inverted(m, r);
   if (!err) err = map_facets(m, r, local, perm);
+  if (!err) err = fe_mesh_check_cells(m, r);
 done:
   graph_free(&g);
   free(local);
@@ -251,12 +253,66 @@ done:
   return err;
 }
 
+/* ---- physical names given to several groups ------------------------------------ */
+
+static int cmp_group(const void *a, const void *b)
+{
+  const struct fe_physical *x = *(const struct fe_physical *const *)a;
+  const struct fe_physical *y = *(const struct fe_physical *const *)b;
+  if (x->dim != y->dim) return x->dim - y->dim;
+  const int c = strcmp(x->name, y->name);
+  return c ? c : (x->tag > y->tag) - (x->tag < y->tag);
+}
+
+/* "4 and 7", "4, 7 and 9", "4, 7, 9, ... and 12 (20 groups)". */
+static void list_tags(const struct fe_physical *const *g, int n, char *buf, size_t size)
+{
+  enum { SHOWN = 6 };
+  buf[0] = '\0';
+  for (int i = 0; i < n; i++) {
+    const size_t len = strlen(buf);
+    if (i == SHOWN - 1 && n > SHOWN) {
+      snprintf(buf + len, size - len, ", ... and %d (%d groups)", g[n - 1]->tag, n);
+      return;
+    }
+    snprintf(buf + len, size - len, "%s%d", !i ? "" : i == n - 1 ? " and " : ", ", g[i]->tag);
+  }
+}
+
+/* A physical name given to several groups of one dimension (a .msh may do
+ * that; Gmsh's .geo parser refuses it): the groups stay usable by number,
+ * and fe_bcs_create refuses the name. */
+static int warn_shared_names(const struct fe_mesh *m)
+{
+  static const char *const kind[] = {"points", "curves", "surfaces", "volumes"};
+  const struct fe_physical **g;
+  if (m->n_groups < 2) return FE_SUCCESS;
+  FE_MALLOC(m->n_groups, &g);
+  for (int i = 0; i < m->n_groups; i++) g[i] = &m->groups[i];
+  qsort(g, (size_t)m->n_groups, sizeof *g, cmp_group);
+  for (int i = 0, j; i < m->n_groups; i = j) {
+    for (j = i + 1; j < m->n_groups && g[j]->dim == g[i]->dim && !strcmp(g[j]->name, g[i]->name);)
+      j++;
+    if (j - i < 2 || !g[i]->name[0]) continue;
+    char tags[160], quoted[FE_QUOTE_SIZE];
+    list_tags(g + i, j - i, tags, sizeof tags);
+    fe_quote(g[i]->name, FE_QUOTE_MAX, quoted, sizeof quoted);
+    if (g[i]->dim == m->dim - 1)
+      fe_warn("%s: the physical name %s is given to %d groups of %s, %s: refer to them by number "
+              "(a <boundary> that names them by this name is refused)",
+              m->path, quoted, j - i, kind[g[i]->dim], tags);
+    else
+      fe_warn("%s: the physical name %s is given to %d groups of %s, %s; fesim tells them apart "
+              "by number",
+              m->path, quoted, j - i, kind[g[i]->dim], tags);
+  }
+  free(g);
+  return FE_SUCCESS;
+}
+
 /* ---- public ---------------------------------------------------------------- */
 
-
-/* ---- public ---------------------------------------------------------------- */
-
-static int check_file(const char *path, int *geo)
+static int check_file(const char *path, const char *shown, int *geo)
 {
   const char *dot = strrchr(path, '.');
   const char *ext = dot && !strchr(dot, '/') ? dot : "(none)";
@@ -264,20 +320,20 @@ static int check_file(const char *path, int *geo)
   FE_CHECK(*geo || !strcasecmp(ext, ".msh"), FE_ERR_INPUT,
            "mesh '%s': unknown mesh file type '%s'; expected a Gmsh mesh (.msh, format 2.2 or "
            "4.1) or a Gmsh geometry (.geo)",
-           path, ext);
+           shown, ext);
   FILE *fp = fopen(path, "rb");
-  FE_CHECK(fp || errno != ENOENT, FE_ERR_INPUT, "mesh '%s' not found", path);
-  FE_CHECK(fp, FE_ERR_INPUT, "mesh '%s' cannot be read: %s", path, strerror(errno));
+  FE_CHECK(fp || errno != ENOENT, FE_ERR_INPUT, "mesh '%s' not found", shown);
+  FE_CHECK(fp, FE_ERR_INPUT, "mesh '%s' cannot be read: %s", shown, strerror(errno));
   char line[64] = "";
   size_t n = fread(line, 1, sizeof line - 1, fp);
   const int is_dir = !n && ferror(fp) && errno == EISDIR;
   fclose(fp);
   FE_CHECK(!is_dir, FE_ERR_INPUT, "mesh '%s' is a directory; expected a Gmsh mesh or geometry file",
-           path);
+           shown);
   if (*geo) return FE_SUCCESS;
   /* Gmsh hands a file that is not a mesh to its .geo parser, whose messages
    * would be about geometry syntax, so that case is reported here. */
-  FE_CHECK(n, FE_ERR_INPUT, "%s: empty file; expected a Gmsh mesh", path);
+  FE_CHECK(n, FE_ERR_INPUT, "%s: empty file; expected a Gmsh mesh", shown);
   size_t len = 0;
   int text = 1;
   for (; len < n && line[len] != '\n' && line[len] != '\r'; len++)
@@ -286,22 +342,24 @@ static int check_file(const char *path, int *geo)
   if (!strncmp(line, "$MeshFormat", 11)) return FE_SUCCESS;
   if (!text)
     FE_RAISE(FE_ERR_INPUT,
-             "%s: not a Gmsh mesh: it starts with binary data, expected '$MeshFormat'", path);
+             "%s: not a Gmsh mesh: it starts with binary data, expected '$MeshFormat'", shown);
   FE_RAISE(FE_ERR_INPUT, "%s: not a Gmsh mesh: it starts with '%.40s', expected '$MeshFormat'",
-           path, line);
+           shown, line);
 }
 
 int fe_mesh_read(const char *path, const struct fe_mesh_options *o, struct fe_mesh **mesh)
 {
   static const struct fe_mesh_options defaults = {0};
+  char buf[FE_QUOTE_SIZE];
+  const char *shown = fe_path_shown(path, buf, sizeof buf); /* messages name it so */
   int geo;
   *mesh = NULL;
-  FE_CALL(check_file(path, &geo));
-  if (geo) FE_CALL(fe_geo_check(path));
+  FE_CALL(check_file(path, shown, &geo));
+  if (geo) FE_CALL(fe_geo_check(path, shown));
   struct fe_mesh *m;
   struct fe_mesh_raw r = {0};
   FE_CALLOC(1, &m);
-  int err = fe_strdup(path, &m->path);
+  int err = fe_strdup(shown, &m->path);
   if (!err) err = fe_mesher_run(path, o ? o : &defaults, &r);
   if (!err) err = build_mesh(m, &r);
   if (!err) { /* the groups move to the mesh */
@@ -309,6 +367,7 @@ int fe_mesh_read(const char *path, const struct fe_mesh_options *o, struct fe_me
     m->n_groups = r.n_groups;
     r.groups = NULL;
     r.n_groups = 0;
+    err = warn_shared_names(m);
   }
   fe_mesh_raw_free(&r);
   if (err) {
@@ -331,6 +390,8 @@ void fe_mesh_destroy(struct fe_mesh *mesh)
   free(mesh->cell_id);
   free(mesh->facets);
   free(mesh->facet_group);
+  free(mesh->facet_id);
+  free(mesh->facet_cells);
   free(mesh);
 }
 
@@ -346,4 +407,16 @@ const struct fe_physical *fe_mesh_find_group(const struct fe_mesh *mesh, int dim
   for (int i = 0; i < mesh->n_groups; i++)
     if (mesh->groups[i].dim == dim && mesh->groups[i].tag == tag) return &mesh->groups[i];
   return NULL;
+}
+
+int fe_mesh_groups_named(const struct fe_mesh *mesh, int dim, const char *name,
+                         const struct fe_physical **found, int max)
+{
+  int n = 0;
+  for (int i = 0; mesh && name && name[0] && i < mesh->n_groups; i++)
+    if (mesh->groups[i].dim == dim && !strcmp(mesh->groups[i].name, name)) {
+      if (n < max) found[n] = &mesh->groups[i];
+      n++;
+    }
+  return n;
 }

@@ -1,6 +1,6 @@
 /* Unstructured P1 simplex meshes read through the Gmsh C API.
  *
- * A mesh is triangles (dim 2) or tetrahedra (dim 3), with the boundary facets
+ * A mesh is triangles (dim 2) or tetrahedra (dim 3), with the facets
  * (segments / triangles) that belong to physical groups, so that boundary
  * conditions can be attached to them, and the physical region of each cell. */
 #ifndef FE_MESH_H
@@ -23,7 +23,7 @@ struct fe_physical {
 };
 
 struct fe_mesh {
-  char *path;    /* the file it was read from, for messages */
+  char *path;    /* the file it was read from, for messages (cut when long: fe_path_shown) */
   int dim;       /* 2 or 3 */
   int nv;        /* vertices per cell: dim + 1 */
   int n_nodes;
@@ -32,9 +32,12 @@ struct fe_mesh {
   int *cells;        /* n_cells * nv node indices, 0-based */
   int *cell_region;  /* n_cells: physical tag of the cell, 0 when none */
   size_t *cell_id;   /* n_cells: Gmsh element tag, for messages */
-  int n_facets;      /* boundary facets, once per physical group they belong to */
+  int n_facets;      /* facets of physical groups, once per group they belong to */
   int *facets;       /* n_facets * dim node indices */
   int *facet_group;  /* n_facets: physical tag */
+  size_t *facet_id;  /* n_facets: Gmsh element tag, for messages; NULL for meshes built in memory */
+  unsigned char *facet_cells; /* n_facets: the cells that have the facet: 1 on the boundary of
+                                 the domain, 2 inside it, 0 none; NULL (built in memory): all 1 */
   int n_groups;
   struct fe_physical *groups;
 };
@@ -53,18 +56,33 @@ struct fe_mesh_options {
  * Cuthill-McKee for locality; only nodes used by cells are kept.  Cells are
  * reordered to positive orientation: the vertex order in the file does not
  * matter.  Errors (exit code 2) name the file and, for bad elements, the Gmsh
- * element tag: missing, empty, truncated or unreadable file, no 2D/3D cells,
- * cells other than linear triangles or tetrahedra, mixed dimensions, nodes
- * off the plane of a 2D mesh or not finite, degenerate (zero-measure) cells,
- * and inverted cells: a cell on the same side of a facet as the cell across
- * it (the two overlap; the smaller of the classes such folds separate is
- * reported, with its entity and size), or a facet shared by three cells. */
+ * element or node tag: missing, empty, truncated or unreadable file, no 2D/3D
+ * cells, cells other than linear triangles or tetrahedra, mixed dimensions,
+ * nodes off the plane of a 2D mesh or not finite, degenerate (zero-measure)
+ * cells, inverted cells: a cell on the same side of a facet as the cell
+ * across it (the two overlap; the smaller of the classes such folds separate
+ * is reported, with its entity and size), or a facet shared by three cells;
+ * a node tag given twice at different coordinates (both named), or where the
+ * copies cannot be compared (a binary file); separate pieces of the mesh
+ * (cells connected through facets) that overlap, one cell of each named.
+ * Warnings (fesim: warning:, the mesh is kept): a node tag given twice at the
+ * same coordinates (one node), a physical name given to several groups of
+ * one dimension (usable by number; fe_bcs_create refuses the name), pieces
+ * that touch along coincident facets with nodes of their own.  facet_cells
+ * tells which facets of the groups lie inside the domain or on no cell, for
+ * fe_bcs_create to decide (app/fields.h). */
 int fe_mesh_read(const char *path, const struct fe_mesh_options *o, struct fe_mesh **mesh);
 void fe_mesh_destroy(struct fe_mesh *mesh);
 
 /* Physical group of dimension dim by name or, when `ref` is a number, by tag.
- * Returns NULL when absent. */
+ * Returns NULL when absent; the first of them when several groups have the
+ * name (fe_mesh_groups_named tells). */
 const struct fe_physical *fe_mesh_find_group(const struct fe_mesh *mesh, int dim, const char *ref);
+
+/* How many physical groups of dimension dim are named `name` (not ""); the
+ * first `max` of them in found[]. */
+int fe_mesh_groups_named(const struct fe_mesh *mesh, int dim, const char *name,
+                         const struct fe_physical **found, int max);
 
 #ifdef __cplusplus
 }

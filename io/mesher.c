@@ -374,8 +374,9 @@ static int wait_for(struct child *c, struct reception *rc, double limit, int ver
   return status;
 }
 
-static void build_argv(const char *exe, const char *path, const struct fe_mesh_options *o,
-                       double limit, char args[4][64], const char **argv)
+static void build_argv(const char *exe, const char *path, const char *shown,
+                       const struct fe_mesh_options *o, double limit, char args[4][64],
+                       const char **argv)
 {
   int n = 0;
   argv[n++] = exe;
@@ -394,19 +395,21 @@ static void build_argv(const char *exe, const char *path, const struct fe_mesh_o
     argv[n++] = "--read-dir";
     argv[n++] = o->read_dir;
   }
+  argv[n++] = "--name";
+  argv[n++] = shown;
   argv[n++] = path;
   argv[n] = NULL;
 }
 
 int fe_mesher_run(const char *path, const struct fe_mesh_options *o, struct fe_mesh_raw *r)
 {
-  char exe[PATH_MAX], args[4][64];
-  const char *argv[16];
+  char exe[PATH_MAX], args[4][64], buf[FE_QUOTE_SIZE];
+  const char *argv[20], *shown = fe_path_shown(path, buf, sizeof buf);
   const double limit = o->time_limit > 0 ? o->time_limit : FE_MESH_TIME_LIMIT;
   memset(r, 0, sizeof *r);
   FE_CALL(find_mesher(exe, sizeof exe));
-  build_argv(exe, path, o, limit, args, argv);
-  struct reception rc = {.path = path, .raw = r, .stage = -1,
+  build_argv(exe, path, shown, o, limit, args, argv);
+  struct reception rc = {.path = shown, .raw = r, .stage = -1,
                          .max_cells = o->max_cells > 0 ? (size_t)o->max_cells : FE_MESH_MAX_CELLS};
   FE_CALL(fe_malloc(DIAG_KEEP, &rc.diag));
   struct child c;
@@ -418,7 +421,7 @@ int fe_mesher_run(const char *path, const struct fe_mesh_options *o, struct fe_m
     close(c.diag);
     err = rc.err ? rc.err : outcome(&rc, status, timed_out, limit);
   }
-  if (!err) err = fe_mesh_raw_finish(path, &rc.header, rc.groups, r);
+  if (!err) err = fe_mesh_raw_finish(shown, &rc.header, rc.groups, r);
   free(rc.diag);
   free(rc.groups);
   if (err) fe_mesh_raw_free(r);

@@ -351,3 +351,20 @@ set_tests_properties(bad_input.usage_dash_case PROPERTIES LABELS bad_input)
 # the meshing process's limits
 fe_bad_usage(mesh_time_limit [=[option '--mesh-time-limit' needs a number of seconds > 0; found '-1']=] --mesh-time-limit=-1 ${fe_good})
 fe_bad_usage(max_cells [=[option '--max-cells' needs a whole number of cells from 1 to 2147483646; found '1e3']=] --max-cells 1e3 ${fe_good})
+
+
+# Mesh semantics (meshes written by tests/data/mesh/make_mesh_semantics.py; what fesim runs
+# with a warning is in tests/cases.cmake, fe_warning): a node tag given twice at different
+# coordinates, or where they cannot be compared (a binary file)
+fe_bad_input(mesh_duplicate_node [=[data/mesh/dup_diff_22\.msh: node 5 is given twice, at \(0\.5, 0\.5, 0\) and at \(0\.7, 0\.5, 0\); expected each node tag once \(Gmsh would keep one of the two\)]=])
+fe_bad_input(mesh_duplicate_node_41 [=[data/mesh/dup_diff_41\.msh: node 5 is given twice, at \(0\.5, 0\.5, 0\) and at \(0\.5, 0\.5000001, 0\); expected each node tag once \(Gmsh would keep one of the two\)]=])
+fe_bad_input(mesh_duplicate_node_binary [=[data/mesh/dup_binary_22\.msh: node 5 is given twice, and fesim could not compare the coordinates of the copies \(it is a binary file\); expected each node tag once]=])
+# a physical name given to two boundary groups, named in a <boundary> (by number it runs)
+fe_bad_input(boundary_shared_name [=[boundary_shared_name\.xml:10: <boundary physical="wall">: the mesh [^ ]*names_shared\.msh gives the physical name 'wall' to 2 groups of curves, 1 and 4; expected a name of one group: refer to the group by its number, e\.g\. physical="1"]=])
+# conditions on facets that are not on the boundary: Neumann inside the domain, any on no cell
+fe_bad_input(boundary_neumann_inside [=[boundary_neumann_inside\.xml:10: <boundary physical="left cut">: a Neumann condition inside the domain: element 9 of physical group 'cut' \(5\) is an edge shared by two triangles of the mesh [^ ]*internal\.msh \(and so is 1 other edge of the group\); expected edges on the boundary of the domain: a flux through the inside of the domain is not a boundary condition]=])
+fe_bad_input(boundary_neumann_inside_3d [=[boundary_neumann_inside_3d\.xml:10: <boundary physical="inside">: a Neumann condition inside the domain: element 1 of physical group 'inside' \(1\) is a face shared by two tetrahedra of the mesh [^ ]*internal_3d\.msh; expected faces on the boundary of the domain]=])
+fe_bad_input(boundary_not_facet [=[boundary_not_facet\.xml:10: <boundary physical="stray">: element 11 of physical group 'stray' \(6\) is not an edge of any triangle of the mesh [^ ]*internal\.msh; expected edges of the triangles, on the boundary of the domain]=])
+# separate pieces (cells connected through facets) that overlap
+fe_bad_input(mesh_pieces_overlap [=[data/mesh/pieces_overlap\.msh: element 10 \(triangle of surface 1\) and element 13 \(triangle of surface 2\) overlap, and they lie in separate pieces of the mesh \(pieces that share no edge; the mesh has 2\); expected pieces that do not overlap]=])
+fe_bad_input(mesh_pieces_overlap_3d [=[data/mesh/pieces_overlap_3d\.msh: element 6 \(tetrahedron of volume 1\) and element 12 \(tetrahedron of volume 2\) overlap, and they lie in separate pieces of the mesh \(pieces that share no face; the mesh has 2\); expected pieces that do not overlap]=])

@@ -217,3 +217,42 @@ foreach(kind dirichlet neumann source velocity diffusivity exact)
   set_tests_properties(exit.nonfinite_later_${kind}_cuda PROPERTIES LABELS gpu
     SKIP_REGULAR_EXPRESSION "FESIM_SKIP;no[ \n]+usable[ \n]+GPU;without[ \n]+the[ \n]+CUDA[ \n]+backend")
 endforeach()
+
+# Mesh semantics a user may mean (meshes written by tests/data/mesh/make_mesh_semantics.py,
+# cases in tests/bad_input): fesim runs, and says so in one warning.  Each case twice:
+#   warning.NAME      fesim --check NAME.xml
+#   warning.NAME.run  a real run into a directory of its own (removed after)
+# fe_warning(NAME REGEX [COUNT]): COUNT warnings (default 1), REGEX "" for none.
+set(FE_WARNING_CASES ${CMAKE_CURRENT_SOURCE_DIR}/bad_input)
+function(fe_warning name regex)
+  set(count 1)
+  if(ARGC GREATER 2)
+    set(count ${ARGV2})
+  endif()
+  set(case ${FE_WARNING_CASES}/${name}.xml)
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/warning/${name})
+  add_test(NAME warning.${name}
+           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DARGS=--check;${case}"
+                   "-DREGEX=${regex}" -DCOUNT=${count} -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_warning.cmake)
+  add_test(NAME warning.${name}.run
+           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DARGS=--output;${out};${case}"
+                   "-DOUT=${out}" "-DREGEX=${regex}" -DCOUNT=${count}
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_warning.cmake)
+  set_tests_properties(warning.${name} warning.${name}.run PROPERTIES LABELS "case;bad_input")
+endfunction()
+
+# a node tag given twice at the same coordinates: read as one node
+fe_warning(mesh_duplicate_node_same [=[data/mesh/dup_same_22\.msh: node 5 is given twice, at the same coordinates \(0\.5, 0\.5, 0\) \(and so is 1 other node tag\); the copies are read as one node]=])
+fe_warning(mesh_duplicate_node_same_41 [=[data/mesh/dup_same_41\.msh: node 5 is given twice, at the same coordinates \(0\.5, 0\.5, 0\); the copies are read as one node]=])
+# a physical name given to several groups of one dimension: usable by number
+fe_warning(boundary_shared_name_by_number [=[data/mesh/names_shared\.msh: the physical name 'wall' is given to 2 groups of curves, 1 and 4: refer to them by number \(a <boundary> that names them by this name is refused\)]=])
+fe_warning(mesh_shared_region_name [=[data/mesh/names_shared_region\.msh: the physical name 'domain' is given to 2 groups of surfaces, 10 and 11; fesim tells them apart by number]=])
+# a Dirichlet condition on facets inside the domain: an internal wall
+fe_warning(boundary_dirichlet_inside [=[boundary_dirichlet_inside\.xml:10: <boundary physical="left cut">: 2 of the 2 edges of physical group 'cut' \(5\) lie inside the domain of the mesh [^ ]*internal\.msh \(element 9, for one, is shared by two triangles\); the Dirichlet value holds there too, as on an internal wall]=])
+# separate pieces that touch on nodes of their own (Coherence forgotten); apart, nested in a
+# hole, or sharing one node they are fine
+fe_warning(mesh_pieces_touch [=[data/mesh/pieces_touch\.msh: element 10 \(triangle of surface 1\) and element 14 \(triangle of surface 2\) lie in separate pieces of the mesh \(pieces that share no edge\) that touch: 2 edges of one coincide with edges of another, on nodes of their own \(a forgotten Coherence\?\); a tracer cannot cross from one piece to the other]=])
+fe_warning(mesh_pieces_touch_3d [=[data/mesh/pieces_touch_3d\.msh: element 4 \(tetrahedron of volume 1\) and element 14 \(tetrahedron of volume 2\) lie in separate pieces of the mesh \(pieces that share no face\) that touch: 2 faces of one coincide with faces of another, on nodes of their own \(a forgotten Coherence\?\); a tracer cannot cross from one piece to the other]=])
+fe_warning(mesh_pieces_apart "" 0)
+fe_warning(mesh_pieces_nested "" 0)
+fe_warning(mesh_pieces_vertex "" 0)

@@ -4,6 +4,7 @@
 #include "io/mesh.h"
 
 #include "core/error.h"
+#include "fresh_dir.h"
 #include "test.h"
 
 #include <gmshc.h>
@@ -20,7 +21,7 @@ static const char *data(const char *name)
 {
   static char path[4352];
   snprintf(path, sizeof path, "%s/mesh/%s", data_dir, name);
-  return path;
+  return name[0] == '/' ? name : path; /* a mesh this test wrote */
 }
 
 static struct fe_mesh *read_ok(const char *name, double size)
@@ -217,21 +218,19 @@ static void test_flipped_sparse(void)
   fe_mesh_destroy(m);
 }
 
-/* fe_mesh_read of a bad mesh: FE_ERR_INPUT, no mesh, and its one message
- * (stderr captured) in msg. */
-static void read_bad(const char *name, char *msg, size_t size)
+/* fe_mesh_read with stderr captured in msg: the error code, the mesh in *m. */
+static int read_captured(const char *name, struct fe_mesh **m, char *msg, size_t size)
 {
-  struct fe_mesh *m = (struct fe_mesh *)1;
   FILE *tmp = tmpfile();
   msg[0] = '\0';
   if (!tmp) {
     CHECK(tmp);
-    return;
+    return -1;
   }
   fflush(stderr);
   int saved = dup(fileno(stderr));
   dup2(fileno(tmp), fileno(stderr));
-  int err = fe_mesh_read(data(name), NULL, &m);
+  int err = fe_mesh_read(data(name), NULL, m);
   fflush(stderr);
   dup2(saved, fileno(stderr));
   close(saved);
@@ -239,9 +238,38 @@ static void read_bad(const char *name, char *msg, size_t size)
   size_t n = fread(msg, 1, size - 1, tmp);
   msg[n] = '\0';
   fclose(tmp);
+  return err;
+}
+
+/* fe_mesh_read of a bad mesh: FE_ERR_INPUT, no mesh, and its one message
+ * (stderr captured) in msg. */
+static void read_bad(const char *name, char *msg, size_t size)
+{
+  struct fe_mesh *m = (struct fe_mesh *)1;
+  int err = read_captured(name, &m, msg, size);
   if (err != FE_ERR_INPUT) fprintf(stderr, "%s: got %d, expected %d\n", name, err, FE_ERR_INPUT);
   CHECK(err == FE_ERR_INPUT);
   CHECK(m == NULL);
+}
+
+/* fe_mesh_read of a mesh that is read with one warning containing `expected`
+ * (NULL: with no message at all). */
+static struct fe_mesh *read_warned(const char *name, const char *expected)
+{
+  char msg[2048], head[64];
+  struct fe_mesh *m = NULL;
+  int err = read_captured(name, &m, msg, sizeof msg);
+  if (err || (expected ? !strstr(msg, expected) : msg[0] != '\0'))
+    fprintf(stderr, "%s: got %d and\n  %s  expected 0 and %s\n", name, err, msg,
+            expected ? expected : "no message");
+  CHECK(err == FE_SUCCESS && m);
+  CHECK(expected ? strstr(msg, expected) != NULL : !msg[0]);
+  if (expected) {
+    snprintf(head, sizeof head, "fesim: warning: ");
+    CHECK(!strncmp(msg, head, strlen(head)) && strstr(msg, data(name)) == msg + strlen(head));
+    CHECK(!strchr(msg, '\n') || !strchr(msg, '\n')[1]); /* one line */
+  }
+  return m;
 }
 
 static void check_message(const char *name, const char *expected)
@@ -284,6 +312,209 @@ static void test_inverted(void)
                 "the 6 tetrahedra is inverted");
   check_message("overlap.msh", ": elements 17, 18 and 19 share one edge, so they overlap; expected "
                                "at most two cells on each edge");
+}
+
+/* A node tag given twice (Gmsh keeps one copy): at the same coordinates a
+ * warning, elsewhere an error with both places, and an error when the file
+ * cannot be read for the coordinates. */
+static void test_duplicate_nodes(void)
+{
+  struct fe_mesh *m = read_warned("dup_same_22.msh", ": node 5 is given twice, at the same "
+                                                     "coordinates (0.5, 0.5, 0) (and so is 1 other "
+                                                     "node tag); the copies are read as one node");
+  if (m) check_mesh(m, 2, square_bnd, 10);
+  fe_mesh_destroy(m);
+  m = read_warned("dup_same_41.msh", ": node 5 is given twice, at the same coordinates (0.5, 0.5, "
+                                     "0); the copies are read as one node");
+  if (m) check_mesh(m, 2, square_bnd, 10);
+  fe_mesh_destroy(m);
+  check_message("dup_diff_22.msh",
+                ": node 5 is given twice, at (0.5, 0.5, 0) and at (0.7, 0.5, "
+                "0); expected each node tag once (Gmsh would keep one of the two)");
+  check_message("dup_diff_41.msh", ": node 5 is given twice, at (0.5, 0.5, 0) and at (0.5, "
+                                   "0.5000001, 0); expected each node tag once");
+  check_message("dup_binary_22.msh", ": node 5 is given twice, and fesim could not compare the "
+                                     "coordinates of the copies (it is a binary file); expected "
+                                     "each node tag once");
+}
+
+/* A physical name given to two groups of one dimension: both keep it (also
+ * from MSH 2, whose reader in Gmsh drops the second), with a warning. */
+static void test_shared_names(void)
+{
+  struct fe_mesh *m =
+      read_warned("names_shared.msh", ": the physical name 'wall' is given to 2 "
+                                      "groups of curves, 1 and 4: refer to them by "
+                                      "number (a <boundary> that names them by this "
+                                      "name is refused)");
+  if (m) {
+    const struct fe_physical *g[4];
+    CHECK(fe_mesh_groups_named(m, 1, "wall", g, 4) == 2);
+    CHECK(g[0]->tag == 1 && g[1]->tag == 4);
+    CHECK(fe_mesh_groups_named(m, 1, "right", g, 4) == 1 && g[0]->tag == 2);
+    CHECK(fe_mesh_groups_named(m, 2, "wall", g, 4) == 0);
+    CHECK(fe_mesh_groups_named(m, 1, "", g, 4) == 0);
+    CHECK(fe_mesh_find_group(m, 1, "4") && fe_mesh_find_group(m, 1, "4")->tag == 4);
+  }
+  fe_mesh_destroy(m);
+  m = read_warned("names_shared_region.msh",
+                  ": the physical name 'domain' is given to 2 groups of "
+                  "surfaces, 10 and 11; fesim tells them apart by number");
+  fe_mesh_destroy(m);
+}
+
+/* facet_cells: 1 for the facets of a group on the boundary, 2 inside the
+ * domain, 0 on no cell; facet_id the Gmsh element tags. */
+static void check_facet_cells(const char *name, const int *expected, int n_groups)
+{
+  struct fe_mesh *m = read_ok(name, 0);
+  if (!m) return;
+  CHECK(m->facet_cells && m->facet_id);
+  for (int f = 0; m->facet_cells && f < m->n_facets; f++) {
+    const int g = m->facet_group[f];
+    CHECK(g >= 1 && g <= n_groups);
+    if (g >= 1 && g <= n_groups && m->facet_cells[f] != expected[g - 1])
+      fprintf(stderr, "%s: element %zu of group %d: %d cells, expected %d\n", name, m->facet_id[f],
+              g, m->facet_cells[f], expected[g - 1]);
+    CHECK(g < 1 || g > n_groups || m->facet_cells[f] == expected[g - 1]);
+    CHECK(m->facet_id[f] > 0);
+  }
+  fe_mesh_destroy(m);
+}
+
+static void test_facet_cells(void)
+{
+  static const int internal[] = {1, 1, 1, 1, 2, 0}, internal_3d[] = {2, 0}, square[] = {1, 1, 1, 1};
+  check_facet_cells("internal.msh", internal, 6);
+  check_facet_cells("internal_3d.msh", internal_3d, 2);
+  check_facet_cells("square_41.msh", square, 4);
+  check_facet_cells("cube_22b.msh", (const int[]){1, 1, 1, 1, 1, 1}, 6);
+}
+
+/* Pieces of a mesh that share no facet: overlapping an error, touching on
+ * nodes of their own a warning, apart (also nested, or sharing a node) fine. */
+static void test_pieces(void)
+{
+  check_message("pieces_overlap.msh",
+                ": element 10 (triangle of surface 1) and element 13 (triangle of surface 2) "
+                "overlap, and they lie in separate pieces of the mesh (pieces that share no edge; "
+                "the mesh has 2); expected pieces that do not overlap");
+  check_message("pieces_overlap_3d.msh",
+                ": element 6 (tetrahedron of volume 1) and element 12 (tetrahedron of volume 2) "
+                "overlap, and they lie in separate pieces of the mesh (pieces that share no face; "
+                "the mesh has 2)");
+  const char *touch = "lie in separate pieces of the mesh (pieces that share no %s) that touch: 2 "
+                      "%ss of one coincide with %ss of another, on nodes of their own (a forgotten "
+                      "Coherence?); a tracer cannot cross from one piece to the other";
+  char expected[512];
+  snprintf(expected, sizeof expected, touch, "edge", "edge", "edge");
+  struct fe_mesh *m = read_warned("pieces_touch.msh", expected);
+  CHECK(m && m->n_cells == 16 && m->n_nodes == 18);
+  fe_mesh_destroy(m);
+  snprintf(expected, sizeof expected, touch, "face", "face", "face");
+  m = read_warned("pieces_touch_3d.msh", expected);
+  CHECK(m && m->n_cells == 12 && m->n_nodes == 16);
+  fe_mesh_destroy(m);
+  static const char *const fine[] = {"pieces_apart.msh", "pieces_nested.msh", "pieces_vertex.msh"};
+  for (int i = 0; i < 3; i++) fe_mesh_destroy(read_warned(fine[i], NULL));
+}
+
+/* Writes a MSH 2.2 mesh of the n triangles tri (3 node indices each) on the
+ * nodes xyz (x y each) into path. */
+static void write_triangles(const char *path, const double *xyz, int n_nodes, const int *tri, int n)
+{
+  FILE *f = fopen(path, "w");
+  CHECK(f);
+  if (!f) return;
+  fprintf(f, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n%d\n", n_nodes);
+  for (int i = 0; i < n_nodes; i++)
+    fprintf(f, "%d %.17g %.17g 0\n", i + 1, xyz[2 * i], xyz[2 * i + 1]);
+  fprintf(f, "$EndNodes\n$Elements\n%d\n", n);
+  for (int e = 0; e < n; e++)
+    fprintf(f, "%d 2 2 10 1 %d %d %d\n", e + 1, tri[3 * e] + 1, tri[3 * e + 1] + 1,
+            tri[3 * e + 2] + 1);
+  fprintf(f, "$EndElements\n");
+  fclose(f);
+}
+
+/* n unit squares in a row, each two triangles on nodes of their own: 2n
+ * pieces touching along the diagonals; apart: the upper triangles moved up
+ * by 1.5; overlap: the last upper triangle moved onto its lower one. */
+static void write_squares(const char *path, int n, int apart, int overlap)
+{
+  double *xyz = malloc(12 * (size_t)n * sizeof *xyz);
+  int *tri = malloc(6 * (size_t)n * sizeof *tri);
+  if (!xyz || !tri) abort();
+  for (int i = 0; i < n; i++) {
+    const double lift = apart ? 1.5 : 0, shift = overlap && i == n - 1 ? -0.5 : 0;
+    const double p[6][2] = {{2 * i, 0},
+                            {2 * i + 1, 0},
+                            {2 * i + 1, 1},
+                            {2 * i, lift + shift},
+                            {2 * i + 1, 1 + lift + shift},
+                            {2 * i, 1 + lift + shift}};
+    for (int k = 0; k < 6; k++) {
+      xyz[2 * (6 * i + k)] = p[k][0];
+      xyz[2 * (6 * i + k) + 1] = p[k][1];
+      tri[6 * i + k] = 6 * i + k;
+    }
+  }
+  write_triangles(path, xyz, 6 * n, tri, 2 * n);
+  free(xyz);
+  free(tri);
+}
+
+/* A strip of n unit squares (one piece) and a tooth above each, on nodes
+ * of its own: each tooth touches the strip, whose box meets all n teeth,
+ * and its neighbours (n + n - 1 coincident edges). */
+static void write_comb(const char *path, int n)
+{
+  double *xyz = malloc(2 * (6 * (size_t)n + 2) * sizeof *xyz);
+  int *tri = malloc(12 * (size_t)n * sizeof *tri), t = 0;
+  if (!xyz || !tri) abort();
+  static const int split[6] = {0, 1, 2, 0, 2, 3}; /* a square a b c d in two triangles */
+  for (int i = 0; i <= n; i++) {                  /* strip: node 2i at (i, 0), 2i + 1 at (i, 1) */
+    const double p[4] = {i, 0, i, 1};
+    memcpy(xyz + 4 * i, p, sizeof p);
+  }
+  for (int i = 0; i < n; i++) {
+    const int strip[4] = {2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1};
+    const int q = 2 * (n + 1) + 4 * i; /* tooth: (i, 1) (i + 1, 1) (i + 1, 2) (i, 2) */
+    const double p[8] = {i, 1, i + 1, 1, i + 1, 2, i, 2};
+    memcpy(xyz + 2 * q, p, sizeof p);
+    for (int k = 0; k < 6; k++) tri[t++] = strip[split[k]];
+    for (int k = 0; k < 6; k++) tri[t++] = q + split[k];
+  }
+  write_triangles(path, xyz, 2 * (n + 1) + 4 * n, tri, 4 * n);
+  free(xyz);
+  free(tri);
+}
+
+/* Pieces beyond the shortcuts of the check: more pieces than get boxes
+ * (4096), and a piece whose box meets more than 16 others. */
+static void test_many_pieces(void)
+{
+  const char *tmp = getenv("TMPDIR");
+  char dir[200], path[300], msg[2048];
+  snprintf(dir, sizeof dir, "%s/fesim-test-mesh.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) {
+    CHECK(0);
+    return;
+  }
+  snprintf(path, sizeof path, "%s/pieces.msh", dir);
+  write_squares(path, 2100, 1, 0); /* 4200 pieces, apart */
+  fe_mesh_destroy(read_warned(path, NULL));
+  write_squares(path, 2100, 0, 0); /* touching along the 2100 diagonals */
+  fe_mesh_destroy(
+      read_warned(path, "that touch: 2100 edges of one coincide with edges of another"));
+  write_squares(path, 2100, 0, 1);
+  read_bad(path, msg, sizeof msg);
+  CHECK(strstr(msg, ": element 4199 (triangle of surface 1) and element 4200 (triangle of surface "
+                    "1) overlap, and they lie in separate pieces of the mesh (pieces that share no "
+                    "edge; the mesh has 4200)"));
+  write_comb(path, 40);
+  fe_mesh_destroy(read_warned(path, "that touch: 79 edges of one coincide with edges of another"));
+  remove_fresh(dir);
 }
 
 /* What each bad mesh's message says, beyond the file it names. */
@@ -340,9 +571,29 @@ static void test_geo(void)
 static void test_bad(void)
 {
   static const char *const bad[] = {
-      "garbage.msh", "empty.msh", "truncated.msh",  "quad.msh",  "order2.msh",  "tilted.msh",
-      "mixed.msh",   "lines.msh", "degenerate.msh", "bad.geo",   "missing.msh", "missing.geo",
-      "square.vtk",  "square",    "fold.msh",       "fold2.msh", "fold_3d.msh", "overlap.msh",
+      "garbage.msh",
+      "empty.msh",
+      "truncated.msh",
+      "quad.msh",
+      "order2.msh",
+      "tilted.msh",
+      "mixed.msh",
+      "lines.msh",
+      "degenerate.msh",
+      "bad.geo",
+      "missing.msh",
+      "missing.geo",
+      "square.vtk",
+      "square",
+      "fold.msh",
+      "fold2.msh",
+      "fold_3d.msh",
+      "overlap.msh",
+      "dup_diff_22.msh",
+      "dup_diff_41.msh",
+      "dup_binary_22.msh",
+      "pieces_overlap.msh",
+      "pieces_overlap_3d.msh",
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     struct fe_mesh *m = (struct fe_mesh *)1;
@@ -396,6 +647,11 @@ int main(void)
   test_formats("cube", 3, cube_bnd);
   test_flipped_sparse();
   test_inverted();
+  test_duplicate_nodes();
+  test_shared_names();
+  test_facet_cells();
+  test_pieces();
+  test_many_pieces();
   test_messages();
   test_geo();
   test_bad();

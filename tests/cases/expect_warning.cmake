@@ -1,0 +1,32 @@
+# Run fesim with ARGS (a ;-list) and require exit code 0, no error message,
+# nothing on stderr that is not from fesim, and exactly COUNT warnings
+# ("fesim: warning: ", default 1), matching REGEX.  OUT, when given (the
+# output directory of a real run), is removed before and after.
+# cmake -DFESIM=... "-DARGS=..." [-DREGEX=...] [-DCOUNT=n] [-DOUT=dir] -P expect_warning.cmake
+if(NOT DEFINED COUNT)
+  set(COUNT 1)
+endif()
+if(OUT)
+  file(REMOVE_RECURSE ${OUT})
+endif()
+execute_process(COMMAND ${FESIM} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(OUT)
+  file(REMOVE_RECURSE ${OUT})
+endif()
+if(NOT rc STREQUAL "0")
+  message(FATAL_ERROR "expected exit code 0, got '${rc}'\nstderr:\n${err}")
+endif()
+if(err MATCHES "fesim: error: ")
+  message(FATAL_ERROR "an error message:\n${err}")
+endif()
+if(NOT err MATCHES "^(fesim: [^\n]*\n)*$")
+  message(FATAL_ERROR "stray output on stderr (lines not from fesim):\n${err}")
+endif()
+string(REGEX MATCHALL "fesim: warning: " warnings "${err}")
+list(LENGTH warnings n_warnings)
+if(NOT n_warnings EQUAL COUNT)
+  message(FATAL_ERROR "expected ${COUNT} warning(s), got ${n_warnings}:\n${err}")
+endif()
+if(REGEX AND NOT err MATCHES "${REGEX}")
+  message(FATAL_ERROR "stderr does not match '${REGEX}':\n${err}")
+endif()
