@@ -254,14 +254,14 @@ static int shared_name(const struct fe_case *c, const struct fe_mesh *m, int b, 
   const struct fe_physical *g[SHOWN];
   const int n = fe_mesh_groups_named(m, m->dim - 1, ref, g, SHOWN);
   if (n < 2) return FE_SUCCESS;
-  char attr[512], tags[128], shown[FE_QUOTE_SIZE], mesh[FE_QUOTE_SIZE];
+  char attr[512], tags[128], shown[FE_QUOTE_SIZE];
   list_tags(g, n < SHOWN ? n : SHOWN, n, tags, sizeof tags);
   FE_RAISE(FE_ERR_INPUT,
            "%s:%d: <boundary physical=\"%s\">: the mesh %s gives the physical name '%s' to %d "
            "groups of %s, %s; expected a name of one group: refer to the group by its number, "
            "e.g. physical=\"%d\"",
            fe_path_shown(c->path, shown, sizeof shown), c->boundaries[b].line,
-           refs_text(&c->boundaries[b], attr, sizeof attr), fe_path_shown(m->path, mesh, sizeof mesh),
+           refs_text(&c->boundaries[b], attr, sizeof attr), m->path,
            ref, n, group_kind[m->dim - 1], tags, g[0]->tag);
 }
 
@@ -278,7 +278,7 @@ static int resolve_refs(const struct fe_case *c, const struct fe_mesh *m, int b,
       groups[r] = (int)(g - m->groups);
       continue;
     }
-    char list[512] = "", attr[512], region[160] = "", shown[FE_QUOTE_SIZE], mesh[FE_QUOTE_SIZE];
+    char list[512] = "", attr[512], region[160] = "", shown[FE_QUOTE_SIZE];
     for (int k = 0; k < m->n_groups; k++)
       if (m->groups[k].dim == m->dim - 1) {
         size_t len = strlen(list);
@@ -293,7 +293,7 @@ static int resolve_refs(const struct fe_case *c, const struct fe_mesh *m, int b,
              "%s:%d: <boundary physical=\"%s\">: the mesh %s has no boundary physical group "
              "'%s'%s; expected a group of %s, one of: %s",
              fe_path_shown(c->path, shown, sizeof shown), bd->line, refs_text(bd, attr, sizeof attr),
-             fe_path_shown(m->path, mesh, sizeof mesh), bd->refs[r], region,
+             m->path, bd->refs[r], region,
              group_kind[m->dim - 1], list[0] ? list : "none (the mesh has no boundary groups)");
   }
   return FE_SUCCESS;
@@ -385,11 +385,10 @@ static int facets_error(const struct fe_case *c, const struct fe_mesh *m, int b,
   static const char *const cell[] = {"", "", "triangle", "tetrahedron"};
   static const char *const cells[] = {"", "", "triangles", "tetrahedra"};
   const struct fe_boundary *bd = &c->boundaries[b];
-  char attr[512], name[320], others[96], shown[FE_QUOTE_SIZE], mesh[FE_QUOTE_SIZE];
+  char attr[512], name[320], others[96], buf[FE_QUOTE_SIZE];
   refs_text(bd, attr, sizeof attr);
   group_name(&m->groups[g], name, sizeof name);
-  fe_path_shown(c->path, shown, sizeof shown);
-  fe_path_shown(m->path, mesh, sizeof mesh);
+  const char *shown = fe_path_shown(c->path, buf, sizeof buf), *mesh = m->path;
   const int d = m->dim;
   FE_CHECK(!s->none, FE_ERR_INPUT,
            "%s:%d: <boundary physical=\"%s\">: element %zu of %s is not %s of any %s of the "
@@ -413,8 +412,8 @@ static void facets_warning(const struct fe_case *c, const struct fe_mesh *m, int
   static const char *const facets[] = {"", "", "edges", "faces"};
   const struct fe_boundary *bd = &c->boundaries[b];
   if (!s->inside || bd->kind != FE_BC_DIRICHLET) return;
-  char attr[512], name[320], shown[FE_QUOTE_SIZE], mesh[FE_QUOTE_SIZE];
-  fe_path_shown(m->path, mesh, sizeof mesh);
+  char attr[512], name[320], shown[FE_QUOTE_SIZE];
+  const char *mesh = m->path;
   fe_warn("%s:%d: <boundary physical=\"%s\">: %ld of the %ld %s of %s %s inside the domain of "
           "the mesh %s (element %zu, for one, is shared by two %s); the Dirichlet value holds "
           "there too, as on an internal wall",
@@ -448,8 +447,8 @@ static int resolve_owners(const struct fe_case *c, const struct fe_mesh *m, int 
   for (int k = 0; k < m->n_groups; k++) owner[k] = -1;
   for (int b = 0; b < c->n_boundaries; b++) {
     const struct fe_boundary *bd = &c->boundaries[b];
-    char shown[FE_QUOTE_SIZE];
-    fe_path_shown(c->path, shown, sizeof shown);
+    char buf[FE_QUOTE_SIZE];
+    const char *shown = fe_path_shown(c->path, buf, sizeof buf);
     FE_CHECK(bd->n_refs <= 64, FE_ERR_INPUT,
              "%s:%d: <boundary>: %d physical groups; expected at most 64", shown, bd->line,
              bd->n_refs);
