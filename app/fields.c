@@ -116,11 +116,10 @@ static int not_psd(const struct fe_case *c, const struct fe_mesh *m, long e, con
   char point[160], values[160] = "", shown[FE_QUOTE_SIZE], text[FE_QUOTE_SIZE];
   point_name(m, e, p, point, sizeof point);
   if (c->n_diffusivity == 1)
-    FE_RAISE(FE_ERR_INPUT,
-             "%s:%d: <diffusivity>: %s is %g at %s, t = %g; expected a diffusivity >= 0",
-             fe_path_shown(c->path, shown, sizeof shown), c->diffusivity_line,
-             fe_quote(fe_expr_text(c->diffusivity[0]), FE_QUOTE_MAX, text, sizeof text), s[0],
-             point, t);
+    FE_RAISE(
+        FE_ERR_INPUT, "%s:%d: <diffusivity>: %s is %g at %s, t = %g; expected a diffusivity >= 0",
+        fe_path_shown(c->path, shown, sizeof shown), c->diffusivity_line,
+        fe_quote(fe_expr_text(c->diffusivity[0]), FE_QUOTE_MAX, text, sizeof text), s[0], point, t);
   for (int k = 0; k < FE_NSYM(m->dim); k++)
     snprintf(values + strlen(values), sizeof values - strlen(values), "%s%g", k ? " " : "", s[k]);
   FE_RAISE(FE_ERR_INPUT,
@@ -261,8 +260,8 @@ static int shared_name(const struct fe_case *c, const struct fe_mesh *m, int b, 
            "groups of %s, %s; expected a name of one group: refer to the group by its number, "
            "e.g. physical=\"%d\"",
            fe_path_shown(c->path, shown, sizeof shown), c->boundaries[b].line,
-           refs_text(&c->boundaries[b], attr, sizeof attr), m->path,
-           ref, n, group_kind[m->dim - 1], tags, g[0]->tag);
+           refs_text(&c->boundaries[b], attr, sizeof attr), m->path, ref, n, group_kind[m->dim - 1],
+           tags, g[0]->tag);
 }
 
 /* The physical groups of one <boundary>, as indices in m->groups;
@@ -292,9 +291,9 @@ static int resolve_refs(const struct fe_case *c, const struct fe_mesh *m, int b,
     FE_RAISE(FE_ERR_INPUT,
              "%s:%d: <boundary physical=\"%s\">: the mesh %s has no boundary physical group "
              "'%s'%s; expected a group of %s, one of: %s",
-             fe_path_shown(c->path, shown, sizeof shown), bd->line, refs_text(bd, attr, sizeof attr),
-             m->path, bd->refs[r], region,
-             group_kind[m->dim - 1], list[0] ? list : "none (the mesh has no boundary groups)");
+             fe_path_shown(c->path, shown, sizeof shown), bd->line,
+             refs_text(bd, attr, sizeof attr), m->path, bd->refs[r], region, group_kind[m->dim - 1],
+             list[0] ? list : "none (the mesh has no boundary groups)");
   }
   return FE_SUCCESS;
 }
@@ -399,8 +398,8 @@ static int facets_error(const struct fe_case *c, const struct fe_mesh *m, int b,
            "%s:%d: <boundary physical=\"%s\">: a Neumann condition inside the domain: element %zu "
            "of %s is %s shared by two %s of the mesh %s%s; expected %s on the boundary of the "
            "domain: a flux through the inside of the domain is not a boundary condition",
-           shown, bd->line, attr, facet_tag(m, s->first_inside), name, facet[d], cells[d],
-           mesh, and_others(s->inside - 1, facets[d], others, sizeof others), facets[d]);
+           shown, bd->line, attr, facet_tag(m, s->first_inside), name, facet[d], cells[d], mesh,
+           and_others(s->inside - 1, facets[d], others, sizeof others), facets[d]);
   return FE_SUCCESS;
 }
 
@@ -417,9 +416,10 @@ static void facets_warning(const struct fe_case *c, const struct fe_mesh *m, int
   fe_warn("%s:%d: <boundary physical=\"%s\">: %ld of the %ld %s of %s %s inside the domain of "
           "the mesh %s (element %zu, for one, is shared by two %s); the Dirichlet value holds "
           "there too, as on an internal wall",
-          fe_path_shown(c->path, shown, sizeof shown), bd->line, refs_text(bd, attr, sizeof attr), s->inside, s->n, facets[m->dim],
-          group_name(&m->groups[g], name, sizeof name), s->inside > 1 ? "lie" : "lies", mesh,
-          facet_tag(m, s->first_inside), m->dim == 2 ? "triangles" : "tetrahedra");
+          fe_path_shown(c->path, shown, sizeof shown), bd->line, refs_text(bd, attr, sizeof attr),
+          s->inside, s->n, facets[m->dim], group_name(&m->groups[g], name, sizeof name),
+          s->inside > 1 ? "lie" : "lies", mesh, facet_tag(m, s->first_inside),
+          m->dim == 2 ? "triangles" : "tetrahedra");
 }
 
 static int check_facets(const struct fe_case *c, const struct fe_mesh *m, const int *group,

@@ -42,8 +42,8 @@ static void on_alarm(int sig)
 {
   (void)sig;
   static const char *const doing[] = {
-      [FE_GMSH_STARTING] = "starting Gmsh",  [FE_GMSH_PARSING] = "running the script",
-      [FE_GMSH_MESHING_1D] = "meshing curves", [FE_GMSH_MESHING_2D] = "meshing surfaces",
+      [FE_GMSH_STARTING] = "starting Gmsh",     [FE_GMSH_PARSING] = "running the script",
+      [FE_GMSH_MESHING_1D] = "meshing curves",  [FE_GMSH_MESHING_2D] = "meshing surfaces",
       [FE_GMSH_MESHING_3D] = "meshing volumes", [FE_GMSH_EXTRACTING] = "collecting the mesh"};
   char msg[3072], digits[16];
   size_t at = put(msg, 0, sizeof msg, alarm_head);
@@ -71,8 +71,9 @@ static void arm_alarm(const struct args *a)
            "fine?): raise the limit, or mesh it coarser\n",
            a->time_limit);
   signal(SIGALRM, on_alarm);
-  const struct itimerval t = {{0, 0}, {(time_t)a->time_limit,
-                                       (suseconds_t)(1e6 * (a->time_limit - (time_t)a->time_limit))}};
+  const struct itimerval t = {
+      {0, 0},
+      {(time_t)a->time_limit, (suseconds_t)(1e6 * (a->time_limit - (time_t)a->time_limit))}};
   if (a->time_limit > 0) setitimer(ITIMER_REAL, &t, NULL);
 }
 
@@ -141,7 +142,8 @@ static int parse(int argc, char **argv, struct args *a)
     } else {
       FE_RAISE(FE_ERR_USAGE, "fesim-mesh: '%s' is an unknown option", s);
     }
-    FE_CHECK(end && end != v && !*end, FE_ERR_USAGE, "fesim-mesh: '%s' is not a value for %s", v, s);
+    FE_CHECK(end && end != v && !*end, FE_ERR_USAGE, "fesim-mesh: '%s' is not a value for %s", v,
+             s);
   }
   FE_CHECK(a->file, FE_ERR_USAGE,
            "usage: fesim-mesh [--size S] [--read-dir DIR] [--time-limit SECONDS] [--max-cells N] "
@@ -158,7 +160,9 @@ static int run(const struct args *a)
    * threads; none when --max-cells lifts the limits (the kernel's
    * out-of-memory killer then takes this process first: oom_score_adj), nor
    * under a sanitizer, which reserves terabytes of it */
-  size_t memory = total && !a->max_cells_given ? (total > available ? total : available) + ((size_t)4 << 30) : 0;
+  size_t memory = total && !a->max_cells_given
+                      ? (total > available ? total : available) + ((size_t)4 << 30)
+                      : 0;
 #if defined(__SANITIZE_ADDRESS__)
   memory = 0;
 #elif defined(__has_feature)
@@ -166,7 +170,9 @@ static int run(const struct args *a)
   memory = 0;
 #endif
 #endif
-  struct fe_sandbox box = {.file = a->file, .read_dir = a->read_dir, .memory = memory,
+  struct fe_sandbox box = {.file = a->file,
+                           .read_dir = a->read_dir,
+                           .memory = memory,
                            .keep_fd = a->summary ? STDERR_FILENO : FE_MESHER_FD};
   FE_CALL(fe_sandbox_enter(&box));
   char note[96];
@@ -174,9 +180,13 @@ static int run(const struct args *a)
            box.landlock_abi ? "Landlock" : "no Landlock in this kernel");
   on_progress(&o, FE_GMSH_STARTING, note);
   arm_alarm(a);
-  const struct fe_gmsh_options g = {.name = a->name, .size = a->size, .max_cells = a->max_cells,
-                                    .max_cells_given = a->max_cells_given, .memory = available,
-                                    .progress = on_progress, .ctx = &o};
+  const struct fe_gmsh_options g = {.name = a->name,
+                                    .size = a->size,
+                                    .max_cells = a->max_cells,
+                                    .max_cells_given = a->max_cells_given,
+                                    .memory = available,
+                                    .progress = on_progress,
+                                    .ctx = &o};
   struct fe_mesh_raw r;
   FE_CALL(fe_gmsh_read(a->file, &g, &r));
   int err = FE_SUCCESS;

@@ -1017,7 +1017,8 @@ static int resolve_case_path(struct fe_sim *s)
  * the case file's folder besides the mesh file. */
 static int read_mesh(struct fe_sim *s)
 {
-  const struct fe_mesh_options mo = {.size = s->c->mesh_size, .read_dir = s->c->dir,
+  const struct fe_mesh_options mo = {.size = s->c->mesh_size,
+                                     .read_dir = s->c->dir,
                                      .time_limit = s->opt->mesh_time_limit,
                                      .max_cells = s->opt->max_cells,
                                      .verbosity = s->opt->verbosity};

@@ -29,8 +29,8 @@ struct fe_options {
   int check;
   int force;                /* --force: overwrite the outputs of another case */
   int verbosity; /* 0 quiet, 1 normal, 2 verbose */
-  double mesh_time_limit;   /* --mesh-time-limit, 0: the default (io/mesher.h) */
-  long max_cells;           /* --max-cells, 0: the default and the memory available */
+  double mesh_time_limit; /* --mesh-time-limit, 0: the default (io/mesher.h) */
+  long max_cells;         /* --max-cells, 0: the default and the memory available */
   /* For programs that drive fe_run (benchmarks): a case already read (case_path
    * is then only its name in messages) and a mesh that replaces mesh@file; both
    * stay the caller's.  report, when set, receives the timings. */

@@ -52,8 +52,8 @@ static const char *const refused_categories[] = {"Solver", "Print", "PostProcess
 static const char *const option_categories[] = {"General", "Geometry", "Mesh"};
 /* Functions whose value is a string. */
 static const char *const string_functions[] = {
-    "Sprintf",    "UpperCase",  "LowerCase",     "LowerCaseIn",  "NameToString", "N2S",
-    "GetString",  "GetStringValue", "GetForcedStr", "DefineString", "DirName",  "Today"};
+    "Sprintf",   "UpperCase",      "LowerCase",    "LowerCaseIn",  "NameToString", "N2S",
+    "GetString", "GetStringValue", "GetForcedStr", "DefineString", "DirName",      "Today"};
 
 enum kind { NAME, NUMBER, STRING, PUNCT, END };
 
@@ -83,7 +83,8 @@ static int next(struct lexer *lx, struct token *t)
     if (lx->end - lx->p >= 2 && lx->p[0] == '/' && lx->p[1] == '*') {
       const int start = lx->line;
       lx->p += 2;
-      while (lx->end - lx->p >= 2 && !(lx->p[0] == '*' && lx->p[1] == '/')) lx->line += *lx->p++ == '\n';
+      while (lx->end - lx->p >= 2 && !(lx->p[0] == '*' && lx->p[1] == '/'))
+        lx->line += *lx->p++ == '\n';
       FE_CHECK(lx->end - lx->p >= 2, FE_ERR_INPUT,
                "%s:%d: a comment that starts here never ends; expected '*/'", lx->path, start);
       lx->p += 2;
@@ -102,8 +103,9 @@ static int next(struct lexer *lx, struct token *t)
   if (c == '"' || c == '\'') { /* Gmsh's strings have no escapes */
     lx->p++;
     while (lx->p < lx->end && *lx->p != c) lx->line += *lx->p++ == '\n';
-    FE_CHECK(lx->p < lx->end, FE_ERR_INPUT, "%s:%d: a string that starts here never ends; expected a closing %c",
-             lx->path, t->line, c);
+    FE_CHECK(lx->p < lx->end, FE_ERR_INPUT,
+             "%s:%d: a string that starts here never ends; expected a closing %c", lx->path,
+             t->line, c);
     lx->p++;
     t->kind = STRING;
   } else if (is_name_start(c)) {
@@ -165,7 +167,8 @@ static int check_printf(struct lexer *lx, const struct token *printf_token)
     if (t.kind == PUNCT && *t.s == ')') depth--;
   } while (t.kind != END && depth > 0 && !(t.kind == PUNCT && *t.s == ';'));
   FE_CALL(next(lx, &t));
-  if (t.kind == PUNCT && *t.s == '>') return refuse(lx, printf_token, NULL, "writes into a file ('>')");
+  if (t.kind == PUNCT && *t.s == '>')
+    return refuse(lx, printf_token, NULL, "writes into a file ('>')");
   return FE_SUCCESS;
 }
 
@@ -184,8 +187,10 @@ static int check_option(struct lexer *lx, const struct token *category)
       char name[128];
       size_t n = (size_t)(end_of_name - category->s);
       while (n > 0 && isspace((unsigned char)category->s[n - 1])) n--;
-      snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), category->s);
-      return refuse(lx, category, name, "is set to a string (string options name files and programs)");
+      snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1),
+               category->s);
+      return refuse(lx, category, name,
+                    "is set to a string (string options name files and programs)");
     }
   }
 }

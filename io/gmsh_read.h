@@ -10,18 +10,22 @@
 #include "io/mesh_raw.h"
 
 struct fe_gmsh_options {
-  const char *name;      /* the file as messages name it; NULL: its path */
-  double size;           /* Mesh.MeshSizeMax of a .geo; <= 0: the script's own sizes */
-  size_t max_cells;      /* the most cells fesim accepts (--max-cells) */
-  int max_cells_given;   /* --max-cells was given: the memory estimate does not refuse */
-  size_t memory;         /* bytes of memory available, 0 when unknown */
+  const char *name;    /* the file as messages name it; NULL: its path */
+  double size;         /* Mesh.MeshSizeMax of a .geo; <= 0: the script's own sizes */
+  size_t max_cells;    /* the most cells fesim accepts (--max-cells) */
+  int max_cells_given; /* --max-cells was given: the memory estimate does not refuse */
+  size_t memory;       /* bytes of memory available, 0 when unknown */
   /* Called at each stage ("meshing surfaces (about 41000 triangles)"). */
   void (*progress)(void *ctx, int stage, const char *what);
   void *ctx;
 };
 
 enum fe_gmsh_stage {
-  FE_GMSH_STARTING, FE_GMSH_PARSING, FE_GMSH_MESHING_1D, FE_GMSH_MESHING_2D, FE_GMSH_MESHING_3D,
+  FE_GMSH_STARTING,
+  FE_GMSH_PARSING,
+  FE_GMSH_MESHING_1D,
+  FE_GMSH_MESHING_2D,
+  FE_GMSH_MESHING_3D,
   FE_GMSH_EXTRACTING
 };
 

@@ -153,7 +153,8 @@ done:
 
 /* ---- building the mesh ----------------------------------------------------- */
 
-static int sort_cells(struct fe_mesh *m, const struct fe_mesh_raw *r, const int *local, const int *perm)
+static int sort_cells(struct fe_mesh *m, const struct fe_mesh_raw *r, const int *local,
+                      const int *perm)
 {
   int n = m->n_nodes, nv = m->nv, *start = NULL;
   FE_CALL(fe_calloc((size_t)n + 1, sizeof *start, &start));
@@ -181,7 +182,8 @@ static int sort_cells(struct fe_mesh *m, const struct fe_mesh_raw *r, const int 
   return FE_SUCCESS;
 }
 
-static int map_facets(struct fe_mesh *m, const struct fe_mesh_raw *r, const int *local, const int *perm)
+static int map_facets(struct fe_mesh *m, const struct fe_mesh_raw *r, const int *local,
+                      const int *perm)
 {
   m->n_facets = (int)r->n_facets;
   FE_MALLOC((size_t)m->n_facets * m->dim, &m->facets);

@@ -43,11 +43,12 @@ struct fe_mesh {
 };
 
 struct fe_mesh_options {
-  double size;           /* mesh@size: largest element size of a .geo, <= 0: the script's own */
-  const char *read_dir;  /* the folder a .geo may read besides itself (the case file's); NULL: none */
-  double time_limit;     /* seconds for reading or meshing (--mesh-time-limit), <= 0: the default */
-  long max_cells;        /* --max-cells, <= 0: the default, and the memory available limits too */
-  int verbosity;         /* 0 quiet, 1 progress of long meshing on a terminal, 2 every stage */
+  double size; /* mesh@size: largest element size of a .geo, <= 0: the script's own */
+  const char
+      *read_dir;     /* the folder a .geo may read besides itself (the case file's); NULL: none */
+  double time_limit; /* seconds for reading or meshing (--mesh-time-limit), <= 0: the default */
+  long max_cells;    /* --max-cells, <= 0: the default, and the memory available limits too */
+  int verbosity;     /* 0 quiet, 1 progress of long meshing on a terminal, 2 every stage */
 };
 
 /* Read a .msh (2.2 or 4.1, ASCII or binary) or mesh a .geo (o NULL: the

@@ -84,8 +84,8 @@ static int entity_of(const struct fe_mesh_raw *r, size_t id)
 }
 
 /* "element N (triangle of surface S)": a cell, for messages. */
-static const char *cell_where(const struct fe_mesh *m, const struct fe_mesh_raw *r, int c, char *buf,
-                              size_t size)
+static const char *cell_where(const struct fe_mesh *m, const struct fe_mesh_raw *r, int c,
+                              char *buf, size_t size)
 {
   snprintf(buf, size, "element %zu (%s of %s %d)", m->cell_id[c],
            m->dim == 2 ? "triangle" : "tetrahedron", m->dim == 2 ? "surface" : "volume",
@@ -311,8 +311,8 @@ static void classify(const struct fe_mesh *m, const struct folds *fo, signed cha
   }
 }
 
-static int report_inverted(const struct fe_mesh *m, const struct fe_mesh_raw *r, const struct folds *fo,
-                           const signed char *cls)
+static int report_inverted(const struct fe_mesh *m, const struct fe_mesh_raw *r,
+                           const struct folds *fo, const signed char *cls)
 {
   static const char *const cells_name[] = {"", "", "triangles", "tetrahedra"};
   static const char *const facet_name[] = {"", "", "edge", "face"};

@@ -31,11 +31,11 @@ void fe_mesh_raw_free(struct fe_mesh_raw *r)
 int fe_mesh_raw_arrays(struct fe_mesh_raw *r, void **where, size_t *bytes, int max)
 {
   const size_t nv = (size_t)r->dim + 1, nf = (size_t)r->dim;
-  void *w[] = {r->node_tags, r->xyz,       r->cells,  r->cell_id,    r->cell_region,
+  void *w[] = {r->node_tags,   r->xyz,    r->cells,    r->cell_id,    r->cell_region,
                r->cell_entity, r->facets, r->facet_id, r->facet_group};
-  const size_t b[] = {r->n_nodes * sizeof(size_t), r->n_nodes * 3 * sizeof(double),
-                      r->n_cells * nv * sizeof(int), r->n_cells * sizeof(size_t),
-                      r->n_cells * sizeof(int), r->n_cells * sizeof(int),
+  const size_t b[] = {r->n_nodes * sizeof(size_t),    r->n_nodes * 3 * sizeof(double),
+                      r->n_cells * nv * sizeof(int),  r->n_cells * sizeof(size_t),
+                      r->n_cells * sizeof(int),       r->n_cells * sizeof(int),
                       r->n_facets * nf * sizeof(int), r->n_facets * sizeof(size_t),
                       r->n_facets * sizeof(int)};
   const int n = (int)(sizeof b / sizeof *b);
@@ -61,11 +61,14 @@ static int write_all(int fd, const void *data, size_t n)
 
 int fe_mesh_raw_write(int fd, const struct fe_mesh_raw *r)
 {
-  struct fe_mesh_raw_header h = {.dim = (uint32_t)r->dim, .n_groups = (uint32_t)r->n_groups,
-                                 .n_nodes = r->n_nodes, .n_cells = r->n_cells,
+  struct fe_mesh_raw_header h = {.dim = (uint32_t)r->dim,
+                                 .n_groups = (uint32_t)r->n_groups,
+                                 .n_nodes = r->n_nodes,
+                                 .n_cells = r->n_cells,
                                  .n_facets = r->n_facets};
   memcpy(h.magic, magic, sizeof magic);
-  for (int i = 0; i < r->n_groups; i++) h.groups_bytes += 3 * sizeof(int32_t) + strlen(r->groups[i].name);
+  for (int i = 0; i < r->n_groups; i++)
+    h.groups_bytes += 3 * sizeof(int32_t) + strlen(r->groups[i].name);
   FE_CALL(write_all(fd, &h, sizeof h));
   void *where[16];
   size_t bytes[16];
@@ -94,9 +97,9 @@ int fe_mesh_raw_begin(const char *path, const struct fe_mesh_raw_header *h, size
   STREAM_CHECK(h->n_cells > 0 && h->n_cells <= max_cells && h->n_cells < INT_MAX, "%llu cells",
                path, (unsigned long long)h->n_cells);
   STREAM_CHECK(h->n_facets < INT_MAX / 4, "%llu facets", path, (unsigned long long)h->n_facets);
-  STREAM_CHECK(h->n_groups <= 1u << 20 && h->groups_bytes <= (uint64_t)h->n_groups * (12 + MAX_GROUP_NAME),
-               "%u physical groups in %llu bytes", path, h->n_groups,
-               (unsigned long long)h->groups_bytes);
+  STREAM_CHECK(
+      h->n_groups <= 1u << 20 && h->groups_bytes <= (uint64_t)h->n_groups * (12 + MAX_GROUP_NAME),
+      "%u physical groups in %llu bytes", path, h->n_groups, (unsigned long long)h->groups_bytes);
   r->dim = (int)h->dim;
   r->n_nodes = h->n_nodes;
   r->n_cells = h->n_cells;
@@ -123,7 +126,8 @@ static int check_indices(const char *path, const char *what, const int *v, size_
   return FE_SUCCESS;
 }
 
-static int read_groups(const char *path, const char *blob, size_t bytes, int n, struct fe_mesh_raw *r)
+static int read_groups(const char *path, const char *blob, size_t bytes, int n,
+                       struct fe_mesh_raw *r)
 {
   size_t at = 0;
   for (int i = 0; i < n; i++) {
@@ -133,7 +137,8 @@ static int read_groups(const char *path, const char *blob, size_t bytes, int n, 
     at += sizeof v;
     STREAM_CHECK((v[0] == r->dim || v[0] == r->dim - 1) && v[2] >= 0 && v[2] <= MAX_GROUP_NAME &&
                      (size_t)v[2] <= bytes - at,
-                 "physical group %d of dimension %d with a name of %d bytes", path, v[1], v[0], v[2]);
+                 "physical group %d of dimension %d with a name of %d bytes", path, v[1], v[0],
+                 v[2]);
     struct fe_physical *g = &r->groups[i];
     FE_CALL(fe_malloc((size_t)v[2] + 1, &g->name));
     r->n_groups = i + 1;

@@ -15,20 +15,20 @@ extern "C" {
 #endif
 
 struct fe_mesh_raw {
-  int dim;              /* 2 or 3: of the cells */
+  int dim; /* 2 or 3: of the cells */
   size_t n_nodes;
-  size_t *node_tags;    /* Gmsh node tags */
-  double *xyz;          /* 3 per node */
+  size_t *node_tags; /* Gmsh node tags */
+  double *xyz;       /* 3 per node */
   size_t n_cells;
-  int *cells;           /* dim + 1 positions in the node list per cell */
-  size_t *cell_id;      /* Gmsh element tags */
-  int *cell_region;     /* first physical group of the cell's entity, 0 when none */
-  int *cell_entity;     /* the surface or volume of the cell, for messages */
-  size_t n_facets;      /* facets of boundary physical groups, once per group */
-  int *facets;          /* dim positions in the node list per facet */
+  int *cells;       /* dim + 1 positions in the node list per cell */
+  size_t *cell_id;  /* Gmsh element tags */
+  int *cell_region; /* first physical group of the cell's entity, 0 when none */
+  int *cell_entity; /* the surface or volume of the cell, for messages */
+  size_t n_facets;  /* facets of boundary physical groups, once per group */
+  int *facets;      /* dim positions in the node list per facet */
   size_t *facet_id;
   int *facet_group;
-  int n_groups;         /* physical groups of dimension dim and dim - 1 */
+  int n_groups; /* physical groups of dimension dim and dim - 1 */
   struct fe_physical *groups;
 };
 

@@ -189,7 +189,8 @@ static int receive(struct reception *rc, int fd, int *eof)
   }
   const size_t want = size - rc->have > (1u << 24) ? (1u << 24) : size - rc->have;
   const ssize_t n = read(fd, at + rc->have, want);
-  if (n < 0) return errno == EINTR || errno == EAGAIN ? FE_SUCCESS : protocol_error(rc, strerror(errno));
+  if (n < 0)
+    return errno == EINTR || errno == EAGAIN ? FE_SUCCESS : protocol_error(rc, strerror(errno));
   *eof = n == 0;
   rc->have += (size_t)n;
   while (rc->state != AT_END) {
@@ -332,8 +333,8 @@ static int outcome(const struct reception *rc, int status, int timed_out, double
     FE_RAISE(FE_ERR_INPUT, "%s: Gmsh crashed %s it (%s%s): %s", path, doing,
              strsignal(WTERMSIG(status)), why, expected);
   /* any other exit: a memory checker stopped it (AddressSanitizer exits 1) */
-  FE_RAISE(FE_ERR_INPUT, "%s: Gmsh crashed %s it (exit %d%s): %s", path, doing,
-           WEXITSTATUS(status), why, expected);
+  FE_RAISE(FE_ERR_INPUT, "%s: Gmsh crashed %s it (exit %d%s): %s", path, doing, WEXITSTATUS(status),
+           why, expected);
 }
 
 /* ---- the loop ------------------------------------------------------------------- */
@@ -341,8 +342,8 @@ static int outcome(const struct reception *rc, int status, int timed_out, double
 static int wait_for(struct child *c, struct reception *rc, double limit, int verbosity,
                     int *timed_out)
 {
-  struct progress p = {.verbosity = verbosity, .tty = isatty(STDERR_FILENO),
-                       .shown_stage = -1, .start = fe_wtime()};
+  struct progress p = {
+      .verbosity = verbosity, .tty = isatty(STDERR_FILENO), .shown_stage = -1, .start = fe_wtime()};
   const double deadline = p.start + limit + GRACE_SECONDS;
   int result_open = 1, diag_open = 1;
   while ((result_open || diag_open) && !rc->err) {
@@ -409,7 +410,9 @@ int fe_mesher_run(const char *path, const struct fe_mesh_options *o, struct fe_m
   memset(r, 0, sizeof *r);
   FE_CALL(find_mesher(exe, sizeof exe));
   build_argv(exe, path, shown, o, limit, args, argv);
-  struct reception rc = {.path = shown, .raw = r, .stage = -1,
+  struct reception rc = {.path = shown,
+                         .raw = r,
+                         .stage = -1,
                          .max_cells = o->max_cells > 0 ? (size_t)o->max_cells : FE_MESH_MAX_CELLS};
   FE_CALL(fe_malloc(DIAG_KEEP, &rc.diag));
   struct child c;

@@ -95,25 +95,25 @@ static const int refused[] = {
     SCMP_SYS(creat), SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(mknod), SCMP_SYS(mknodat),
     SCMP_SYS(unlink), SCMP_SYS(unlinkat), SCMP_SYS(rmdir), SCMP_SYS(rename), SCMP_SYS(renameat),
     SCMP_SYS(renameat2), SCMP_SYS(link), SCMP_SYS(linkat), SCMP_SYS(symlink), SCMP_SYS(symlinkat),
-    SCMP_SYS(truncate), SCMP_SYS(ftruncate), SCMP_SYS(fallocate), SCMP_SYS(chmod),
-    SCMP_SYS(fchmod), SCMP_SYS(fchmodat), SCMP_SYS(chown), SCMP_SYS(fchown), SCMP_SYS(lchown),
-    SCMP_SYS(fchownat), SCMP_SYS(utime), SCMP_SYS(utimes), SCMP_SYS(utimensat),
-    SCMP_SYS(futimesat), SCMP_SYS(setxattr), SCMP_SYS(lsetxattr), SCMP_SYS(fsetxattr),
-    SCMP_SYS(removexattr), SCMP_SYS(lremovexattr), SCMP_SYS(fremovexattr),
-    SCMP_SYS(name_to_handle_at), SCMP_SYS(open_by_handle_at), SCMP_SYS(memfd_create),
+    SCMP_SYS(truncate), SCMP_SYS(ftruncate), SCMP_SYS(fallocate), SCMP_SYS(chmod), SCMP_SYS(fchmod),
+    SCMP_SYS(fchmodat), SCMP_SYS(chown), SCMP_SYS(fchown), SCMP_SYS(lchown), SCMP_SYS(fchownat),
+    SCMP_SYS(utime), SCMP_SYS(utimes), SCMP_SYS(utimensat), SCMP_SYS(futimesat), SCMP_SYS(setxattr),
+    SCMP_SYS(lsetxattr), SCMP_SYS(fsetxattr), SCMP_SYS(removexattr), SCMP_SYS(lremovexattr),
+    SCMP_SYS(fremovexattr), SCMP_SYS(name_to_handle_at), SCMP_SYS(open_by_handle_at),
+    SCMP_SYS(memfd_create),
     /* network */
     SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(listen),
     SCMP_SYS(accept), SCMP_SYS(accept4),
     /* the system */
-    SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root), SCMP_SYS(chroot),
-    SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(bpf), SCMP_SYS(perf_event_open),
-    SCMP_SYS(userfaultfd), SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter),
-    SCMP_SYS(io_uring_register), SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key),
-    SCMP_SYS(init_module), SCMP_SYS(finit_module), SCMP_SYS(delete_module),
-    SCMP_SYS(kexec_load), SCMP_SYS(kexec_file_load), SCMP_SYS(reboot), SCMP_SYS(swapon),
-    SCMP_SYS(swapoff), SCMP_SYS(acct), SCMP_SYS(settimeofday), SCMP_SYS(clock_settime),
-    SCMP_SYS(sethostname), SCMP_SYS(setdomainname), SCMP_SYS(personality), SCMP_SYS(quotactl),
-    SCMP_SYS(fanotify_init), SCMP_SYS(inotify_init), SCMP_SYS(inotify_init1)};
+    SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root), SCMP_SYS(chroot), SCMP_SYS(unshare),
+    SCMP_SYS(setns), SCMP_SYS(bpf), SCMP_SYS(perf_event_open), SCMP_SYS(userfaultfd),
+    SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register),
+    SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key), SCMP_SYS(init_module),
+    SCMP_SYS(finit_module), SCMP_SYS(delete_module), SCMP_SYS(kexec_load),
+    SCMP_SYS(kexec_file_load), SCMP_SYS(reboot), SCMP_SYS(swapon), SCMP_SYS(swapoff),
+    SCMP_SYS(acct), SCMP_SYS(settimeofday), SCMP_SYS(clock_settime), SCMP_SYS(sethostname),
+    SCMP_SYS(setdomainname), SCMP_SYS(personality), SCMP_SYS(quotactl), SCMP_SYS(fanotify_init),
+    SCMP_SYS(inotify_init), SCMP_SYS(inotify_init1)};
 
 static int enter_seccomp(void)
 {
@@ -194,7 +194,8 @@ size_t fe_memory_available(size_t *total)
   unsigned long long kb = 0, total_kb = 0;
   char line[128];
   while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "MemTotal: %llu kB", &total_kb) != 1) sscanf(line, "MemAvailable: %llu kB", &kb);
+    if (sscanf(line, "MemTotal: %llu kB", &total_kb) != 1)
+      sscanf(line, "MemAvailable: %llu kB", &kb);
   if (f) fclose(f);
   *total = (size_t)total_kb * 1024;
   return (size_t)kb * 1024;

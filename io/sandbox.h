@@ -17,12 +17,12 @@
 #include <stddef.h>
 
 struct fe_sandbox {
-  const char *file;      /* readable */
-  const char *read_dir;  /* readable, with everything under it; NULL: none */
-  size_t memory;         /* address-space limit in bytes, 0: none */
-  int keep_fd;           /* the one descriptor kept open besides 0, 1, 2 */
+  const char *file;     /* readable */
+  const char *read_dir; /* readable, with everything under it; NULL: none */
+  size_t memory;        /* address-space limit in bytes, 0: none */
+  int keep_fd;          /* the one descriptor kept open besides 0, 1, 2 */
   /* set by fe_sandbox_enter: what was in force */
-  int landlock_abi;      /* 0: the kernel has no Landlock */
+  int landlock_abi; /* 0: the kernel has no Landlock */
 };
 
 /* Enter the sandbox; FE_ERR_RESOURCE when a part that must work fails

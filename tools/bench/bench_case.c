@@ -58,8 +58,8 @@ static int bench(struct fe_options *o, int dim, int n, int steps, double courant
     char strategy[32];
     snprintf(strategy, sizeof strategy, "%s%s", fe_strategy_name(o->strategy),
              o->deterministic ? "-deterministic" : "");
-    printf("%d,%d,%d,%s,%s,%ld,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%d,%.6e,%.6e,%.6e,%ld,%.6e,%.6e\n", dim,
-           m->n_cells, m->n_nodes, backend, strategy, r.steps, r.setup, r.loop, r.output,
+    printf("%d,%d,%d,%s,%s,%ld,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%d,%.6e,%.6e,%.6e,%ld,%.6e,%.6e\n",
+           dim, m->n_cells, m->n_nodes, backend, strategy, r.steps, r.setup, r.loop, r.output,
            (r.loop - r.output) / r.steps, r.local, r.global, r.assemblies, r.advection, r.diffusion,
            r.cg, r.cg_iterations, r.cg / (r.cg_iterations ? r.cg_iterations : 1), whole);
   }
