@@ -19,13 +19,14 @@ function(fe_bad_run test case regex)
   set_tests_properties(bad_input.${test} PROPERTIES LABELS bad_input)
 endfunction()
 
+# fe_bad_input(NAME REGEX [ARGS...]): NAME.xml with --check and in a real run, ARGS before it.
 function(fe_bad_input name regex)
+  set(args --check ${ARGN} ${FE_BAD_INPUT_DIR}/${name}.xml)
   add_test(NAME bad_input.${name}
-           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>"
-                   "-DARGS=--check;${FE_BAD_INPUT_DIR}/${name}.xml" -DCODE=2 "-DREGEX=${regex}"
-                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
+           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DARGS=${args}" -DCODE=2
+                   "-DREGEX=${regex}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
   set_tests_properties(bad_input.${name} PROPERTIES LABELS bad_input)
-  fe_bad_run(${name}.run ${name} "${regex}")
+  fe_bad_run(${name}.run ${name} "${regex}" ${ARGN})
 endfunction()
 
 # the case file itself
@@ -221,19 +222,10 @@ fe_bad_input(geo_mesh "data/geo/refused_mesh\\.geo:3: 'Mesh' meshes in the scrip
 fe_bad_input(geo_string [=[data/geo/refused_string\.geo:18: a string that starts here never ends; expected a closing "]=])
 # meshing within limits: the estimate after the curves are meshed, before the surfaces
 fe_bad_input(geo_too_fine [=[data/geo/square\.geo: meshing it at <mesh size="1e-05"> would make about 2\.[0-9]e\+10 triangles \(an area of about 1 at edges of about 1e-05\), more than the limit of 100000000 cells; raise the limit with --max-cells, or mesh it coarser]=])
-# fe_bad_input_with(NAME REGEX ARGS...): as fe_bad_input, with ARGS before the case file.
-function(fe_bad_input_with name regex)
-  add_test(NAME bad_input.${name}
-           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>"
-                   "-DARGS=--check;${ARGN};${FE_BAD_INPUT_DIR}/${name}.xml" -DCODE=2 "-DREGEX=${regex}"
-                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
-  set_tests_properties(bad_input.${name} PROPERTIES LABELS bad_input)
-  fe_bad_run(${name}.run ${name} "${regex}" ${ARGN})
-endfunction()
 # a script that never ends, stopped at --mesh-time-limit, naming the line it had reached
-fe_bad_input_with(geo_endless_loop [=[data/geo/endless_loop\.geo:[4-9]: stopped after 2 s while running the script; expected it to end within --mesh-time-limit 2 \(an endless loop, or a mesh too fine\?\): raise the limit, or mesh it coarser]=] --mesh-time-limit 2)
+fe_bad_input(geo_endless_loop [=[data/geo/endless_loop\.geo:[4-9]: stopped after 2 s while running the script; expected it to end within --mesh-time-limit 2 \(an endless loop, or a mesh too fine\?\): raise the limit, or mesh it coarser]=] --mesh-time-limit 2)
 # a mesh file with more cells than --max-cells
-fe_bad_input_with(mesh_max_cells [=[data/mesh/square_22\.msh: the mesh has 242 cells, more than the limit of 100; raise the limit with --max-cells]=] --max-cells 100)
+fe_bad_input(mesh_max_cells [=[data/mesh/square_22\.msh: the mesh has 242 cells, more than the limit of 100; raise the limit with --max-cells]=] --max-cells 100)
 # out of memory while meshing (the address space limited with ulimit -v, which the meshing
 # process inherits): exit 4 and a message, never an abort; not where a sanitizer needs the
 # address space
