@@ -29,3 +29,9 @@ add_test(NAME mesher.threads_kept
                  --force ${CMAKE_CURRENT_SOURCE_DIR}/bad_input/good.xml)
 set_tests_properties(mesher.threads_kept PROPERTIES LABELS case
                      PASS_REGULAR_EXPRESSION "\\(backend cpu, 3 threads, assembly lma\\)")
+
+# Progress of meshing: --verbose names each stage, with the cell estimate (label case).
+add_test(NAME mesher.progress
+         COMMAND $<TARGET_FILE:fesim> --check --verbose ${CMAKE_CURRENT_SOURCE_DIR}/bad_input/good.xml)
+set_tests_properties(mesher.progress PROPERTIES LABELS case PASS_REGULAR_EXPRESSION
+  "fesim: mesh [^\n]*square\\.geo: confined: (Landlock|no Landlock in this kernel), seccomp, no file writes[^\n]*\nfesim: mesh [^\n]*: running the script[^\n]*\nfesim: mesh [^\n]*: meshing curves[^\n]*\nfesim: mesh [^\n]*: meshing surfaces \\(about [0-9.e+]+ triangles\\)")
