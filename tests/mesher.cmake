@@ -35,3 +35,11 @@ add_test(NAME mesher.progress
          COMMAND $<TARGET_FILE:fesim> --check --verbose ${CMAKE_CURRENT_SOURCE_DIR}/bad_input/good.xml)
 set_tests_properties(mesher.progress PROPERTIES LABELS case PASS_REGULAR_EXPRESSION
   "fesim: mesh [^\n]*square\\.geo: confined: (Landlock|no Landlock in this kernel), seccomp, no file writes[^\n]*\nfesim: mesh [^\n]*: running the script[^\n]*\nfesim: mesh [^\n]*: meshing curves[^\n]*\nfesim: mesh [^\n]*: meshing surfaces \\(about [0-9.e+]+ triangles\\)")
+
+# A mesh beyond the memory available, within the cell limit: refused from the estimate
+# (tests/cases/expect_memory_refusal.cmake; skipped where 80 GiB or more are available).
+add_test(NAME mesher.beyond_memory
+         COMMAND ${CMAKE_COMMAND} -DFESIM=$<TARGET_FILE:fesim>
+                 -DCASE=${CMAKE_CURRENT_SOURCE_DIR}/bad_input/geo_beyond_memory.xml
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_memory_refusal.cmake)
+set_tests_properties(mesher.beyond_memory PROPERTIES LABELS bad_input SKIP_REGULAR_EXPRESSION "FESIM_SKIP")
