@@ -389,17 +389,17 @@ static int count_temporaries(const char *dir)
   return n;
 }
 
+/* One triangle, for the tests of failures and names. */
+static double one_coords[] = {0, 0, 1, 0, 0, 1}, one_tracer[] = {1, 2, 3};
+static int one_cells[] = {0, 1, 2}, one_region[] = {0};
+static const struct fe_mesh one_triangle = {.dim = 2, .nv = 3, .n_nodes = 3, .n_cells = 1,
+                                            .coords = one_coords, .cells = one_cells,
+                                            .cell_region = one_region};
+
 static void test_failures(const char *dir)
 {
-  double coords[] = {0, 0, 1, 0, 0, 1}, tracer[] = {1, 2, 3};
-  int cells[] = {0, 1, 2}, region[] = {0};
-  struct fe_mesh m = {.dim = 2,
-                      .nv = 3,
-                      .n_nodes = 3,
-                      .n_cells = 1,
-                      .coords = coords,
-                      .cells = cells,
-                      .cell_region = region};
+  double *coords = one_coords, *tracer = one_tracer;
+  const struct fe_mesh m = one_triangle;
   struct fe_vtk_field field = {"tracer", 1, tracer, 1};
   char path[512], sub[512];
 
@@ -441,15 +441,8 @@ static void test_names(const char *dir)
   CHECK(fe_vtk_name_clash(2, twice, &other) == 1 && other && !strcmp(other, "velocity"));
   CHECK(fe_vtk_name_clash(2, region, &other) == 1 && other && !strcmp(other, "region"));
   CHECK(fe_vtk_name_clash(1, time, &other) == 0);
-  double coords[] = {0, 0, 1, 0, 0, 1}, tracer[] = {1, 2, 3};
-  int cells[] = {0, 1, 2}, cell_region[] = {0};
-  struct fe_mesh m = {.dim = 2,
-                      .nv = 3,
-                      .n_nodes = 3,
-                      .n_cells = 1,
-                      .coords = coords,
-                      .cells = cells,
-                      .cell_region = cell_region};
+  double *tracer = one_tracer;
+  const struct fe_mesh m = one_triangle;
   char name[300];
   memset(name, 'a', sizeof name);
   name[FE_VTK_NAME_MAX] = '\0'; /* the longest */
