@@ -32,6 +32,7 @@ size_t fe_gmsh_bytes_per_cell(int dim) { return dim == 2 ? 1024 : 2048; }
  * to positions in its node list. */
 struct reader {
   const char *file; /* read by Gmsh */
+  int geo;          /* a script, run and meshed (fe_mesh_is_geo) */
   const char *path; /* as messages name it */
   const struct fe_gmsh_options *o;
   struct fe_mesh_raw *r;
@@ -47,6 +48,9 @@ static void reader_free(struct reader *rd)
   free(rd->dense);
   free(rd->sorted_tags);
   free(rd->sorted_index);
+  rd->dense = NULL;
+  rd->sorted_tags = NULL;
+  rd->sorted_index = NULL;
 }
 
 static void progress(const struct reader *rd, int stage, const char *what)
@@ -75,7 +79,7 @@ static int grow(size_t need, size_t *cap, int nv, int **conn, size_t **ids, int 
 
 /* Reports the first error Gmsh logged, if any or if ierr is set (node tags
  * it skipped as given twice: check_duplicate_nodes). */
-static int gmsh_status(const char *path, int ierr, const char *what)
+static int gmsh_status(const struct reader *rd, int ierr, const char *what)
 {
   char **log = NULL;
   size_t n = 0;
@@ -86,19 +90,23 @@ static int gmsh_status(const char *path, int ierr, const char *what)
     if (!first[0] && !strncmp(log[i], "Error", 5)) {
       const char *s = log[i] + 5;
       s += strspn(s, " :");
-      snprintf(first, sizeof first, "%.200s%s", s, strlen(s) > 200 ? "..." : "");
+      /* the file as the messages name it, so that a long path leaves the reason in */
+      const char *at = strstr(s, rd->file);
+      const int cut = at ? (int)(at - s) : (int)strlen(s);
+      char said[1024];
+      snprintf(said, sizeof said, "%.*s%s%s", cut, s, at ? rd->path : "",
+               at ? at + strlen(rd->file) : "");
+      snprintf(first, sizeof first, "%.300s%s", said, strlen(said) > 300 ? "..." : "");
     }
     gmshFree(log[i]);
   }
   gmshFree(log);
   if (!ierr && !first[0]) return FE_SUCCESS;
   if (fe_gmsh_yyflush) fe_gmsh_yyflush();
-  const char *dot = strrchr(path, '.');
-  const char *expected = dot && !strcasecmp(dot, ".geo")
-                             ? (strcmp(what, "read") ? "a geometry that Gmsh can mesh"
-                                                     : "a valid Gmsh geometry script")
-                             : "a complete Gmsh mesh (format 2.2 or 4.1, ASCII or binary)";
-  FE_RAISE(FE_ERR_INPUT, "%s: Gmsh could not %s it%s%s%s; expected %s", path, what,
+  const char *expected = rd->geo ? (strcmp(what, "read") ? "a geometry that Gmsh can mesh"
+                                                          : "a valid Gmsh geometry script")
+                                 : "a complete Gmsh mesh (format 2.2 or 4.1, ASCII or binary)";
+  FE_RAISE(FE_ERR_INPUT, "%s: Gmsh could not %s it%s%s%s; expected %s", rd->path, what,
            first[0] ? " (" : "", first, first[0] ? ")" : "", expected);
 }
 
@@ -427,14 +435,14 @@ static int report_duplicates(const char *path, const struct dup_nodes *d, int sc
 /* Gmsh keeps one copy of a node tag given twice: harmless when the copies
  * are at the same place (a warning), an error when they are not, or when
  * that cannot be told (a binary file, a script, a file read otherwise). */
-static int check_duplicate_nodes(const struct reader *rd, int geo)
+static int check_duplicate_nodes(const struct reader *rd)
 {
   struct dup_nodes d = {0};
   char why[160] = "";
   int err = logged_duplicates(&d);
   if (!err && d.n) {
-    const int scanned = !geo && scan_duplicates(rd->file, &d, why, sizeof why);
-    if (geo) snprintf(why, sizeof why, "they come from the script");
+    const int scanned = !rd->geo && scan_duplicates(rd->file, &d, why, sizeof why);
+    if (rd->geo) snprintf(why, sizeof why, "they come from the script");
     err = report_duplicates(rd->path, &d, scanned, why);
   }
   free(d.tag);
@@ -547,7 +555,7 @@ static int read_nodes(struct reader *rd)
   gmshFree(tags);
   gmshFree(xyz);
   FE_CALL(err);
-  FE_CALL(gmsh_status(rd->path, ierr, "read"));
+  FE_CALL(gmsh_status(rd, ierr, "read"));
   FE_CHECK(r->n_nodes < INT_MAX, FE_ERR_RESOURCE, "%s: %zu nodes: at most %d are supported",
            rd->path, r->n_nodes, INT_MAX - 1);
   return node_map_build(rd);
@@ -569,7 +577,7 @@ static int element_name(int type, char *name, size_t len)
   return ierr ? -1 : dim;
 }
 
-static int mesh_dimension(const char *path, int *dim)
+static int mesh_dimension(const struct reader *rd, int *dim)
 {
   int *types = NULL, ierr = 0;
   size_t n = 0;
@@ -581,13 +589,13 @@ static int mesh_dimension(const char *path, int *dim)
     if (d > *dim) *dim = d;
   }
   gmshFree(types);
-  FE_CALL(gmsh_status(path, ierr, "read"));
+  FE_CALL(gmsh_status(rd, ierr, "read"));
   FE_CHECK(n > 0, FE_ERR_INPUT,
-           "%s: the mesh has no elements; expected triangles (2D) or tetrahedra (3D)", path);
+           "%s: the mesh has no elements; expected triangles (2D) or tetrahedra (3D)", rd->path);
   FE_CHECK(*dim >= 2, FE_ERR_INPUT,
            "%s: the mesh has no cells: its highest element dimension is %d, expected triangles "
            "(2D) or tetrahedra (3D)",
-           path, *dim);
+           rd->path, *dim);
   return FE_SUCCESS;
 }
 
@@ -601,7 +609,7 @@ static const char *expected_name(int type)
 }
 
 /* Every element of entity (dim, tag) must be of `type`. */
-static int check_types(const char *path, int dim, int tag, int type)
+static int check_types(const struct reader *rd, int dim, int tag, int type)
 {
   int *types = NULL, ierr = 0, bad = -1;
   size_t n = 0;
@@ -609,7 +617,7 @@ static int check_types(const char *path, int dim, int tag, int type)
   for (size_t i = 0; i < n && !ierr; i++)
     if (types[i] != type) bad = types[i];
   gmshFree(types);
-  FE_CALL(gmsh_status(path, ierr, "read"));
+  FE_CALL(gmsh_status(rd, ierr, "read"));
   if (bad < 0) return FE_SUCCESS;
   size_t *tags = NULL, *nodes = NULL, n_tags = 0, n_nodes = 0;
   char name[64];
@@ -618,7 +626,7 @@ static int check_types(const char *path, int dim, int tag, int type)
   gmshFree(tags);
   gmshFree(nodes);
   element_name(bad, name, sizeof name);
-  FE_RAISE(FE_ERR_INPUT, "%s: element %zu is a '%s'; fesim reads only %s", path, first, name,
+  FE_RAISE(FE_ERR_INPUT, "%s: element %zu is a '%s'; fesim reads only %s", rd->path, first, name,
            expected_name(type));
 }
 
@@ -630,7 +638,7 @@ static int append_elements(const struct reader *rd, int tag, int type, int nv, i
   size_t *tags = NULL, *nodes = NULL, n = 0, n_nodes = 0, bad = 0;
   int ierr = 0;
   gmshModelMeshGetElementsByType(type, &tags, &n, &nodes, &n_nodes, tag, 0, 1, &ierr);
-  int err = gmsh_status(rd->path, ierr, "read");
+  int err = gmsh_status(rd, ierr, "read");
   if (!err) err = grow(*count + n, cap, nv, conn, ids, labels);
   for (size_t e = 0; e < n && !err && !bad; e++) {
     size_t k = *count + e;
@@ -684,14 +692,14 @@ static int read_cells(struct reader *rd)
   for (size_t i = 0; i < n / 2 && !err && !ierr; i++) {
     int tag = entities[2 * i + 1];
     size_t from = r->n_cells;
-    err = check_types(rd->path, r->dim, tag, type);
+    err = check_types(rd, r->dim, tag, type);
     if (!err)
       err = append_elements(rd, tag, type, r->dim + 1, first_physical(r->dim, tag), &r->n_cells,
                             &rd->cap_cells, &r->cells, &r->cell_id, &r->cell_region);
     if (!err) err = set_entity(rd, from, tag);
   }
   gmshFree(entities);
-  if (!err) err = gmsh_status(rd->path, ierr, "read");
+  if (!err) err = gmsh_status(rd, ierr, "read");
   FE_CALL(err);
   FE_CHECK(r->n_cells > 0, FE_ERR_INPUT, "%s: the mesh has no cells", rd->path);
   FE_CHECK(r->n_cells <= rd->o->max_cells, FE_ERR_INPUT,
@@ -709,14 +717,14 @@ static int read_group_facets(struct reader *rd, int group)
   int fdim = r->dim - 1, type = r->dim == 2 ? GMSH_LINE2 : GMSH_TRIANGLE3;
   gmshModelGetEntitiesForPhysicalGroup(fdim, group, &entities, &n, &ierr);
   for (size_t i = 0; i < n && !err && !ierr; i++) {
-    err = check_types(rd->path, fdim, entities[i], type);
+    err = check_types(rd, fdim, entities[i], type);
     if (!err)
       err = append_elements(rd, entities[i], type, r->dim, group, &r->n_facets, &rd->cap_facets,
                             &r->facets, &r->facet_id, &r->facet_group);
   }
   gmshFree(entities);
   FE_CALL(err);
-  return gmsh_status(rd->path, ierr, "read");
+  return gmsh_status(rd, ierr, "read");
 }
 
 static int read_groups(struct reader *rd)
@@ -745,7 +753,7 @@ static int read_groups(struct reader *rd)
   FE_CALL(err);
   FE_CHECK(r->n_facets < INT_MAX / 4, FE_ERR_RESOURCE, "%s: %zu facets: at most %d are supported",
            rd->path, r->n_facets, INT_MAX / 4 - 1);
-  return gmsh_status(rd->path, ierr, "read");
+  return gmsh_status(rd, ierr, "read");
 }
 
 /* ---- meshing a .geo within the limits ----------------------------------------- */
@@ -806,10 +814,7 @@ static int mean_edge(struct reader *rd, double *h)
   r->xyz = NULL;
   r->n_nodes = 0;
   reader_free(rd);
-  rd->dense = NULL;
-  rd->sorted_tags = NULL;
-  rd->sorted_index = NULL;
-  return gmsh_status(rd->path, ierr, "mesh");
+  return gmsh_status(rd, ierr, "mesh");
 }
 
 /* Cells of a mesh of the dim-dimensional measure `measure` with edges about
@@ -855,7 +860,7 @@ static int generate(struct reader *rd, int dim, int stage, const char *what)
   int ierr = 0;
   progress(rd, stage, what);
   gmshModelMeshGenerate(dim, &ierr);
-  return gmsh_status(rd->path, ierr, "mesh");
+  return gmsh_status(rd, ierr, "mesh");
 }
 
 /* Curves single-threaded whatever the script asks (Gmsh 4.8's threaded
@@ -884,28 +889,27 @@ static int mesh_geo(struct reader *rd)
   return FE_SUCCESS;
 }
 
-static int read_model(struct reader *rd, int geo)
+static int read_model(struct reader *rd)
 {
   int ierr = 0;
-  progress(rd, FE_GMSH_PARSING, geo ? "running the script" : "reading");
+  progress(rd, FE_GMSH_PARSING, rd->geo ? "running the script" : "reading");
   gmshOpen(rd->file, &ierr);
-  FE_CALL(gmsh_status(rd->path, ierr, "read"));
-  if (geo) FE_CALL(mesh_geo(rd));
-  FE_CALL(check_duplicate_nodes(rd, geo));
+  FE_CALL(gmsh_status(rd, ierr, "read"));
+  if (rd->geo) FE_CALL(mesh_geo(rd));
+  FE_CALL(check_duplicate_nodes(rd));
   progress(rd, FE_GMSH_EXTRACTING, "collecting nodes and cells");
-  FE_CALL(mesh_dimension(rd->path, &rd->r->dim));
+  FE_CALL(mesh_dimension(rd, &rd->r->dim));
   FE_CALL(read_nodes(rd));
   FE_CALL(read_cells(rd));
   FE_CALL(read_groups(rd));
-  if (!geo) restore_names(rd->file, rd->r);
+  if (!rd->geo) restore_names(rd->file, rd->r);
   return FE_SUCCESS;
 }
 
 int fe_gmsh_read(const char *path, const struct fe_gmsh_options *o, struct fe_mesh_raw *r)
 {
-  const char *dot = strrchr(path, '.');
-  const int geo = dot && !strcasecmp(dot, ".geo");
-  struct reader rd = {.file = path, .path = o->name ? o->name : path, .o = o, .r = r};
+  struct reader rd = {
+      .file = path, .geo = fe_mesh_is_geo(path), .path = o->name ? o->name : path, .o = o, .r = r};
   int ierr = 0;
   memset(r, 0, sizeof *r);
   progress(&rd, FE_GMSH_STARTING, "starting Gmsh");
@@ -913,7 +917,7 @@ int fe_gmsh_read(const char *path, const struct fe_gmsh_options *o, struct fe_me
   FE_CHECK(!ierr, FE_ERR_RESOURCE, "%s: could not start Gmsh", rd.path);
   gmshOptionSetNumber("General.Terminal", 0, &ierr);
   gmshLoggerStart(&ierr);
-  int err = read_model(&rd, geo);
+  int err = read_model(&rd);
   gmshLoggerStop(&ierr);
   gmshFinalize(&ierr);
   reader_free(&rd);

@@ -318,7 +318,7 @@ static int check_file(const char *path, const char *shown, int *geo)
 {
   const char *dot = strrchr(path, '.');
   const char *ext = dot && !strchr(dot, '/') ? dot : "(none)";
-  *geo = !strcasecmp(ext, ".geo");
+  *geo = fe_mesh_is_geo(path);
   FE_CHECK(*geo || !strcasecmp(ext, ".msh"), FE_ERR_INPUT,
            "mesh '%s': unknown mesh file type '%s'; expected a Gmsh mesh (.msh, format 2.2 or "
            "4.1) or a Gmsh geometry (.geo)",

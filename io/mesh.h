@@ -7,6 +7,8 @@
 #define FE_MESH_H
 
 #include <stddef.h>
+#include <string.h>
+#include <strings.h>
 
 
 #ifdef __cplusplus
@@ -74,6 +76,14 @@ struct fe_mesh_options {
  * fe_bcs_create to decide (app/fields.h). */
 int fe_mesh_read(const char *path, const struct fe_mesh_options *o, struct fe_mesh **mesh);
 void fe_mesh_destroy(struct fe_mesh *mesh);
+
+/* 1 when `path` names a Gmsh geometry script (.geo, any case), which is run
+ * and meshed, rather than a mesh (.msh). */
+static inline int fe_mesh_is_geo(const char *path)
+{
+  const char *dot = strrchr(path, '.');
+  return dot && !strchr(dot, '/') && !strcasecmp(dot, ".geo");
+}
 
 /* Physical group of dimension dim by name or, when `ref` is a number, by tag.
  * Returns NULL when absent; the first of them when several groups have the

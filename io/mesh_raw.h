@@ -1,7 +1,7 @@
 /* A mesh as Gmsh gives it, before fesim numbers it: what the meshing process
  * (fesim-mesh, io/mesher.h) reads or meshes and hands back to fesim through a
- * pipe.  The parent trusts none of it: fe_mesh_raw_decode checks every count
- * and index before anything is used. */
+ * pipe.  The parent trusts none of it: fe_mesh_raw_begin and
+ * fe_mesh_raw_finish check every count and index before anything is used. */
 #ifndef FE_MESH_RAW_H
 #define FE_MESH_RAW_H
 

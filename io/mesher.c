@@ -95,7 +95,8 @@ static int start(const char *exe, char *const argv[], struct child *c)
 enum { AT_FRAME, AT_TEXT, AT_HEADER, AT_ARRAYS, AT_GROUPS, AT_END };
 
 struct reception {
-  const char *path;
+  const char *path; /* as messages name it */
+  int geo;          /* a script (fe_mesh_is_geo of the file itself) */
   size_t max_cells;
   int state, err;
   unsigned char head[5];
@@ -111,7 +112,6 @@ struct reception {
   /* progress */
   int stage;
   char stage_text[256];
-  double stage_since;
   /* the meshing process's messages: the last DIAG_KEEP bytes */
   char *diag;
   size_t diag_len;
@@ -155,7 +155,6 @@ static int advance(struct reception *rc)
     rc->text[rc->text_len] = '\0';
     rc->stage = (unsigned char)rc->text[0];
     snprintf(rc->stage_text, sizeof rc->stage_text, "%s", rc->text + 1);
-    rc->stage_since = fe_wtime();
     rc->state = AT_FRAME;
     return FE_SUCCESS;
   case AT_HEADER:
@@ -225,8 +224,9 @@ struct progress {
   double start, last;
 };
 
-static void show_progress(struct progress *p, const struct reception *rc, const char *path)
+static void show_progress(struct progress *p, const struct reception *rc)
 {
+  const char *path = rc->path;
   const double now = fe_wtime(), elapsed = now - p->start;
   if (p->verbosity >= 2 && rc->stage_text[0] && p->shown_stage != rc->stage) {
     fprintf(stderr, "fesim: mesh %s: %s (%.1f s)\n", path, rc->stage_text, elapsed);
@@ -299,8 +299,7 @@ static int diag_says(const struct reception *rc, const char *what)
 static int outcome(const struct reception *rc, int status, int timed_out, double limit)
 {
   const char *path = rc->path;
-  const char *dot = strrchr(path, '.');
-  const int geo = dot && !strcmp(dot, ".geo");
+  const int geo = rc->geo;
   const char *doing = geo ? "meshing" : "reading";
   const char *expected = geo ? "expected a geometry Gmsh can mesh"
                              : "the file is malformed; expected a complete Gmsh mesh (format 2.2 "
@@ -366,7 +365,7 @@ static int wait_for(struct child *c, struct reception *rc, double limit, int ver
       keep_diag(rc, c->diag, &eof);
       if (eof) diag_open = 0;
     }
-    show_progress(&p, rc, rc->path);
+    show_progress(&p, rc);
   }
   end_progress(&p);
   if (*timed_out || rc->err) kill(c->pid, SIGKILL);
@@ -411,6 +410,7 @@ int fe_mesher_run(const char *path, const struct fe_mesh_options *o, struct fe_m
   FE_CALL(find_mesher(exe, sizeof exe));
   build_argv(exe, path, shown, o, limit, args, argv);
   struct reception rc = {.path = shown,
+                         .geo = fe_mesh_is_geo(path),
                          .raw = r,
                          .stage = -1,
                          .max_cells = o->max_cells > 0 ? (size_t)o->max_cells : FE_MESH_MAX_CELLS};
