@@ -1004,13 +1004,23 @@ static int name_outputs(struct fe_sim *s)
   return FE_SUCCESS;
 }
 
+/* The case file's absolute path, symbolic links resolved; where the resolved
+ * path would pass PATH_MAX (a deep tree behind a link), the path made absolute
+ * as written: it only names the case in NAME.run and the lock. */
 static int resolve_case_path(struct fe_sim *s)
 {
-  char q[FE_QUOTE_SIZE];
+  char q[FE_QUOTE_SIZE], *cwd;
   s->case_real = realpath(s->c->path, NULL);
-  FE_CHECK(s->case_real, FE_ERR_RESOURCE, "cannot resolve the path of %s: %s",
+  if (s->case_real) return FE_SUCCESS;
+  FE_CHECK(errno == ENAMETOOLONG, FE_ERR_RESOURCE, "cannot resolve the path of %s: %s",
            fe_quote(s->c->path, FE_QUOTE_MAX, q, sizeof q), strerror(errno));
-  return FE_SUCCESS;
+  if (s->c->path[0] == '/') return fe_path_printf(&s->case_real, "%s", s->c->path);
+  cwd = getcwd(NULL, 0);
+  FE_CHECK(cwd, FE_ERR_RESOURCE, "cannot resolve the path of %s: the working directory: %s",
+           fe_quote(s->c->path, FE_QUOTE_MAX, q, sizeof q), strerror(errno));
+  const int err = fe_path_printf(&s->case_real, "%s/%s", cwd, s->c->path);
+  free(cwd);
+  return err;
 }
 
 /* The case's mesh, read or meshed by the meshing process, which may read
