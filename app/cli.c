@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app/run.h"
+#include "backends/backends.h"
 #include "core/error.h"
 
 struct cli_option {
@@ -162,13 +163,7 @@ static int take_option(int argc, char **argv, int *i, struct fe_options *o, int 
            "option '--%s' needs a value (%s); found an empty one", opt->name, opt->value);
   if (opt->set) return opt->set(o, value);
   if (!strcmp(opt->name, "version"))
-    printf("fesim %s (backends: cpu%s)\n", FESIM_VERSION,
-#ifdef FESIM_HAVE_CUDA
-           ", cuda"
-#else
-           ""
-#endif
-    );
+    printf("fesim %s (backends: %s)\n", FESIM_VERSION, fe_backends_built());
   else
     print_usage(stdout);
   *done = 1;

@@ -16,6 +16,7 @@
 #include "app/fields.h"
 #include "assembly/norms.h"
 #include "assembly/operator.h"
+#include "backends/backends.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "io/checkpoint.h"
@@ -25,7 +26,6 @@
 #include "io/stat.h"
 #include "io/vtk.h"
 #include "solvers/cg.h"
-#include "solvers/cuda.h"
 
 /* An evaluation of the case's expressions on the backend during a step: kept, so that a value
  * that turns out non-finite can be traced to its expression on the host. */
@@ -49,7 +49,7 @@ struct fe_sim {
   struct fe_mesh *m;
   struct fe_bcs *bcs;
   const struct fe_backend *be;
-  struct fe_backend *owned_be; /* a CUDA backend this run created */
+  struct fe_backend *owned_be; /* the backend this run created */
   enum fe_strategy strategy;
   const char *outdir;
   struct fe_schedule sched; /* the time steps and when outputs are written */
@@ -120,30 +120,14 @@ static void catch_stop_signals(void)
 /* cuda: the GPU or exit 4; auto: the GPU when one is usable, else the CPU, said once. */
 static int pick_backend(struct fe_sim *s)
 {
-  enum fe_backend_kind kind = s->opt->backend_set ? s->opt->backend : s->c->backend;
-  s->be = fe_backend_cpu();
-#ifdef FESIM_HAVE_CUDA
-  if (kind == FE_BACKEND_CUDA) {
-    FE_CALL(fe_backend_cuda_create(&s->owned_be));
-    s->be = s->owned_be;
-    return FE_SUCCESS;
-  }
-  if (kind == FE_BACKEND_AUTO && fe_cuda_device_count() > 0) {
-    fe_error_set_quiet(1);
-    int err = fe_backend_cuda_create(&s->owned_be);
-    fe_error_set_quiet(0);
-    if (!err) {
-      s->be = s->owned_be;
-      return FE_SUCCESS;
-    }
-  }
-  if (kind == FE_BACKEND_AUTO && s->opt->verbosity > 0)
-    fprintf(stderr, "fesim: note: no usable GPU found; backend auto runs on the CPU\n");
-#else
-  FE_CHECK(kind != FE_BACKEND_CUDA, FE_ERR_RESOURCE,
-           "backend 'cuda' was asked for, but this fesim was built without the CUDA backend; use "
-           "--backend cpu or auto");
-#endif
+  enum fe_backend_kind kind;
+  if (s->opt->backend_set)
+    kind = s->opt->backend;
+  else
+    FE_CALL(fe_backend_parse(s->c->backend, &kind));
+  const struct fe_backend_options bo = {.device = -1, .verbosity = s->opt->verbosity};
+  FE_CALL(fe_backend_create(kind, &bo, &s->owned_be));
+  s->be = s->owned_be;
   return FE_SUCCESS;
 }
 
@@ -266,7 +250,7 @@ static int name_non_finite(struct fe_sim *s)
 static int set_on_dirichlet(struct fe_sim *s, const double *values, struct fe_vec *v)
 {
   if (!s->bcs->n_dirichlet) return FE_SUCCESS;
-  return s->be->vec->set_indexed(s->be, (size_t)s->bcs->n_dirichlet, s->space->dirichlet, values, v->a);
+  return fe_vec_set_indexed(v, (size_t)s->bcs->n_dirichlet, s->space->dirichlet, values);
 }
 
 /* v = g(t) on the Dirichlet nodes (g kept in dvals; evaluated once when it
@@ -285,7 +269,7 @@ static int set_dirichlet(struct fe_sim *s, double t, struct fe_vec *v)
 static int solve(struct fe_sim *s, struct fe_op *a, const char *what, double t, int *iters)
 {
   struct fe_cg_result r;
-  FE_CALL(s->be->vec->sync(s->be)); /* the solve's own time, not the work queued before it */
+  FE_CALL(fe_backend_sync(s->be)); /* the solve's own time, not the work queued before it */
   const double start = fe_wtime();
   FE_CALL(fe_cg_solve(a == s->mass ? s->cg_mass : s->cg, a, s->b, s->x, &s->cgo, &r));
   s->t_cg += fe_wtime() - start;
@@ -561,16 +545,6 @@ static int write_checkpoint(struct fe_sim *s, double t)
   return FE_SUCCESS;
 }
 
-static const char *backend_description(const struct fe_sim *s, char *buf, size_t size)
-{
-  const int threads = fe_backend_cpu_threads();
-  snprintf(buf, size, "%s, %d thread%s", s->be->name, threads, threads == 1 ? "" : "s");
-#ifdef FESIM_HAVE_CUDA
-  if (s->be->type == FE_CUDA) snprintf(buf, size, "cuda: %s", fe_backend_cuda_describe(s->be));
-#endif
-  return buf;
-}
-
 static void format_duration(double sec, char *buf, size_t n)
 {
   long s = (long)(sec + 0.5);
@@ -624,10 +598,8 @@ static void summary(const struct fe_sim *s, double t, long first_step)
                                              .advection_iterations = s->total_adv_iters,
                                              .diffusion_iterations = s->total_diff_iters};
   if (s->opt->verbosity == 0) return;
-  char be[320];
   printf("fesim: %s: %ld steps to t = %.9g in %.3f s (backend %s, assembly %s)\n", s->c->name,
-         s->sched.n_steps, t, total, backend_description(s, be, sizeof be),
-         fe_strategy_name(s->strategy));
+         s->sched.n_steps, t, total, s->be->description, fe_strategy_name(s->strategy));
   printf("  set-up     %9.3f s (case, mesh, operators)\n", s->t_loop0 - s->t_start);
   printf("  per step   %9.3f ms (outputs excluded)\n",
          1e3 * (total - s->t_out) / (double)(s->sched.n_steps - first_step));
@@ -964,8 +936,7 @@ static void print_check(struct fe_sim *s)
   printf("solver    CG, %s, rtol %g, atol %g, max %d iterations\n",
          c->preconditioner == FE_PC_JACOBI ? "jacobi" : "no preconditioner", c->rtol, c->atol,
          c->max_iterations);
-  char be[320];
-  printf("assembly  %s on backend %s\n", fe_strategy_name(s->strategy), backend_description(s, be, sizeof be));
+  printf("assembly  %s on backend %s\n", fe_strategy_name(s->strategy), s->be->description);
   printf("output    %s: a dump every %d steps, %s\n", s->outdir, c->output_every,
          c->checkpoint_every ? "checkpoints" : "no checkpoints");
   if (s->opt->restart)
@@ -1045,7 +1016,10 @@ static int setup(struct fe_sim *s)
     FE_CALL(fe_case_read(o->case_path, &s->c));
   struct fe_case *c = s->c;
   if (o->restart) FE_CALL(fe_checkpoint_check_file(o->restart)); /* before meshing: at once */
-  s->strategy = o->strategy_set ? o->strategy : c->strategy;
+  if (o->strategy_set)
+    s->strategy = o->strategy;
+  else
+    FE_CALL(fe_strategy_parse(c->strategy, &s->strategy));
   s->outdir = o->output_dir ? o->output_dir : c->output_dir;
   s->saved_step = -1;
   FE_CHECK(fe_schedule_init(&s->sched, c->t_start, c->t_end, c->dt, c->output_every,
@@ -1110,9 +1084,7 @@ static void sim_destroy(struct fe_sim *s)
   fe_bcs_destroy(s->bcs);
   if (s->m != s->opt->mesh) fe_mesh_destroy(s->m);
   if (s->c != s->opt->case_data) fe_case_destroy(s->c);
-#ifdef FESIM_HAVE_CUDA
-  fe_backend_cuda_destroy(s->owned_be);
-#endif
+  fe_backend_destroy(s->owned_be);
 }
 
 /* Read-only until open_outputs: a run refused before it (bad case, mesh,

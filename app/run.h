@@ -3,8 +3,10 @@
 #ifndef FE_RUN_H
 #define FE_RUN_H
 
+#include "assembly/operator.h"
 #include "io/case.h"
 #include "io/mesh.h"
+#include "solvers/backend.h"
 
 /* What a run measured (wall-clock seconds), for benchmarks. */
 struct fe_run_report {

@@ -130,7 +130,7 @@ void fe_csr_destroy(struct fe_csr *a)
   if (!a) return;
   void *dev[] = {a->rowptr, a->colind, a->map, a->diag, a->values};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) fe_backend_free(a->be, dev[i]);
-  if (a->ctx) fe_assembly_kernels(a->be)->csr_release(a);
+  if (a->ctx) a->be->assembly->addto.release(a);
   free(a);
 }
 

@@ -16,15 +16,10 @@
 
 #include <math.h>
 
+#include "core/host_device.h"
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifdef __CUDACC__
-#define FE_HOST_DEVICE __host__ __device__
-#else
-#define FE_HOST_DEVICE
 #endif
 
 #define FE_NV(d) ((d) + 1)

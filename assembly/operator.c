@@ -1,6 +1,7 @@
 #include "assembly/operator.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "assembly/kernels.h"
 #include "core/error.h"
@@ -19,17 +20,25 @@ struct fe_assembled {
   struct fe_assembly_times times;
 };
 
-#ifdef FESIM_HAVE_CUDA
-extern const struct fe_assembly_kernels fe_assembly_kernels_cuda;
-#endif
+static const char *const strategy_words[FE_STRATEGY_AUTO + 1] = {[FE_STRATEGY_LMA] = "lma",
+                                                                 [FE_STRATEGY_ADDTO] = "addto",
+                                                                 [FE_STRATEGY_MATFREE] = "matfree",
+                                                                 [FE_STRATEGY_AUTO] = "auto"};
 
-const struct fe_assembly_kernels *fe_assembly_kernels(const struct fe_backend *be)
+const char *fe_strategy_name(enum fe_strategy s)
 {
-#ifdef FESIM_HAVE_CUDA
-  if (be->type == FE_CUDA) return &fe_assembly_kernels_cuda;
-#endif
-  (void)be;
-  return &fe_assembly_kernels_cpu;
+  return (int)s >= 0 && (int)s <= FE_STRATEGY_AUTO ? strategy_words[s] : "unknown";
+}
+
+int fe_strategy_parse(const char *word, enum fe_strategy *s)
+{
+  for (int k = 0; k <= FE_STRATEGY_AUTO; k++)
+    if (!strcmp(word, strategy_words[k])) {
+      *s = (enum fe_strategy)k;
+      return FE_SUCCESS;
+    }
+  FE_RAISE(FE_ERR_USAGE, "unknown assembly strategy '%s'; expected one of %s, %s, %s, %s", word,
+           strategy_words[0], strategy_words[1], strategy_words[2], strategy_words[3]);
 }
 
 static struct fe_assembled *impl(const struct fe_op *op) { return op->impl; }
@@ -37,45 +46,45 @@ static struct fe_assembled *impl(const struct fe_op *op) { return op->impl; }
 static int apply_lma(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
-  return a->k->lma_apply(a->space, a->e, x->a, y->a, a->work);
+  return a->k->lma.apply(a->space, a->e, x->a, y->a, a->work);
 }
 
 static int apply_addto(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
-  return a->k->csr_apply(a->csr, x->a, y->a);
+  return a->k->addto.apply(a->csr, x->a, y->a);
 }
 
 static int apply_matfree(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
-  return a->k->matfree_apply(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, x->a, y->a,
+  return a->k->matfree.apply(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, x->a, y->a,
                              a->work);
 }
 
 static int diagonal_matfree(struct fe_op *op, struct fe_vec *d)
 {
   struct fe_assembled *a = impl(op);
-  return a->k->matfree_diagonal(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, d->a);
+  return a->k->matfree.diagonal(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, d->a);
 }
 
 static int lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
   if (!a->space->n_bcells) return FE_SUCCESS;
-  return a->k->lift(a->space, a->elift, s, x->a, y->a);
+  return a->k->node.lift(a->space, a->elift, s, x->a, y->a);
 }
 
 static int diagonal_lma(struct fe_op *op, struct fe_vec *d)
 {
   struct fe_assembled *a = impl(op);
-  return a->k->lma_diagonal(a->space, a->e, d->a);
+  return a->k->lma.diagonal(a->space, a->e, d->a);
 }
 
 static int diagonal_addto(struct fe_op *op, struct fe_vec *d)
 {
   struct fe_assembled *a = impl(op);
-  return a->k->csr_diagonal(a->csr, d->a);
+  return a->k->addto.diagonal(a->csr, d->a);
 }
 
 static void destroy(struct fe_op *op)
@@ -91,9 +100,12 @@ static void destroy(struct fe_op *op)
   free(op);
 }
 
-static const struct fe_op_ops ops_lma = {apply_lma, lift, diagonal_lma, destroy};
-static const struct fe_op_ops ops_addto = {apply_addto, lift, diagonal_addto, destroy};
-static const struct fe_op_ops ops_matfree = {apply_matfree, lift, diagonal_matfree, destroy};
+static const struct fe_op_ops ops_lma = {
+    .apply = apply_lma, .lift = lift, .diagonal = diagonal_lma, .destroy = destroy};
+static const struct fe_op_ops ops_addto = {
+    .apply = apply_addto, .lift = lift, .diagonal = diagonal_addto, .destroy = destroy};
+static const struct fe_op_ops ops_matfree = {
+    .apply = apply_matfree, .lift = lift, .diagonal = diagonal_matfree, .destroy = destroy};
 
 static int create(struct fe_space *s, enum fe_strategy strategy, struct fe_op *op)
 {
@@ -101,7 +113,7 @@ static int create(struct fe_space *s, enum fe_strategy strategy, struct fe_op *o
   FE_CALLOC(1, &a);
   op->impl = a;
   a->space = s;
-  a->k = fe_assembly_kernels(s->be);
+  a->k = s->be->assembly;
   a->strategy = strategy;
   FE_CALL(fe_backend_alloc(s->be, (size_t)(s->n_bcells + 1) * s->nk * sizeof(double), NULL,
                            &a->elift));
@@ -137,11 +149,11 @@ int fe_operator_assemble(struct fe_op *op, const struct fe_form *form,
   struct fe_form f = *form;
   f.uniform_diffusivity = coef->uniform_diffusivity;
   double t0 = fe_wtime();
-  FE_CALL(a->k->element_matrices(a->space, &f, coef->diffusivity, coef->velocity, a->e, a->elift));
-  FE_CALL(op->be->vec->sync(op->be)); /* so that the phase times are the kernels' */
+  FE_CALL(a->k->element.matrices(a->space, &f, coef->diffusivity, coef->velocity, a->e, a->elift));
+  FE_CALL(fe_backend_sync(op->be)); /* so that the phase times are the kernels' */
   double t1 = fe_wtime();
-  if (a->csr) FE_CALL(a->k->csr_assemble(a->space, a->csr, a->e));
-  FE_CALL(op->be->vec->sync(op->be));
+  if (a->csr) FE_CALL(a->k->addto.assemble(a->space, a->csr, a->e));
+  FE_CALL(fe_backend_sync(op->be));
   a->times.local += t1 - t0;
   a->times.global += fe_wtime() - t1;
   a->times.count++;
@@ -182,10 +194,10 @@ int fe_operator_pick(struct fe_space *space, const struct fe_form *form,
     err = fe_operator_create(space, (enum fe_strategy)s, &op);
     if (!err) err = fe_operator_assemble(op, form, coef);
     if (!err) err = fe_op_apply(op, x, y); /* warm-up */
-    if (!err) err = be->vec->sync(be);
+    if (!err) err = fe_backend_sync(be);
     const double start = fe_wtime();
     for (int r = 0; r < FE_PICK_APPLIES && !err; r++) err = fe_op_apply(op, x, y);
-    if (!err) err = be->vec->sync(be);
+    if (!err) err = fe_backend_sync(be);
     seconds[s] = (fe_wtime() - start) / FE_PICK_APPLIES;
     if (!err && seconds[s] < seconds[*best]) *best = (enum fe_strategy)s;
     fe_op_destroy(op);

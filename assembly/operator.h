@@ -5,8 +5,15 @@
 #define FE_OPERATOR_H
 
 #include "assembly/space.h"
-#include "io/case.h"
 #include "solvers/op.h"
+
+/* The strategies; auto: the fastest of the others, measured at set-up (fe_operator_pick). */
+enum fe_strategy { FE_STRATEGY_LMA, FE_STRATEGY_ADDTO, FE_STRATEGY_MATFREE, FE_STRATEGY_AUTO };
+
+/* "lma", "addto", "matfree", "auto" */
+const char *fe_strategy_name(enum fe_strategy s);
+/* The spelling of a strategy; FE_ERR_USAGE naming the words expected. */
+int fe_strategy_parse(const char *word, enum fe_strategy *s);
 
 /* Coefficient fields on the backend: diffusivity per cell (FE_NSYM(d) values,
  * P0; or one tensor for all cells when it does not vary in space), velocity

@@ -107,7 +107,7 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
   free(inc);
   free(dmask);
   free(bindex);
-  if (!err) err = fe_assembly_kernels(be)->prepare(s);
+  if (!err) err = be->assembly->element.prepare(s);
   if (err) {
     fe_space_destroy(s);
     return err;
@@ -130,21 +130,21 @@ void fe_space_destroy(struct fe_space *s)
 int fe_space_evaluate(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
                       const struct fe_program *progs, int nprog, double t, double *out)
 {
-  return fe_assembly_kernels(s->be)->evaluate(s, at_cells, idx, opos, m, progs, nprog, t, out);
+  return s->be->assembly->node.evaluate(s, at_cells, idx, opos, m, progs, nprog, t, out);
 }
 
 int fe_space_count_indefinite(const struct fe_space *s, long m, const double *tensors, int *count)
 {
-  return fe_assembly_kernels(s->be)->count_indefinite(s, m, tensors, count);
+  return s->be->assembly->node.count_indefinite(s, m, tensors, count);
 }
 
 int fe_space_mass_apply(const struct fe_space *s, const double *x, double *y)
 {
-  return fe_assembly_kernels(s->be)->mass_apply(s, x, y);
+  return s->be->assembly->node.mass_apply(s, x, y);
 }
 
 int fe_space_facet_load(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
                         const double *g, double *out)
 {
-  return fe_assembly_kernels(s->be)->facet_load(s, ptr, slots, w, g, out);
+  return s->be->assembly->node.facet_load(s, ptr, slots, w, g, out);
 }

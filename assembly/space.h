@@ -49,12 +49,12 @@ void fe_space_destroy(struct fe_space *space);
  * x . M x is the squared L2 norm of a P1 field. */
 int fe_space_mass_apply(const struct fe_space *space, const double *x, double *y);
 
-/* Facet loads (see fe_assembly_kernels.facet_load). */
+/* Facet loads (see fe_node_kernels.facet_load). */
 int fe_space_facet_load(const struct fe_space *space, const int *ptr, const int *slots, const double *w,
                         const double *g, double *out);
 
 struct fe_program;
-/* Expressions evaluated on the backend (see fe_assembly_kernels.evaluate):
+/* Expressions evaluated on the backend (see fe_node_kernels.evaluate):
  * for point i < m, node idx[i] (idx NULL: node i) or, with at_cells, the
  * centroid of cell i; out[(opos ? opos[i] : i) * nprog + k] = progs[k](point, t). */
 int fe_space_evaluate(const struct fe_space *space, int at_cells, const int *idx, const int *opos,

@@ -28,11 +28,6 @@ static const char *const advection_words[] = {
 static const char *const mass_words[] = {
     [FE_MASS_CONSISTENT] = "consistent", [FE_MASS_LUMPED] = "lumped"};
 static const char *const pc_words[] = {[FE_PC_JACOBI] = "jacobi", [FE_PC_NONE] = "none"};
-static const char *const strategy_words[] = {
-    [FE_STRATEGY_LMA] = "lma", [FE_STRATEGY_ADDTO] = "addto", [FE_STRATEGY_MATFREE] = "matfree",
-    [FE_STRATEGY_AUTO] = "auto"};
-static const char *const backend_words[] = {
-    [FE_BACKEND_AUTO] = "auto", [FE_BACKEND_CPU] = "cpu", [FE_BACKEND_CUDA] = "cuda"};
 static const char *const tensor_names[6] = {"xx", "xy", "xz", "yy", "yz", "zz"};
 
 struct reader {
@@ -379,6 +374,20 @@ static int attr_word(const struct reader *r, xmlNode *n, const char *attr, const
   if (sscanf((const char *)s, " %63s", word) != 1) word[0] = '\0';
   xmlFree(s);
   return lookup_word(r, n, attr, word, words, n_words, v);
+}
+
+/* An xs:token attribute whose words the schema lists (its one word, spaces
+ * collapsed) replaces *out when present. */
+static int attr_token(xmlNode *n, const char *attr, char **out)
+{
+  xmlChar *s = xmlGetNoNsProp(n, BAD_CAST attr);
+  if (!s) return FE_SUCCESS;
+  char word[64];
+  if (sscanf((const char *)s, " %63s", word) != 1) word[0] = '\0';
+  xmlFree(s);
+  free(*out);
+  *out = NULL;
+  return fe_strdup(word, out);
 }
 
 static int read_expr(struct reader *r, xmlNode *n, struct fe_expr **e)
@@ -795,9 +804,7 @@ static int read_solver(struct reader *r, xmlNode *n)
 static int read_assembly(struct reader *r, xmlNode *n)
 {
   if (!n) return FE_SUCCESS;
-  int s = (int)r->c->strategy;
-  FE_CALL(attr_word(r, n, "strategy", strategy_words, COUNT(strategy_words), &s));
-  r->c->strategy = (enum fe_strategy)s;
+  FE_CALL(attr_token(n, "strategy", &r->c->strategy));
   xmlChar *v = xmlGetProp(n, (const xmlChar *)"deterministic");
   if (v) { /* xs:boolean, whitespace collapsed: true false 1 0 */
     const char *w = (const char *)v;
@@ -811,14 +818,9 @@ static int read_assembly(struct reader *r, xmlNode *n)
 static int read_backend(struct reader *r, xmlNode *n)
 {
   if (!n) return FE_SUCCESS;
-  char *word;
-  int b = (int)r->c->backend;
-  FE_CALL(text_of(n, &word));
-  int err = lookup_word(r, n, NULL, word, backend_words, COUNT(backend_words), &b);
-  free(word);
-  FE_CALL(err);
-  r->c->backend = (enum fe_backend_kind)b;
-  return FE_SUCCESS;
+  free(r->c->backend);
+  r->c->backend = NULL;
+  return text_of(n, &r->c->backend);
 }
 
 static int read_output(struct reader *r, xmlNode *n)
@@ -882,8 +884,8 @@ static int case_create(const char *path, struct fe_case **out)
   c->atol = 1e-14;
   c->max_iterations = 1000;
   c->preconditioner = FE_PC_JACOBI;
-  c->strategy = FE_STRATEGY_LMA;
-  c->backend = FE_BACKEND_AUTO;
+  FE_CALL(fe_strdup("lma", &c->strategy));
+  FE_CALL(fe_strdup("auto", &c->backend));
   c->output_every = 1;
   FE_CALL(fe_strdup(".", &c->output_dir));
   FE_CALL(fe_strdup(path, &c->path));
@@ -944,37 +946,7 @@ void fe_case_destroy(struct fe_case *c)
   }
   free(c->boundaries);
   free(c->output_dir);
+  free(c->strategy);
+  free(c->backend);
   free(c);
-}
-
-/* ---- words of the command line ------------------------------------------ */
-
-const char *fe_strategy_name(enum fe_strategy s)
-{
-  return (int)s >= 0 && (int)s < COUNT(strategy_words) ? strategy_words[s] : "unknown";
-}
-
-const char *fe_backend_name(enum fe_backend_kind b)
-{
-  return (int)b >= 0 && (int)b < COUNT(backend_words) ? backend_words[b] : "unknown";
-}
-
-int fe_strategy_parse(const char *word, enum fe_strategy *s)
-{
-  char list[256];
-  int i = word_index(word, strategy_words, COUNT(strategy_words));
-  word_list(strategy_words, COUNT(strategy_words), list, sizeof list);
-  FE_CHECK(i >= 0, FE_ERR_USAGE, "unknown assembly strategy '%s'; expected one of %s", word, list);
-  *s = (enum fe_strategy)i;
-  return FE_SUCCESS;
-}
-
-int fe_backend_parse(const char *word, enum fe_backend_kind *b)
-{
-  char list[256];
-  int i = word_index(word, backend_words, COUNT(backend_words));
-  word_list(backend_words, COUNT(backend_words), list, sizeof list);
-  FE_CHECK(i >= 0, FE_ERR_USAGE, "unknown backend '%s'; expected one of %s", word, list);
-  *b = (enum fe_backend_kind)i;
-  return FE_SUCCESS;
 }

@@ -5,9 +5,6 @@
 
 #include "io/expr.h"
 
-enum fe_backend_kind { FE_BACKEND_AUTO, FE_BACKEND_CPU, FE_BACKEND_CUDA };
-/* auto: the fastest of the others, measured at set-up (fe_operator_pick) */
-enum fe_strategy { FE_STRATEGY_LMA, FE_STRATEGY_ADDTO, FE_STRATEGY_MATFREE, FE_STRATEGY_AUTO };
 enum fe_splitting { FE_SPLIT_STRANG, FE_SPLIT_LIE };
 enum fe_advection { FE_ADVECTION_RK4, FE_ADVECTION_NONE };
 enum fe_mass { FE_MASS_CONSISTENT, FE_MASS_LUMPED };
@@ -50,9 +47,11 @@ struct fe_case {
   double rtol, atol;
   int max_iterations;
   enum fe_preconditioner preconditioner;
-  enum fe_strategy strategy;
+  /* assembly@strategy and <backend>: the words of the schema, read by the
+   * assembly and backend code (fe_strategy_parse, fe_backend_parse) */
+  char *strategy;           /* default "lma" */
   int deterministic;        /* assembly@deterministic: reproducible LMA scatter on the GPU */
-  enum fe_backend_kind backend;
+  char *backend;            /* default "auto" */
   char *output_dir;         /* relative to the working directory; default "." */
   int output_every;         /* default 1 */
   int checkpoint_every;     /* 0: no checkpoints */
@@ -68,11 +67,5 @@ void fe_case_destroy(struct fe_case *c);
 
 extern const char fe_case_schema[]; /* generated from io/fesim.xsd */
 extern const unsigned long fe_case_schema_size;
-
-const char *fe_strategy_name(enum fe_strategy s);
-const char *fe_backend_name(enum fe_backend_kind b);
-/* Parse the command-line spellings; FE_ERR_USAGE on an unknown word. */
-int fe_strategy_parse(const char *word, enum fe_strategy *s);
-int fe_backend_parse(const char *word, enum fe_backend_kind *b);
 
 #endif

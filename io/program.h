@@ -9,7 +9,7 @@
 
 #include <math.h>
 
-#include "assembly/element.h" /* FE_HOST_DEVICE */
+#include "core/host_device.h"
 
 #ifdef __cplusplus
 extern "C" {

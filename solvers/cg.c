@@ -89,6 +89,14 @@ static int solve_diagonal(struct fe_cg *cg, struct fe_op *a, const struct fe_vec
   return FE_SUCCESS;
 }
 
+/* *out = x . y over the processes, kept on the backend */
+static int dot_keep(const struct fe_backend *be, size_t n, const double *x, const double *y,
+                    double *out)
+{
+  FE_CALL(be->cg->dot(be, n, x, y, out));
+  return fe_comm_allreduce_sum_device(be->comm, out, 1);
+}
+
 static int use_lookahead(const struct fe_cg *cg, const struct fe_cg_options *opt)
 {
   if (!cg->be->asynchronous || opt->lookahead == FE_CG_LOOKAHEAD_OFF) return 0;
@@ -103,7 +111,7 @@ int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struc
   const struct fe_backend *be = b->be;
   const double *dinv = opt->jacobi ? cg->dinv->a : NULL;
   double *pair[2] = {cg->scalars, cg->scalars + 2}, *pq = cg->scalars + 4;
-  const size_t n = b->n;
+  const size_t n = b->n_owned; /* the kernels reduce over the owned entries */
   *res = (struct fe_cg_result){0};
   FE_CALL(fe_vec_norm(b, &res->rhs_norm));
   if (a->is_diagonal) return solve_diagonal(cg, a, b, x, res);
@@ -125,7 +133,7 @@ int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struc
   else
     FE_CALL(fe_vec_copy(r, z));
   FE_CALL(fe_vec_copy(z, p));
-  FE_CALL(be->vec->dot_keep(be, n, r->a, z->a, pair[1]));
+  FE_CALL(dot_keep(be, n, r->a, z->a, pair[1]));
   const double rr0 = rnorm * rnorm, done2 = target * target;
   FE_CALL(be->vec->to_device(be, pair[1] + 1, &rr0, sizeof rr0)); /* r.r beside r.z */
   /* Iteration it is queued, then the residual of iteration it - ahead is read:
@@ -138,15 +146,16 @@ int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struc
     if (it <= opt->max_iterations) {
       double *rz_old = pair[it % 2 ? 1 : 0], *rz_new = pair[it % 2 ? 0 : 1];
       FE_CALL(fe_op_apply(a, p, q));
-      FE_CALL(be->vec->dot_keep(be, n, p->a, q->a, pq));
-      FE_CALL(be->vec->cg_update(be, n, rz_old, pq, p->a, q->a, x->a, r->a, dinv, z->a, rz_new, done2));
-      FE_CALL(be->vec->cg_direction(be, n, rz_new, rz_old, z->a, p->a, done2)); /* p = z + beta p */
-      FE_CALL(be->vec->scalar_post(be, it % 2, rz_new + 1));
+      FE_CALL(dot_keep(be, n, p->a, q->a, pq));
+      FE_CALL(be->cg->update(be, n, rz_old, pq, p->a, q->a, x->a, r->a, dinv, z->a, rz_new, done2));
+      FE_CALL(fe_comm_allreduce_sum_device(be->comm, rz_new, 2));
+      FE_CALL(be->cg->direction(be, n, rz_new, rz_old, z->a, p->a, done2)); /* p = z + beta p */
+      FE_CALL(be->cg->scalar_post(be, it % 2, rz_new + 1));
     }
     const int done = it - ahead; /* the iteration whose residual is read now */
     if (done < 1) continue;
     double rr;
-    FE_CALL(be->vec->scalar_wait(be, done % 2, pair[done % 2 ? 0 : 1] + 1, &rr));
+    FE_CALL(be->cg->scalar_wait(be, done % 2, pair[done % 2 ? 0 : 1] + 1, &rr));
     rnorm = sqrt(rr);
     record(res, rnorm);
     res->iterations = done;

@@ -2,24 +2,30 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/error.h"
 
-int fe_vec_create(const struct fe_backend *be, size_t n, struct fe_vec **v)
+int fe_vec_create_ghosted(const struct fe_backend *be, size_t n_owned, size_t n_ghost,
+                          struct fe_vec **v)
 {
   struct fe_vec *x;
   FE_CALLOC(1, &x);
   x->be = be;
-  x->n = n;
-  int err = fe_backend_alloc(be, n * sizeof *x->a, NULL, &x->a);
-  if (!err) err = be->vec->set(be, n, 0.0, x->a);
+  x->n = n_owned + n_ghost;
+  x->n_owned = n_owned;
+  int err = fe_backend_alloc(be, x->n * sizeof *x->a, NULL, &x->a);
+  if (!err) err = be->vec->set(be, x->n, 0.0, x->a);
   if (err) {
     fe_vec_destroy(x);
     return err;
   }
   *v = x;
   return FE_SUCCESS;
+}
+
+int fe_vec_create(const struct fe_backend *be, size_t n, struct fe_vec **v)
+{
+  return fe_vec_create_ghosted(be, n, 0, v);
 }
 
 void fe_vec_destroy(struct fe_vec *v)
@@ -55,9 +61,14 @@ int fe_vec_pointwise_div(struct fe_vec *w, const struct fe_vec *x, const struct 
 {
   return w->be->vec->pointwise_div(w->be, w->n, x->a, y->a, w->a);
 }
+int fe_vec_set_indexed(struct fe_vec *y, size_t m, const int *idx, const double *values)
+{
+  return m ? y->be->vec->set_indexed(y->be, m, idx, values, y->a) : FE_SUCCESS;
+}
 int fe_vec_dot(const struct fe_vec *x, const struct fe_vec *y, double *r)
 {
-  return x->be->vec->dot(x->be, x->n, x->a, y->a, r);
+  FE_CALL(x->be->vec->dot(x->be, x->n_owned, x->a, y->a, r));
+  return fe_comm_allreduce(x->be->comm, r, 1, FE_REDUCE_SUM);
 }
 int fe_vec_norm(const struct fe_vec *x, double *r)
 {
@@ -67,25 +78,12 @@ int fe_vec_norm(const struct fe_vec *x, double *r)
 }
 int fe_vec_minmax(const struct fe_vec *x, double *min, double *max)
 {
-  return x->be->vec->minmax(x->be, x->n, x->a, min, max);
-}
-
-int fe_backend_alloc(const struct fe_backend *be, size_t bytes, const void *host, void *ptr_to_ptr)
-{
-  void *p = NULL;
-  FE_CALL(be->vec->malloc(be, bytes, &p));
-  if (host) {
-    int err = be->vec->to_device(be, p, host, bytes);
-    if (err) {
-      be->vec->free(be, p);
-      return err;
-    }
-  }
-  memcpy(ptr_to_ptr, &p, sizeof p);
+  double lo, hi, bad;
+  FE_CALL(x->be->vec->minmax(x->be, x->n_owned, x->a, &lo, &hi, &bad));
+  FE_CALL(fe_comm_allreduce(x->be->comm, &lo, 1, FE_REDUCE_MIN));
+  FE_CALL(fe_comm_allreduce(x->be->comm, &hi, 1, FE_REDUCE_MAX));
+  FE_CALL(fe_comm_allreduce(x->be->comm, &bad, 1, FE_REDUCE_SUM));
+  *min = bad > 0 ? NAN : lo;
+  *max = bad > 0 ? NAN : hi;
   return FE_SUCCESS;
-}
-
-void fe_backend_free(const struct fe_backend *be, void *p)
-{
-  if (p) be->vec->free(be, p);
 }

@@ -1,9 +1,12 @@
-/* Vectors of doubles on a backend. */
+/* Vectors of doubles on a backend.  A vector holds the entries this process
+ * owns first, then its ghosts (copies of entries other processes own, grouped
+ * by owner); reductions cover the owned entries and combine the processes'
+ * parts through the backend's communicator.  With one process every entry is
+ * owned. */
 #ifndef FE_VEC_H
 #define FE_VEC_H
 
 #include "solvers/backend.h"
-
 
 #ifdef __cplusplus
 extern "C" {
@@ -11,11 +14,16 @@ extern "C" {
 
 struct fe_vec {
   const struct fe_backend *be;
-  size_t n;
-  double *a; /* host or device memory, per backend */
+  size_t n;       /* entries held: owned, then ghosts */
+  size_t n_owned; /* entries this process owns */
+  double *a;      /* host or device memory, per backend */
 };
 
+/* n entries, all owned */
 int fe_vec_create(const struct fe_backend *be, size_t n, struct fe_vec **v);
+/* n_owned owned entries followed by n_ghost ghosts */
+int fe_vec_create_ghosted(const struct fe_backend *be, size_t n_owned, size_t n_ghost,
+                          struct fe_vec **v);
 void fe_vec_destroy(struct fe_vec *v);
 
 int fe_vec_upload(struct fe_vec *v, const double *host);
@@ -26,8 +34,11 @@ int fe_vec_axpy(struct fe_vec *y, double a, const struct fe_vec *x);  /* y += a 
 int fe_vec_axpby(struct fe_vec *y, double a, const struct fe_vec *x, double b); /* y = a x + b y */
 int fe_vec_pointwise_mult(struct fe_vec *w, const struct fe_vec *x, const struct fe_vec *y);
 int fe_vec_pointwise_div(struct fe_vec *w, const struct fe_vec *x, const struct fe_vec *y);
+/* y[idx[i]] = values[i], i < m: idx and values on the backend */
+int fe_vec_set_indexed(struct fe_vec *y, size_t m, const int *idx, const double *values);
 int fe_vec_dot(const struct fe_vec *x, const struct fe_vec *y, double *r);
 int fe_vec_norm(const struct fe_vec *x, double *r);
+/* NaN in both when any value is not finite */
 int fe_vec_minmax(const struct fe_vec *x, double *min, double *max);
 
 #ifdef __cplusplus

@@ -1,8 +1,10 @@
 /* The case reader: every field of a full case, the defaults of a minimal one,
  * tensor diffusivities, paths relative to the case file, and the words of the
  * command line. */
+#include "assembly/operator.h"
 #include "core/error.h"
 #include "io/case.h"
+#include "solvers/backend.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -85,8 +87,8 @@ static void check_full(void)
   CHECK(c->atol == 0);
   CHECK(c->max_iterations == 250);
   CHECK(c->preconditioner == FE_PC_NONE);
-  CHECK(c->strategy == FE_STRATEGY_ADDTO);
-  CHECK(c->backend == FE_BACKEND_CPU);
+  CHECK(same(c->strategy, "addto"));
+  CHECK(same(c->backend, "cpu"));
   CHECK(same(c->output_dir, "out/full"));
   CHECK(c->output_every == 20);
   CHECK(c->checkpoint_every == 500);
@@ -118,8 +120,8 @@ static void check_defaults(void)
   CHECK(c->atol == 1e-14);
   CHECK(c->max_iterations == 1000);
   CHECK(c->preconditioner == FE_PC_JACOBI);
-  CHECK(c->strategy == FE_STRATEGY_LMA);
-  CHECK(c->backend == FE_BACKEND_AUTO);
+  CHECK(same(c->strategy, "lma"));
+  CHECK(same(c->backend, "auto"));
   CHECK(same(c->output_dir, "."));
   CHECK(c->output_every == 1);
   CHECK(c->checkpoint_every == 0);
@@ -178,6 +180,7 @@ static void check_errors(void)
   fe_case_destroy(NULL);
 }
 
+/* The words of the case file and the command line, read where the strategies and backends live. */
 static void check_words(void)
 {
   enum fe_strategy s = FE_STRATEGY_LMA;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "assembly/operator.h"
+#include "backend_cpu.h"
 #include "meshgen.h"
 #include "solvers/cg.h"
 #include "test.h"
@@ -11,7 +12,7 @@ static void solve_known(int dim, int n, enum fe_strategy strategy, int jacobi)
 {
   struct fe_mesh *m = meshgen(dim, n, 0.3, 7);
   const int nn = m->n_nodes, ns = FE_NSYM(dim);
-  const struct fe_backend *be = fe_backend_cpu();
+  const struct fe_backend *be = test_cpu();
   unsigned char *isd = calloc(nn, 1);
   for (int i = 0; i < nn; i++) isd[i] = meshgen_on_boundary(m, i);
   double *diff = calloc((size_t)m->n_cells * ns, sizeof(double));

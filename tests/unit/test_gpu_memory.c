@@ -6,12 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backends/backends.h"
 #include "core/error.h"
-#include "solvers/cuda.h"
 #include "solvers/vec.h"
 #include "test.h"
 
-#ifdef FESIM_HAVE_CUDA
 /* fe_backend_alloc of `bytes` with stderr captured into msg */
 static int alloc_captured(const struct fe_backend *be, size_t bytes, char *msg, size_t size)
 {
@@ -33,20 +32,19 @@ static int alloc_captured(const struct fe_backend *be, size_t bytes, char *msg, 
   if (!err) fe_backend_free(be, p);
   return err;
 }
-#endif
 
 int main(void)
 {
-#ifndef FESIM_HAVE_CUDA
-  puts("skipped: fesim was built without the CUDA backend");
-  return TEST_SKIP;
-#else
-  if (fe_cuda_device_count() == 0) {
+  if (!strstr(fe_backends_built(), "cuda")) {
+    puts("skipped: fesim was built without the CUDA backend");
+    return TEST_SKIP;
+  }
+  if (!fe_backend_available(FE_BACKEND_CUDA)) {
     puts("skipped: no CUDA device on this machine");
     return TEST_SKIP;
   }
   struct fe_backend *gpu;
-  CHECK_OK(fe_backend_cuda_create(&gpu));
+  CHECK_OK(fe_backend_create(FE_BACKEND_CUDA, NULL, &gpu));
   const size_t huge = (size_t)1 << 50; /* 1 PiB */
   char msg[1024];
   CHECK(alloc_captured(gpu, huge, msg, sizeof msg) == FE_ERR_RESOURCE);
@@ -63,7 +61,6 @@ int main(void)
   CHECK_OK(fe_vec_dot(v, v, &dot));
   CHECK(dot == 4000.0);
   fe_vec_destroy(v);
-  fe_backend_cuda_destroy(gpu);
+  fe_backend_destroy(gpu);
   TEST_DONE();
-#endif
 }

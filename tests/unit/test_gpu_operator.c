@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assembly/kernels.h"
 #include "assembly/operator.h"
+#include "backend_cpu.h"
+#include "backends/backends.h"
 #include "meshgen.h"
 #include "solvers/cg.h"
-#include "solvers/cuda.h"
 #include "test.h"
 
-#ifdef FESIM_HAVE_CUDA
 struct setup {
   struct fe_space *space;
   double *diff, *vel;
@@ -63,7 +64,7 @@ static void action(struct fe_op *op, int kind, const double *x, double *y)
 
 static void compare(const struct fe_backend *gpu, int dim, int n, const struct fe_form *form, int uniform, int shift)
 {
-  const struct fe_backend *cpu = fe_backend_cpu();
+  const struct fe_backend *cpu = test_cpu();
   struct fe_mesh *m = meshgen(dim, n, 0.4, 11);
   const int nn = m->n_nodes, ns = FE_NSYM(dim);
   unsigned seed = 5;
@@ -122,11 +123,12 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
     CHECK_OK(fe_operator_create(sg[0].space, FE_STRATEGY_LMA, &og));
     const struct fe_form other = {3.0, 0, 0, 0, 0};
     int epb, tpe;
-    for (int k = 0; fe_cuda_element_variant(dim, k, &epb, &tpe); k++) {
+    const struct fe_element_kernels *ek = &gpu->assembly->element;
+    for (int k = 0; ek->variant(dim, k, &epb, &tpe); k++) {
       /* another form first, so that an entry a variant skips is caught */
-      CHECK_OK(fe_backend_cuda_set_element_kernel((struct fe_backend *)gpu, dim, 0, 0));
+      CHECK_OK(ek->use_variant(gpu, dim, 0, 0));
       CHECK_OK(fe_operator_assemble(og, &other, &sg[0].coef));
-      CHECK_OK(fe_backend_cuda_set_element_kernel((struct fe_backend *)gpu, dim, epb, tpe));
+      CHECK_OK(ek->use_variant(gpu, dim, epb, tpe));
       CHECK_OK(fe_operator_assemble(og, form, &sg[0].coef));
       CHECK_OK(fe_operator_download_elements(og, eg));
       const double escale = max_abs(ec, ne);
@@ -135,7 +137,7 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
       if (bad) fprintf(stderr, "element kernel %dD epb %d tpe %d: %d entries differ\n", dim, epb, tpe, bad);
       CHECK(bad == 0);
     }
-    CHECK_OK(fe_backend_cuda_set_element_kernel((struct fe_backend *)gpu, dim, 0, 0));
+    CHECK_OK(ek->use_variant(gpu, dim, 0, 0));
     fe_op_destroy(og);
     fe_op_destroy(oc);
   }
@@ -176,7 +178,7 @@ static void cg_agrees(const struct fe_backend *gpu)
   for (int i = 0; i < nn; i++) b[i] = sin(i);
   const struct fe_form form = {1, 0, 0.1, 0, 0};
   double *xs[2];
-  const struct fe_backend *bes[2] = {fe_backend_cpu(), gpu};
+  const struct fe_backend *bes[2] = {test_cpu(), gpu};
   int its[2];
   for (int k = 0; k < 2; k++) {
     struct setup s;
@@ -227,20 +229,19 @@ static void cg_agrees(const struct fe_backend *gpu)
   free(b);
   meshgen_free(m);
 }
-#endif
 
 int main(void)
 {
-#ifndef FESIM_HAVE_CUDA
-  puts("skipped: fesim was built without the CUDA backend");
-  return TEST_SKIP;
-#else
-  if (fe_cuda_device_count() == 0) {
+  if (!strstr(fe_backends_built(), "cuda")) {
+    puts("skipped: fesim was built without the CUDA backend");
+    return TEST_SKIP;
+  }
+  if (!fe_backend_available(FE_BACKEND_CUDA)) {
     puts("skipped: no CUDA device on this machine");
     return TEST_SKIP;
   }
   struct fe_backend *gpu;
-  CHECK_OK(fe_backend_cuda_create(&gpu));
+  CHECK_OK(fe_backend_create(FE_BACKEND_CUDA, NULL, &gpu));
   const struct fe_form forms[] = {{1.0, 0, 0.3, 0, 0}, {0, 0, 0, -1.0, 0}, {0.7, 0, 0.2, 0.5, 0}, {1.0, 1, 0.1, 0, 0}};
   for (int f = 0; f < 4; f++)
     for (int uniform = 0; uniform < 2; uniform++) {
@@ -253,7 +254,6 @@ int main(void)
   }
   compare(gpu, 2, 300, &forms[2], 0, FE_BLOCK_SHIFT_DEFAULT); /* many blocks: 180000 cells */
   cg_agrees(gpu);
-  fe_backend_cuda_destroy(gpu);
+  fe_backend_destroy(gpu);
   TEST_DONE();
-#endif
 }

@@ -8,6 +8,7 @@
 #include "assembly/csr.h"
 #include "assembly/operator.h"
 #include "assembly/reference.h"
+#include "backend_cpu.h"
 #include "meshgen.h"
 #include "test.h"
 
@@ -78,7 +79,7 @@ static void check_dim(int dim, int n, const struct fe_form *form, int uniform, i
   if (uniform)
     for (long c = 1; c < p.m->n_cells; c++) memcpy(p.diff + c * ns, p.diff, ns * sizeof *p.diff);
   const int nn = p.m->n_nodes;
-  const struct fe_backend *be = fe_backend_cpu();
+  const struct fe_backend *be = test_cpu();
   struct fe_space *space;
   CHECK_OK(fe_space_create(be, p.m, p.isd, &space));
   space->block_shift = shift;

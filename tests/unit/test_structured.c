@@ -2,8 +2,9 @@
 #include <stdlib.h>
 
 #include "assembly/norms.h"
-#include "assembly/space.h"
 #include "assembly/reference.h"
+#include "assembly/space.h"
+#include "backend_cpu.h"
 #include "core/error.h"
 #include "io/structured.h"
 #include "test.h"
@@ -52,7 +53,7 @@ static void check(int dim, int n)
   CHECK(fe_mesh_find_group(m, dim - 1, "boundary") && fe_mesh_find_group(m, dim - 1, "1"));
   /* the matrix-free mass apply integrates P1 fields exactly: 1 . M 1 = 1, x . M x = 1/3 */
   struct fe_space *space;
-  CHECK_OK(fe_space_create(fe_backend_cpu(), m, NULL, &space));
+  CHECK_OK(fe_space_create(test_cpu(), m, NULL, &space));
   double *one = malloc(sizeof(double) * m->n_nodes), *x = malloc(sizeof(double) * m->n_nodes),
          *y = malloc(sizeof(double) * m->n_nodes);
   for (int i = 0; i < m->n_nodes; i++) {

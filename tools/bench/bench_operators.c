@@ -12,12 +12,13 @@
 #include <string.h>
 
 #include "assembly/csr.h"
+#include "assembly/kernels.h"
 #include "assembly/operator.h"
+#include "backends/backends.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "io/structured.h"
 #include "solvers/cg.h"
-#include "solvers/cuda.h"
 
 struct bench {
   const struct fe_backend *be;
@@ -45,10 +46,10 @@ static int copy_bandwidth(struct bench *b)
   FE_CALL(fe_vec_create(b->be, n, &x));
   FE_CALL(fe_vec_create(b->be, n, &y));
   FE_CALL(fe_vec_copy(x, y));
-  FE_CALL(b->be->vec->sync(b->be));
+  FE_CALL(fe_backend_sync(b->be));
   double t0 = fe_wtime();
   for (int r = 0; r < b->repeats; r++) FE_CALL(fe_vec_copy(x, y));
-  FE_CALL(b->be->vec->sync(b->be));
+  FE_CALL(fe_backend_sync(b->be));
   double t = (fe_wtime() - t0) / b->repeats;
   b->copy_gbs = 2.0 * n * sizeof(double) / t / 1e9;
   printf("# copy bandwidth %.1f GB/s\n", b->copy_gbs);
@@ -57,8 +58,7 @@ static int copy_bandwidth(struct bench *b)
   return FE_SUCCESS;
 }
 
-#ifdef FESIM_HAVE_CUDA
-/* local assembly with every compiled variant of the element kernel */
+/* local assembly with every variant of the element kernel the backend has */
 static int sweep_element_kernels(struct bench *b)
 {
   const struct fe_mesh *m = b->m;
@@ -69,8 +69,9 @@ static int sweep_element_kernels(struct bench *b)
   FE_CALL(fe_operator_create(b->space, FE_STRATEGY_LMA, &op));
   const struct fe_form form = {.mass = 1.0, .diffusion = 0.01};
   int epb, tpe;
-  for (int k = 0; fe_cuda_element_variant(d, k, &epb, &tpe); k++) {
-    FE_CALL(fe_backend_cuda_set_element_kernel((struct fe_backend *)b->be, d, epb, tpe));
+  const struct fe_element_kernels *ek = &b->be->assembly->element;
+  for (int k = 0; ek->variant(d, k, &epb, &tpe); k++) {
+    FE_CALL(ek->use_variant(b->be, d, epb, tpe));
     FE_CALL(fe_operator_assemble(op, &form, &b->coef));
     const struct fe_assembly_times t0 = *fe_operator_times(op);
     for (int r = 0; r < b->repeats; r++) FE_CALL(fe_operator_assemble(op, &form, &b->coef));
@@ -78,11 +79,10 @@ static int sweep_element_kernels(struct bench *b)
     snprintf(name, sizeof name, "epb%d_tpe%d", epb, tpe);
     row(b, "element_kernel", name, (fe_operator_times(op)->local - t0.local) / b->repeats, bytes, 0);
   }
-  FE_CALL(fe_backend_cuda_set_element_kernel((struct fe_backend *)b->be, d, 0, 0));
+  FE_CALL(ek->use_variant(b->be, d, 0, 0));
   fe_op_destroy(op);
   return FE_SUCCESS;
 }
-#endif
 
 /* LMA local assembly and apply for each interleave width of the element storage */
 static int sweep_block_widths(struct bench *b)
@@ -107,10 +107,10 @@ static int sweep_block_widths(struct bench *b)
     row(b, "local_assembly", name, (fe_operator_times(op)->local - t0.local) / b->repeats,
         nn * d * 8 + nc * nv * 4 + nc + nc * nk * 8, 0);
     FE_CALL(fe_op_apply(op, x, y));
-    FE_CALL(b->be->vec->sync(b->be));
+    FE_CALL(fe_backend_sync(b->be));
     const double s = fe_wtime();
     for (int r = 0; r < b->repeats; r++) FE_CALL(fe_op_apply(op, x, y));
-    FE_CALL(b->be->vec->sync(b->be));
+    FE_CALL(fe_backend_sync(b->be));
     row(b, "apply", name, (fe_wtime() - s) / b->repeats, nc * nk * 8 + nc * nv * 4 + nn * 16, 0);
     fe_op_destroy(op);
   }
@@ -148,10 +148,10 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int determ
   FE_CALL(fe_vec_create(b->be, m->n_nodes, &y));
   FE_CALL(fe_vec_set(x, 1.0));
   FE_CALL(fe_op_apply(op, x, y));
-  FE_CALL(b->be->vec->sync(b->be));
+  FE_CALL(fe_backend_sync(b->be));
   double s = fe_wtime();
   for (int r = 0; r < b->repeats; r++) FE_CALL(fe_op_apply(op, x, y));
-  FE_CALL(b->be->vec->sync(b->be));
+  FE_CALL(fe_backend_sync(b->be));
   const double apply = (fe_wtime() - s) / b->repeats;
   /* matfree: coordinates, cells and masks instead of element matrices */
   const double apply_bytes = csr ? csr->nnz * 12.0 + nn * 4 + nn * 16
@@ -172,10 +172,10 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int determ
     FE_CALL(fe_vec_set(y, 0.0));
     FE_CALL(fe_cg_solve(cg, op, x, y, &opt, &res)); /* warm-up */
     FE_CALL(fe_vec_set(y, 0.0));
-    FE_CALL(b->be->vec->sync(b->be));
+    FE_CALL(fe_backend_sync(b->be));
     s = fe_wtime();
     FE_CALL(fe_cg_solve(cg, op, x, y, &opt, &res));
-    FE_CALL(b->be->vec->sync(b->be));
+    FE_CALL(fe_backend_sync(b->be));
     const double it = (fe_wtime() - s) / (res.iterations ? res.iterations : 1);
     /* apply + p.q (2 vectors) + update (x, p, r, q, dinv read; x, r, z written: 8) + direction (3) */
     row(b, ahead || !b->be->asynchronous ? "cg_iteration" : "cg_iteration_sync", name, it,
@@ -191,19 +191,12 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int determ
 static int run(int dim, int n, const char *backend, int repeats)
 {
   struct bench b = {.repeats = repeats};
-  b.be = fe_backend_cpu();
-#ifdef FESIM_HAVE_CUDA
-  struct fe_backend *owned = NULL;
-#endif
-  if (!strcmp(backend, "cuda")) {
-#ifdef FESIM_HAVE_CUDA
-    FE_CALL(fe_backend_cuda_create(&owned));
-    b.be = owned;
-    printf("# device %s\n", fe_backend_cuda_describe(owned));
-#else
-    FE_RAISE(FE_ERR_RESOURCE, "built without the CUDA backend");
-#endif
-  }
+  enum fe_backend_kind kind;
+  struct fe_backend *be;
+  FE_CALL(fe_backend_parse(backend, &kind));
+  FE_CALL(fe_backend_create(kind, NULL, &be));
+  b.be = be;
+  printf("# backend %s\n", be->description);
   FE_CALL(fe_mesh_create_structured(dim, n, 0.0, 1, &b.m));
   unsigned char *isd = calloc((size_t)b.m->n_nodes, 1);
   for (int f = 0; f < b.m->n_facets * dim; f++) isd[b.m->facets[f]] = 1;
@@ -217,22 +210,20 @@ static int run(int dim, int n, const char *backend, int repeats)
   b.coef.uniform_diffusivity = 1;
   FE_CALL(copy_bandwidth(&b));
   printf("dim,cells,nodes,backend,strategy,phase,seconds,bytes,GB_per_s,fraction_of_copy,iterations\n");
-#ifdef FESIM_HAVE_CUDA
-  if (b.be->type == FE_CUDA) FE_CALL(sweep_element_kernels(&b));
-#endif
+  int epb, tpe;
+  if (be->assembly->element.variant(dim, 1, &epb, &tpe)) FE_CALL(sweep_element_kernels(&b));
   FE_CALL(sweep_block_widths(&b));
+  /* the deterministic scatter too where the default one uses atomics */
   FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, 0));
-  if (b.be->type == FE_CUDA) FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, 1));
+  if (be->atomic_scatter) FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, 1));
   FE_CALL(bench_strategy(&b, FE_STRATEGY_ADDTO, 0));
   FE_CALL(bench_strategy(&b, FE_STRATEGY_MATFREE, 0));
-  if (b.be->type == FE_CUDA) FE_CALL(bench_strategy(&b, FE_STRATEGY_MATFREE, 1));
+  if (be->atomic_scatter) FE_CALL(bench_strategy(&b, FE_STRATEGY_MATFREE, 1));
   fe_backend_free(b.be, b.diff);
   fe_space_destroy(b.space);
   fe_mesh_destroy(b.m);
   free(isd);
-#ifdef FESIM_HAVE_CUDA
-  fe_backend_cuda_destroy(owned);
-#endif
+  fe_backend_destroy(be);
   return FE_SUCCESS;
 }
 

@@ -21,9 +21,9 @@
 
 #include "assembly/csr.h"
 #include "assembly/operator.h"
+#include "backends/backends.h"
 #include "core/error.h"
 #include "io/structured.h"
-#include "solvers/cuda.h"
 
 struct exported {
   int dim;
@@ -155,16 +155,10 @@ static int write_file(const char *path, const struct exported *x)
 
 static int run(int dim, int n, const char *path, const char *backend)
 {
-  const struct fe_backend *be = fe_backend_cpu();
-#ifdef FESIM_HAVE_CUDA
-  struct fe_backend *owned = NULL;
-  if (!strcmp(backend, "cuda")) {
-    FE_CALL(fe_backend_cuda_create(&owned));
-    be = owned;
-  }
-#else
-  FE_CHECK(strcmp(backend, "cuda"), FE_ERR_RESOURCE, "built without the CUDA backend; use cpu");
-#endif
+  enum fe_backend_kind kind;
+  struct fe_backend *be;
+  FE_CALL(fe_backend_parse(backend, &kind));
+  FE_CALL(fe_backend_create(kind, NULL, &be));
   struct fe_mesh *m = NULL;
   struct exported x = {.dim = dim};
   int err = fe_mesh_create_structured(dim, n, 0.0, 1, &m);
@@ -181,9 +175,7 @@ static int run(int dim, int n, const char *path, const char *backend)
   if (!err) printf("%d,%ld,%ld,%ld,%s\n", dim, x.cells, x.n, x.nnz, path);
   exported_free(&x);
   fe_mesh_destroy(m);
-#ifdef FESIM_HAVE_CUDA
-  if (owned) fe_backend_cuda_destroy(owned);
-#endif
+  fe_backend_destroy(be);
   return err;
 }
 

@@ -1,7 +1,7 @@
 /* The addto strategy on the CPU: element matrices accumulated into CSR values
  * through the entry -> slot map, one row per thread (no atomics, so the sums
  * have a fixed order), and a plain CSR SpMV. */
-#include "assembly/kernels.h"
+#include "backends/cpu/backend_cpu.h"
 #include "core/error.h"
 
 int fe_csr_assemble_cpu(const struct fe_space *s, struct fe_csr *csr, const double *e)
@@ -26,7 +26,8 @@ int fe_csr_apply_cpu(struct fe_csr *csr, const double *x, double *y)
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < csr->n; i++) {
     double sum = 0;
-    for (int k = csr->rowptr[i]; k < csr->rowptr[i + 1]; k++) sum += csr->values[k] * x[csr->colind[k]];
+    for (int k = csr->rowptr[i]; k < csr->rowptr[i + 1]; k++)
+      sum += csr->values[k] * x[csr->colind[k]];
     y[i] = sum;
   }
   return FE_SUCCESS;

@@ -1,5 +1,5 @@
 /* Local assembly on the CPU: element matrices by tensor contraction. */
-#include "assembly/kernels.h"
+#include "backends/cpu/backend_cpu.h"
 #include "core/error.h"
 
 static void cells_cpu(int d, const struct fe_space *s, const struct fe_form *form,
@@ -13,7 +13,8 @@ static void cells_cpu(int d, const struct fe_space *s, const struct fe_form *for
     const unsigned dmask = s->dmask[c];
     for (int i = 0; i < d + 1; i++)
       for (int j = 0; j < d + 1; j++)
-        e[fe_block_index(c, i * (d + 1) + j, nk, s->block_shift)] = fe_dirichlet_entry(i, j, dmask, m[i * (d + 1) + j]);
+        e[fe_block_index(c, i * (d + 1) + j, nk, s->block_shift)] =
+            fe_dirichlet_entry(i, j, dmask, m[i * (d + 1) + j]);
   }
 }
 

@@ -1,11 +1,12 @@
 /* The matrix-free operator on the CPU: element matrices recomputed from the
  * coordinates and K inside each apply; nothing stored but the boundary cells'
  * matrices of the lifting. */
-#include "assembly/kernels.h"
+#include "assembly/node.h"
+#include "backends/cpu/backend_cpu.h"
 #include "core/error.h"
 
-static void products(int d, const struct fe_space *s, const struct fe_form *form, const double *diff,
-                     const double *vel, const double *x, double *work)
+static void products(int d, const struct fe_space *s, const struct fe_form *form,
+                     const double *diff, const double *vel, const double *x, double *work)
 {
 #pragma omp parallel for schedule(static)
   for (long c = 0; c < s->n_cells; c++) {
@@ -26,20 +27,12 @@ int fe_matfree_apply_cpu(const struct fe_space *s, const struct fe_form *form, c
   return FE_SUCCESS;
 }
 
-int fe_matfree_diagonal_cpu(const struct fe_space *s, const struct fe_form *form, const double *diff,
-                            const double *vel, double *diag)
+int fe_matfree_diagonal_cpu(const struct fe_space *s, const struct fe_form *form,
+                            const double *diff, const double *vel, double *diag)
 {
-  const int nv = s->nv;
 #pragma omp parallel for schedule(static)
-  for (long n = 0; n < s->n_nodes; n++) {
-    double sum = 0;
-    for (int k = s->inc_ptr[n]; k < s->inc_ptr[n + 1]; k++) {
-      const int c = s->inc[k] / nv, i = s->inc[k] % nv;
-      double m[FE_NK_MAX];
-      fe_cell_matrix(s->d, &s->ref, form, s->cells, s->coords, diff, vel, c, m);
-      sum += fe_dirichlet_entry(i, i, s->dmask[c], m[i * nv + i]);
-    }
-    diag[n] = sum;
-  }
+  for (long n = 0; n < s->n_nodes; n++)
+    diag[n] = fe_node_matfree_diagonal(s->d, &s->ref, form, n, s->inc_ptr, s->inc, s->cells,
+                                       s->coords, s->dmask, diff, vel);
   return FE_SUCCESS;
 }

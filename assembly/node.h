@@ -1,0 +1,126 @@
+/* Work per node, shared by the CPU and CUDA backends as the element math is
+ * (assembly/element.h): the loop over a node's incident cells, or over its
+ * boundary facets, written once; each backend launches it over the nodes
+ * (an OpenMP loop, a CUDA thread per node).  Every sum runs in the node's
+ * incidence order (ascending cells), so results do not depend on threads. */
+#ifndef FE_NODE_H
+#define FE_NODE_H
+
+#include "assembly/element.h"
+#include "core/host_device.h"
+#include "io/program.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The scatter of LMA and matrix-free as a gather: the sum of the local
+ * results work[cell * nv + i] of node n's cell entries. */
+FE_HOST_DEVICE static inline double fe_node_incidence_sum(long n, const int *inc_ptr,
+                                                          const int *inc, const double *work)
+{
+  double sum = 0;
+  for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++) sum += work[inc[k]];
+  return sum;
+}
+
+/* Diagonal entry n of the stored element matrices (blocked layout). */
+FE_HOST_DEVICE static inline double fe_node_lma_diagonal(long n, int nv, const int *inc_ptr,
+                                                         const int *inc, const double *e, int shift)
+{
+  double sum = 0;
+  for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++) {
+    const int c = inc[k] / nv, i = inc[k] % nv;
+    sum += e[fe_block_index(c, i * nv + i, nv * nv, shift)];
+  }
+  return sum;
+}
+
+/* Diagonal entry n of the matrix-free operator: element matrices recomputed. */
+FE_HOST_DEVICE static inline double
+fe_node_matfree_diagonal(int d, const struct fe_reference *ref, const struct fe_form *form, long n,
+                         const int *inc_ptr, const int *inc, const int *cells, const double *coords,
+                         const unsigned char *dmask, const double *diff, const double *vel)
+{
+  const int nv = d + 1;
+  double sum = 0;
+  for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++) {
+    const int c = inc[k] / nv, i = inc[k] % nv;
+    double m[FE_NK_MAX];
+    fe_cell_matrix(d, ref, form, cells, coords, diff, vel, c, m);
+    sum += fe_dirichlet_entry(i, i, dmask[c], m[i * nv + i]);
+  }
+  return sum;
+}
+
+/* Row n of the consistent mass matrix times x, unmasked (norms). */
+FE_HOST_DEVICE static inline double fe_node_mass_row(int d, const struct fe_reference *ref, long n,
+                                                     const int *inc_ptr, const int *inc,
+                                                     const int *cells, const double *coords,
+                                                     const double *x)
+{
+  double sum = 0;
+  for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++)
+    sum += fe_cell_mass_row(d, ref, cells, coords, x, inc[k] / (d + 1), inc[k] % (d + 1));
+  return sum;
+}
+
+/* int_boundary phi_n g over node n's facet slots (see fe_node_kernels.facet_load). */
+FE_HOST_DEVICE static inline double fe_node_facet_load(int d, long n, const int *ptr,
+                                                       const int *slots, const double *w,
+                                                       const double *g)
+{
+  double sum = 0;
+  for (int k = ptr[n]; k < ptr[n + 1]; k++) {
+    const int f = slots[k] / d;
+    double all = 0;
+    for (int j = 0; j < d; j++) all += g[f * d + j];
+    sum += w[f] * (g[slots[k]] + all);
+  }
+  return sum;
+}
+
+/* y_n after the lifting of interior node n: y_n += scale E_nj x_j over the
+ * Dirichlet vertices j of its boundary cells (full matrices elift, at
+ * bindex[c]), added one by one in incidence order. */
+FE_HOST_DEVICE static inline double fe_node_lift(int nv, long n, const int *inc_ptr, const int *inc,
+                                                 const int *cells, const unsigned char *dmask,
+                                                 const int *bindex, const double *elift,
+                                                 double scale, const double *x, double y_n)
+{
+  for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++) {
+    const int c = inc[k] / nv, i = inc[k] % nv;
+    const unsigned dm = dmask[c];
+    if (!(dm & 15u) || ((dm >> i) & 1u)) continue;
+    const double *el = elift + (long)bindex[c] * nv * nv;
+    for (int j = 0; j < nv; j++)
+      if ((dm >> j) & 1u) y_n += scale * el[i * nv + j] * x[cells[(long)c * nv + j]];
+  }
+  return y_n;
+}
+
+/* The expressions' programs at point i (see fe_node_kernels.evaluate): node
+ * idx[i] (idx NULL: node i) or, with at_cells, the centroid of cell i. */
+FE_HOST_DEVICE static inline void fe_point_evaluate(int d, int at_cells, long i, const int *cells,
+                                                    const double *coords, const int *idx,
+                                                    const int *opos, const struct fe_program *progs,
+                                                    int nprog, double t, double *out)
+{
+  const int nv = d + 1;
+  double x[3] = {0, 0, 0};
+  if (at_cells) {
+    for (int v = 0; v < nv; v++)
+      for (int a = 0; a < d; a++) x[a] += coords[(long)cells[i * nv + v] * d + a] / nv;
+  } else {
+    const long n = idx ? idx[i] : i;
+    for (int a = 0; a < d; a++) x[a] = coords[n * d + a];
+  }
+  const long o = (opos ? opos[i] : i) * nprog;
+  for (int k = 0; k < nprog; k++) out[o + k] = fe_program_eval(&progs[k], x[0], x[1], x[2], t);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,69 @@
+/* The CPU backend (OpenMP), private: the prototypes of its kernels, which
+ * backends/cpu/backend.c puts in its tables. */
+#ifndef FE_BACKEND_CPU_H
+#define FE_BACKEND_CPU_H
+
+#include "assembly/kernels.h"
+#include "solvers/backend.h"
+
+/* backend.c: the CPU backend, its tables filled (backends/backends.c checks them) */
+int fe_backend_cpu_create(struct fe_backend **be);
+
+/* vec.c */
+int fe_vec_malloc_cpu(const struct fe_backend *be, size_t bytes, void **p);
+void fe_vec_free_cpu(const struct fe_backend *be, void *p);
+int fe_vec_copy_bytes_cpu(const struct fe_backend *be, void *dst, const void *src, size_t bytes);
+int fe_vec_sync_cpu(const struct fe_backend *be);
+int fe_vec_set_cpu(const struct fe_backend *be, size_t n, double alpha, double *y);
+int fe_vec_copy_cpu(const struct fe_backend *be, size_t n, const double *x, double *y);
+int fe_vec_axpby_cpu(const struct fe_backend *be, size_t n, double a, const double *x, double b,
+                     double *y);
+int fe_vec_pointwise_mult_cpu(const struct fe_backend *be, size_t n, const double *x,
+                              const double *y, double *w);
+int fe_vec_pointwise_div_cpu(const struct fe_backend *be, size_t n, const double *x,
+                             const double *y, double *w);
+int fe_vec_set_indexed_cpu(const struct fe_backend *be, size_t m, const int *idx,
+                           const double *values, double *y);
+int fe_vec_dot_cpu(const struct fe_backend *be, size_t n, const double *x, const double *y,
+                   double *r);
+int fe_vec_minmax_cpu(const struct fe_backend *be, size_t n, const double *x, double *min,
+                      double *max, double *bad);
+/* cg.c */
+int fe_cg_dot_cpu(const struct fe_backend *be, size_t n, const double *x, const double *y,
+                  double *out);
+int fe_cg_update_cpu(const struct fe_backend *be, size_t n, const double *rz, const double *pq,
+                     const double *p, const double *q, double *x, double *r, const double *dinv,
+                     double *z, double *rz_rr, double done2);
+int fe_cg_direction_cpu(const struct fe_backend *be, size_t n, const double *rz_new,
+                        const double *rz_old, const double *z, double *p, double done2);
+int fe_cg_scalar_post_cpu(const struct fe_backend *be, int slot, const double *dev);
+int fe_cg_scalar_wait_cpu(const struct fe_backend *be, int slot, const double *dev, double *value);
+
+/* element.c */
+int fe_element_matrices_cpu(const struct fe_space *s, const struct fe_form *form,
+                            const double *diff, const double *vel, double *e, double *elift);
+/* lma.c */
+int fe_lma_apply_cpu(const struct fe_space *s, const double *e, const double *x, double *y,
+                     double *work);
+int fe_lma_diagonal_cpu(const struct fe_space *s, const double *e, double *diag);
+/* addto.c */
+int fe_csr_assemble_cpu(const struct fe_space *s, struct fe_csr *csr, const double *e);
+int fe_csr_apply_cpu(struct fe_csr *csr, const double *x, double *y);
+int fe_csr_diagonal_cpu(const struct fe_csr *csr, double *diag);
+/* matfree.c */
+int fe_matfree_apply_cpu(const struct fe_space *s, const struct fe_form *form, const double *diff,
+                         const double *vel, const double *x, double *y, double *work);
+int fe_matfree_diagonal_cpu(const struct fe_space *s, const struct fe_form *form,
+                            const double *diff, const double *vel, double *diag);
+/* nodes.c */
+void fe_incidence_sum_cpu(const struct fe_space *s, const double *work, double *y);
+int fe_lift_cpu(const struct fe_space *s, const double *elift, double scale, const double *x,
+                double *y);
+int fe_facet_load_cpu(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
+                      const double *g, double *out);
+int fe_mass_apply_cpu(const struct fe_space *s, const double *x, double *y);
+int fe_evaluate_cpu(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
+                    const struct fe_program *progs, int nprog, double t, double *out);
+int fe_count_indefinite_cpu(const struct fe_space *s, long m, const double *tensors, int *count);
+
+#endif

@@ -1,0 +1,61 @@
+/* Per-node and per-point work on the CPU: the loop bodies of assembly/node.h
+ * over the nodes (or points) with OpenMP. */
+#include "assembly/node.h"
+#include "backends/cpu/backend_cpu.h"
+#include "core/error.h"
+
+void fe_incidence_sum_cpu(const struct fe_space *s, const double *work, double *y)
+{
+#pragma omp parallel for schedule(static)
+  for (long n = 0; n < s->n_nodes; n++) y[n] = fe_node_incidence_sum(n, s->inc_ptr, s->inc, work);
+}
+
+int fe_lift_cpu(const struct fe_space *s, const double *elift, double scale, const double *x,
+                double *y)
+{
+  if (!s->n_bcells) return FE_SUCCESS;
+#pragma omp parallel for schedule(static)
+  for (long n = 0; n < s->n_nodes; n++)
+    y[n] = fe_node_lift(s->nv, n, s->inc_ptr, s->inc, s->cells, s->dmask, s->bindex, elift, scale,
+                        x, y[n]);
+  return FE_SUCCESS;
+}
+
+int fe_facet_load_cpu(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
+                      const double *g, double *out)
+{
+#pragma omp parallel for schedule(static)
+  for (long n = 0; n < s->n_nodes; n++) out[n] = fe_node_facet_load(s->d, n, ptr, slots, w, g);
+  return FE_SUCCESS;
+}
+
+int fe_mass_apply_cpu(const struct fe_space *s, const double *x, double *y)
+{
+#pragma omp parallel for schedule(static)
+  for (long n = 0; n < s->n_nodes; n++)
+    y[n] = fe_node_mass_row(s->d, &s->ref, n, s->inc_ptr, s->inc, s->cells, s->coords, x);
+  return FE_SUCCESS;
+}
+
+int fe_evaluate_cpu(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
+                    const struct fe_program *progs, int nprog, double t, double *out)
+{
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < m; i++)
+    fe_point_evaluate(s->d, at_cells, i, s->cells, s->coords, idx, opos, progs, nprog, t, out);
+  return FE_SUCCESS;
+}
+
+int fe_count_indefinite_cpu(const struct fe_space *s, long m, const double *tensors, int *count)
+{
+  const int ns = FE_NSYM(s->d);
+  int bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad)
+  for (long i = 0; i < m; i++) {
+    int a, b;
+    double v;
+    bad += fe_sym_psd_failure(s->d, tensors + i * ns, &a, &b, &v) != 0;
+  }
+  *count += bad;
+  return FE_SUCCESS;
+}

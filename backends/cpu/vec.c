@@ -1,0 +1,121 @@
+/* Memory and vector kernels of the CPU backend (OpenMP). */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cpu/backend_cpu.h"
+#include "core/error.h"
+
+int fe_vec_malloc_cpu(const struct fe_backend *be, size_t bytes, void **p)
+{
+  (void)be;
+  return fe_malloc(bytes ? bytes : 1, p);
+}
+
+void fe_vec_free_cpu(const struct fe_backend *be, void *p)
+{
+  (void)be;
+  free(p);
+}
+
+int fe_vec_copy_bytes_cpu(const struct fe_backend *be, void *dst, const void *src, size_t bytes)
+{
+  (void)be;
+  if (bytes) memcpy(dst, src, bytes);
+  return FE_SUCCESS;
+}
+
+int fe_vec_set_cpu(const struct fe_backend *be, size_t n, double alpha, double *y)
+{
+  (void)be;
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) y[i] = alpha;
+  return FE_SUCCESS;
+}
+
+int fe_vec_copy_cpu(const struct fe_backend *be, size_t n, const double *x, double *y)
+{
+  (void)be;
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) y[i] = x[i];
+  return FE_SUCCESS;
+}
+
+int fe_vec_axpby_cpu(const struct fe_backend *be, size_t n, double a, const double *x, double b,
+                     double *y)
+{
+  (void)be;
+  if (b == 1.0) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) y[i] += a * x[i];
+  } else if (b == 0.0) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) y[i] = a * x[i];
+  } else {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) y[i] = a * x[i] + b * y[i];
+  }
+  return FE_SUCCESS;
+}
+
+int fe_vec_pointwise_mult_cpu(const struct fe_backend *be, size_t n, const double *x,
+                              const double *y, double *w)
+{
+  (void)be;
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) w[i] = x[i] * y[i];
+  return FE_SUCCESS;
+}
+
+int fe_vec_pointwise_div_cpu(const struct fe_backend *be, size_t n, const double *x,
+                             const double *y, double *w)
+{
+  (void)be;
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) w[i] = x[i] / y[i];
+  return FE_SUCCESS;
+}
+
+int fe_vec_dot_cpu(const struct fe_backend *be, size_t n, const double *x, const double *y,
+                   double *r)
+{
+  (void)be;
+  double s = 0;
+#pragma omp parallel for schedule(static) reduction(+ : s)
+  for (size_t i = 0; i < n; i++) s += x[i] * y[i];
+  *r = s;
+  return FE_SUCCESS;
+}
+
+int fe_vec_minmax_cpu(const struct fe_backend *be, size_t n, const double *x, double *min,
+                      double *max, double *bad)
+{
+  (void)be;
+  double lo = DBL_MAX, hi = -DBL_MAX;
+  long count = 0;
+#pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi) reduction(+ : count)
+  for (size_t i = 0; i < n; i++) {
+    lo = x[i] < lo ? x[i] : lo;
+    hi = x[i] > hi ? x[i] : hi;
+    count += x[i] != x[i] || x[i] - x[i] != 0; /* NaN or Inf */
+  }
+  *min = lo;
+  *max = hi;
+  *bad = (double)count;
+  return FE_SUCCESS;
+}
+
+int fe_vec_set_indexed_cpu(const struct fe_backend *be, size_t m, const int *idx,
+                           const double *values, double *y)
+{
+  (void)be;
+  for (size_t i = 0; i < m; i++) y[idx[i]] = values[i];
+  return FE_SUCCESS;
+}
+
+int fe_vec_sync_cpu(const struct fe_backend *be)
+{
+  (void)be;
+  return FE_SUCCESS;
+}

@@ -1,0 +1,94 @@
+/* The addto strategy on the CUDA backend: element matrices added into the CSR
+ * values with atomics through the entry -> slot map, applied by cuSPARSE. */
+#include <cstdlib>
+
+#include "backends/cuda/backend_cuda.h"
+#include "core/cuda_check.h"
+
+#define THREADS 256
+
+__global__ void csr_assemble_kernel(long n_cells, int nk, int shift, const int *map,
+                                    const double *e, double *values)
+{
+  const long total = fe_blocked_cells(n_cells, shift) * nk, mask = (1L << shift) - 1;
+  for (long idx = blockIdx.x * (long)blockDim.x + threadIdx.x; idx < total;
+       idx += (long)gridDim.x * blockDim.x) {
+    const long c = ((idx >> shift) / nk << shift) + (idx & mask); /* the cell of entry idx */
+    if (c < n_cells) atomicAdd(&values[map[idx]], e[idx]);
+  }
+}
+
+int fe_csr_assemble_cuda(const struct fe_space *s, struct fe_csr *csr, const double *e)
+{
+  FE_CUDA_CALL(cudaMemsetAsync(csr->values, 0, csr->nnz * sizeof(double), fe_cuda_stream(s->be)));
+  const size_t total = (size_t)fe_blocked_cells(s->n_cells, s->block_shift) * s->nk;
+  csr_assemble_kernel<<<fe_cuda_blocks(total, THREADS), THREADS, 0, fe_cuda_stream(s->be)>>>(
+      s->n_cells, s->nk, s->block_shift, csr->map, e, csr->values);
+  FE_CUDA_LAUNCHED("csr_assemble_kernel");
+  return FE_SUCCESS;
+}
+
+/* cuSPARSE descriptors and buffer, created at the first apply and kept */
+struct spmv {
+  cusparseSpMatDescr_t a;
+  cusparseDnVecDescr_t x, y;
+  void *buffer;
+};
+
+static int spmv_create(struct fe_csr *csr, cusparseHandle_t h)
+{
+  struct spmv *p = (struct spmv *)calloc(1, sizeof *p);
+  FE_CHECK(p, FE_ERR_RESOURCE, "out of host memory");
+  csr->ctx = p;
+  FE_CUSPARSE_CALL(cusparseCreateCsr(&p->a, csr->n, csr->n, csr->nnz, csr->rowptr, csr->colind,
+                                     csr->values, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                     CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  FE_CUSPARSE_CALL(cusparseCreateDnVec(&p->x, csr->n, csr->values, CUDA_R_64F));
+  FE_CUSPARSE_CALL(cusparseCreateDnVec(&p->y, csr->n, csr->values, CUDA_R_64F));
+  const double one = 1, zero = 0;
+  size_t bytes = 0;
+  FE_CUSPARSE_CALL(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, p->a, p->x,
+                                           &zero, p->y, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2,
+                                           &bytes));
+  FE_CUDA_CALL(cudaMalloc(&p->buffer, bytes ? bytes : 1));
+  return FE_SUCCESS;
+}
+
+void fe_csr_release_cuda(struct fe_csr *csr)
+{
+  struct spmv *p = (struct spmv *)csr->ctx;
+  if (p->a) cusparseDestroySpMat(p->a);
+  if (p->x) cusparseDestroyDnVec(p->x);
+  if (p->y) cusparseDestroyDnVec(p->y);
+  cudaFree(p->buffer);
+  free(p);
+  csr->ctx = NULL;
+}
+
+/* CSR_ALG2: bitwise reproducible from run to run */
+int fe_csr_apply_cuda(struct fe_csr *csr, const double *x, double *y)
+{
+  cusparseHandle_t h = fe_cuda_ctx(csr->be)->sparse; /* on the backend's stream */
+  if (!csr->ctx) FE_CALL(spmv_create(csr, h));
+  struct spmv *p = (struct spmv *)csr->ctx;
+  FE_CUSPARSE_CALL(cusparseDnVecSetValues(p->x, (void *)x));
+  FE_CUSPARSE_CALL(cusparseDnVecSetValues(p->y, y));
+  const double one = 1, zero = 0;
+  FE_CUSPARSE_CALL(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, p->a, p->x, &zero, p->y,
+                                CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, p->buffer));
+  return FE_SUCCESS;
+}
+
+__global__ void csr_diagonal_kernel(long n, const int *slot, const double *values, double *diag)
+{
+  const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) diag[i] = values[slot[i]];
+}
+
+int fe_csr_diagonal_cuda(const struct fe_csr *csr, double *diag)
+{
+  csr_diagonal_kernel<<<(unsigned)((csr->n + THREADS - 1) / THREADS), THREADS, 0,
+                        fe_cuda_stream(csr->be)>>>(csr->n, csr->diag, csr->values, diag);
+  FE_CUDA_LAUNCHED("csr_diagonal_kernel");
+  return FE_SUCCESS;
+}

@@ -1,0 +1,146 @@
+/* The CUDA backend: its context (the GPU, a stream of its own, reduction
+ * scratch, pinned slots, the cuSPARSE handle) and its tables, filled here and
+ * only here. */
+#include <cstdio>
+#include <cstdlib>
+
+#include "backends/cuda/backend_cuda.h"
+#include "backends/cuda/cuda.h"
+#include "core/cuda_check.h"
+
+int fe_cuda_sync_launches(void)
+{
+  static int sync = -1; /* read once: a constant of the process */
+  if (sync < 0) sync = getenv("FESIM_CUDA_SYNC") != NULL;
+  return sync;
+}
+
+static const struct fe_vec_ops vec_cuda = {
+    .malloc = fe_vec_malloc_cuda,
+    .free = fe_vec_free_cuda,
+    .to_device = fe_vec_to_device_cuda,
+    .to_host = fe_vec_to_host_cuda,
+    .sync = fe_vec_sync_cuda,
+    .set = fe_vec_set_cuda,
+    .copy = fe_vec_copy_cuda,
+    .axpby = fe_vec_axpby_cuda,
+    .pointwise_mult = fe_vec_pointwise_mult_cuda,
+    .pointwise_div = fe_vec_pointwise_div_cuda,
+    .set_indexed = fe_vec_set_indexed_cuda,
+    .dot = fe_vec_dot_cuda,
+    .minmax = fe_vec_minmax_cuda,
+};
+
+static const struct fe_cg_ops cg_cuda = {
+    .dot = fe_cg_dot_cuda,
+    .update = fe_cg_update_cuda,
+    .direction = fe_cg_direction_cuda,
+    .scalar_post = fe_cg_scalar_post_cuda,
+    .scalar_wait = fe_cg_scalar_wait_cuda,
+};
+
+static const struct fe_assembly_kernels assembly_cuda = {
+    .element = {.prepare = fe_element_prepare_cuda,
+                .matrices = fe_element_matrices_cuda,
+                .variant = fe_element_variant_cuda,
+                .use_variant = fe_element_use_variant_cuda},
+    .lma = {.apply = fe_lma_apply_cuda, .diagonal = fe_lma_diagonal_cuda},
+    .addto = {.assemble = fe_csr_assemble_cuda,
+              .apply = fe_csr_apply_cuda,
+              .diagonal = fe_csr_diagonal_cuda,
+              .release = fe_csr_release_cuda},
+    .matfree = {.apply = fe_matfree_apply_cuda, .diagonal = fe_matfree_diagonal_cuda},
+    .node = {.lift = fe_lift_cuda,
+             .facet_load = fe_facet_load_cuda,
+             .mass_apply = fe_mass_apply_cuda,
+             .evaluate = fe_evaluate_cuda,
+             .count_indefinite = fe_count_indefinite_cuda},
+};
+
+extern "C" int fe_cuda_device_count(void)
+{
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+/* The process's rank on its node, as MPI launchers set it; 0 when none is set. */
+static int local_rank(void)
+{
+  static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                     "SLURM_LOCALID"};
+  for (int k = 0; k < 3; k++) {
+    const char *v = getenv(vars[k]);
+    if (v && *v) return atoi(v);
+  }
+  return 0;
+}
+
+static int create(struct fe_cuda_ctx *c, int device)
+{
+  int n = 0;
+  cudaError_t err = cudaGetDeviceCount(&n);
+  FE_CHECK(
+      err == cudaSuccess && n > 0, FE_ERR_RESOURCE,
+      "backend 'cuda' was asked for, but no usable GPU was found (%s); use --backend cpu or auto",
+      err == cudaSuccess ? "no CUDA device" : cudaGetErrorString(err));
+  c->device = device >= 0 ? device : local_rank() % n;
+  FE_CHECK(c->device < n, FE_ERR_RESOURCE, "GPU %d was asked for, but this machine has %d",
+           c->device, n);
+  FE_CUDA_CALL(cudaSetDevice(c->device));
+  cudaDeviceProp prop;
+  FE_CUDA_CALL(cudaGetDeviceProperties(&prop, c->device));
+  snprintf(c->name, sizeof c->name, "%.200s (sm_%d%d, %.1f GiB)", prop.name, prop.major, prop.minor,
+           prop.totalGlobalMem / 1073741824.0);
+  FE_CUDA_CALL(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+  FE_CUDA_CALL(cudaMalloc(&c->partials, 3 * FE_REDUCE_BLOCKS * sizeof(double)));
+  FE_CUDA_CALL(cudaMalloc(&c->result, 3 * sizeof(double)));
+  FE_CUDA_CALL(cudaMemset(c->partials, 0, 3 * FE_REDUCE_BLOCKS * sizeof(double)));
+  FE_CUDA_CALL(cudaMemset(c->result, 0, 3 * sizeof(double)));
+  FE_CUDA_CALL(cudaMalloc(&c->done_blocks, sizeof *c->done_blocks));
+  FE_CUDA_CALL(cudaMemset(c->done_blocks, 0, sizeof *c->done_blocks));
+  FE_CUDA_CALL(cudaMallocHost(&c->host, 3 * sizeof(double)));
+  FE_CUDA_CALL(cudaMallocHost(&c->slots, 2 * sizeof(double)));
+  for (int k = 0; k < 2; k++)
+    FE_CUDA_CALL(cudaEventCreateWithFlags(&c->slot_ready[k], cudaEventDisableTiming));
+  FE_CUSPARSE_CALL(cusparseCreate(&c->sparse));
+  FE_CUSPARSE_CALL(cusparseSetStream(c->sparse, c->stream));
+  FE_CUDA_CALL(cudaDeviceSynchronize()); /* the memsets above, on the legacy stream, done */
+  snprintf(c->backend.description, sizeof c->backend.description, "cuda: %s", c->name);
+  return FE_SUCCESS;
+}
+
+static void destroy(struct fe_backend *be)
+{
+  struct fe_cuda_ctx *c = fe_cuda_ctx(be);
+  if (c->sparse) cusparseDestroy(c->sparse);
+  cudaFree(c->partials);
+  cudaFree(c->result);
+  cudaFree(c->done_blocks);
+  cudaFreeHost(c->host);
+  cudaFreeHost(c->slots);
+  for (int k = 0; k < 2; k++)
+    if (c->slot_ready[k]) cudaEventDestroy(c->slot_ready[k]);
+  if (c->stream) cudaStreamDestroy(c->stream);
+  free(c);
+}
+
+extern "C" int fe_backend_cuda_create(int device, struct fe_backend **be)
+{
+  struct fe_cuda_ctx *c = (struct fe_cuda_ctx *)calloc(1, sizeof *c);
+  FE_CHECK(c, FE_ERR_RESOURCE, "out of host memory");
+  c->backend.name = "cuda";
+  c->backend.asynchronous = 1;
+  c->backend.atomic_scatter = 1;
+  c->backend.vec = &vec_cuda;
+  c->backend.cg = &cg_cuda;
+  c->backend.assembly = &assembly_cuda;
+  c->backend.comm = fe_comm_self();
+  c->backend.destroy = destroy;
+  c->backend.ctx = c;
+  *be = &c->backend;
+  return create(c, device);
+}

@@ -1,0 +1,108 @@
+/* The CUDA backend, private: its context and the prototypes of its kernels'
+ * launchers, which backends/cuda/backend.cu puts in its tables.  Every launch
+ * and copy is queued on the context's stream. */
+#ifndef FE_BACKEND_CUDA_H
+#define FE_BACKEND_CUDA_H
+
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include "assembly/kernels.h"
+#include "solvers/backend.h"
+
+#define FE_REDUCE_BLOCKS 1024
+#define FE_REDUCE_THREADS 256
+
+struct fe_cuda_ctx {
+  int device;
+  cudaStream_t stream;
+  char name[256];
+  double *partials;      /* FE_REDUCE_BLOCKS * 3: per-block partial reductions */
+  double *result;        /* 3 doubles on the device */
+  unsigned *done_blocks; /* blocks of the running reduction that have written their partials */
+  double *host;          /* 3 doubles, pinned */
+  double *slots;         /* 2 doubles, pinned: scalar_post / scalar_wait */
+  cudaEvent_t slot_ready[2];
+  cusparseHandle_t sparse;            /* addto's SpMV, on the stream */
+  int element_epb[2], element_tpe[2]; /* element kernel of 2D, 3D: elements per block,
+                                         threads per element; 0, 0: one thread per element */
+  struct fe_backend backend;
+};
+
+static inline struct fe_cuda_ctx *fe_cuda_ctx(const struct fe_backend *be)
+{
+  return (struct fe_cuda_ctx *)be->ctx;
+}
+
+static inline cudaStream_t fe_cuda_stream(const struct fe_backend *be)
+{
+  return fe_cuda_ctx(be)->stream;
+}
+
+/* vec.cu */
+int fe_vec_malloc_cuda(const struct fe_backend *be, size_t bytes, void **p);
+void fe_vec_free_cuda(const struct fe_backend *be, void *p);
+int fe_vec_to_device_cuda(const struct fe_backend *be, void *dev, const void *host, size_t bytes);
+int fe_vec_to_host_cuda(const struct fe_backend *be, void *host, const void *dev, size_t bytes);
+int fe_vec_sync_cuda(const struct fe_backend *be);
+int fe_vec_set_cuda(const struct fe_backend *be, size_t n, double alpha, double *y);
+int fe_vec_copy_cuda(const struct fe_backend *be, size_t n, const double *x, double *y);
+int fe_vec_axpby_cuda(const struct fe_backend *be, size_t n, double a, const double *x, double b,
+                      double *y);
+int fe_vec_pointwise_mult_cuda(const struct fe_backend *be, size_t n, const double *x,
+                               const double *y, double *w);
+int fe_vec_pointwise_div_cuda(const struct fe_backend *be, size_t n, const double *x,
+                              const double *y, double *w);
+int fe_vec_set_indexed_cuda(const struct fe_backend *be, size_t m, const int *idx,
+                            const double *values, double *y);
+int fe_vec_dot_cuda(const struct fe_backend *be, size_t n, const double *x, const double *y,
+                    double *r);
+int fe_vec_minmax_cuda(const struct fe_backend *be, size_t n, const double *x, double *min,
+                       double *max, double *bad);
+/* The reduction op (reduce.cuh) of x, y into out (3 doubles) on the device. */
+int fe_cuda_reduce_keep(const struct fe_backend *be, int op, size_t n, const double *x,
+                        const double *y, double *out);
+
+/* cg.cu */
+int fe_cg_dot_cuda(const struct fe_backend *be, size_t n, const double *x, const double *y,
+                   double *out);
+int fe_cg_update_cuda(const struct fe_backend *be, size_t n, const double *rz, const double *pq,
+                      const double *p, const double *q, double *x, double *r, const double *dinv,
+                      double *z, double *rz_rr, double done2);
+int fe_cg_direction_cuda(const struct fe_backend *be, size_t n, const double *rz_new,
+                         const double *rz_old, const double *z, double *p, double done2);
+int fe_cg_scalar_post_cuda(const struct fe_backend *be, int slot, const double *dev);
+int fe_cg_scalar_wait_cuda(const struct fe_backend *be, int slot, const double *dev, double *value);
+
+/* element.cu */
+int fe_element_prepare_cuda(const struct fe_space *s);
+int fe_element_matrices_cuda(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                             const double *vel, double *e, double *elift);
+int fe_element_variant_cuda(int d, int k, int *epb, int *tpe);
+int fe_element_use_variant_cuda(const struct fe_backend *be, int d, int epb, int tpe);
+/* element.cu (the kernels that recompute element matrices read its constant memory) */
+int fe_matfree_apply_cuda(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                          const double *vel, const double *x, double *y, double *work);
+int fe_matfree_diagonal_cuda(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                             const double *vel, double *diag);
+int fe_mass_apply_cuda(const struct fe_space *s, const double *x, double *y);
+/* lma.cu */
+int fe_lma_apply_cuda(const struct fe_space *s, const double *e, const double *x, double *y,
+                      double *work);
+int fe_lma_diagonal_cuda(const struct fe_space *s, const double *e, double *diag);
+int fe_incidence_sum_cuda(const struct fe_space *s, const double *work, double *y);
+/* addto.cu */
+int fe_csr_assemble_cuda(const struct fe_space *s, struct fe_csr *csr, const double *e);
+int fe_csr_apply_cuda(struct fe_csr *csr, const double *x, double *y);
+int fe_csr_diagonal_cuda(const struct fe_csr *csr, double *diag);
+void fe_csr_release_cuda(struct fe_csr *csr);
+/* nodes.cu */
+int fe_lift_cuda(const struct fe_space *s, const double *elift, double scale, const double *x,
+                 double *y);
+int fe_facet_load_cuda(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
+                       const double *g, double *out);
+int fe_evaluate_cuda(const struct fe_space *s, int at_cells, const int *idx, const int *opos,
+                     long m, const struct fe_program *progs, int nprog, double t, double *out);
+int fe_count_indefinite_cuda(const struct fe_space *s, long m, const double *tensors, int *count);
+
+#endif

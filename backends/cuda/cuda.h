@@ -1,0 +1,23 @@
+/* The CUDA backend's entry points for the registry (backends/backends.c), in
+ * C: its kernels and context are private (backend_cuda.h). */
+#ifndef FE_CUDA_H
+#define FE_CUDA_H
+
+#include "solvers/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Number of usable CUDA devices (0 when none or no driver), without printing. */
+int fe_cuda_device_count(void);
+/* The backend on GPU `device` (-1: the process's local rank's, modulo the
+ * devices, or 0), with its own stream; FE_ERR_RESOURCE naming the reason when
+ * no usable GPU is present. */
+int fe_backend_cuda_create(int device, struct fe_backend **be);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,290 @@
+/* The CUDA kernels that compute element matrices from the reference tensors K
+ * in constant memory (the element math of assembly/element.h, compiled by
+ * nvcc): stored (element matrices of LMA and addto), recomputed in each apply
+ * (matrix-free), and the mass rows of the norms. */
+#include <cstdlib>
+
+#include "assembly/node.h"
+#include "backends/cuda/backend_cuda.h"
+#include "core/cuda_check.h"
+
+/* K of 2D and 3D: read with warp-uniform addresses, so constant memory broadcasts. */
+__constant__ struct fe_reference c_ref[2];
+
+#define THREADS 256
+
+int fe_element_prepare_cuda(const struct fe_space *s)
+{
+  FE_CUDA_CALL(cudaMemcpyToSymbolAsync(c_ref, &s->ref, sizeof s->ref, (s->d - 2) * sizeof s->ref,
+                                       cudaMemcpyHostToDevice, fe_cuda_stream(s->be)));
+  FE_CUDA_CALL(cudaStreamSynchronize(fe_cuda_stream(s->be))); /* s->ref may go before the copy */
+  return FE_SUCCESS;
+}
+
+/* ---- local assembly: one thread per cell, stores coalesced in the blocked layout */
+
+template <int D>
+__global__ void element_kernel(long n_cells, struct fe_form form, const int *cells,
+                               const double *coords, const unsigned char *dmask, const double *diff,
+                               const double *vel, double *e, int shift)
+{
+  const int nv = D + 1, nk = nv * nv;
+  const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (c >= n_cells) return;
+  double m[FE_NK_MAX];
+  fe_cell_matrix(D, &c_ref[D - 2], &form, cells, coords, diff, vel, c, m);
+  const unsigned dm = dmask[c];
+#pragma unroll
+  for (int i = 0; i < nv; i++)
+#pragma unroll
+    for (int j = 0; j < nv; j++)
+      e[fe_block_index(c, i * nv + j, nk, shift)] = fe_dirichlet_entry(i, j, dm, m[i * nv + j]);
+}
+
+template <int D>
+__global__ void boundary_kernel(long n_bcells, struct fe_form form, const int *bcells,
+                                const int *cells, const double *coords, const double *diff,
+                                const double *vel, double *elift)
+{
+  const int nk = (D + 1) * (D + 1);
+  const long b = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (b >= n_bcells) return;
+  fe_cell_matrix(D, &c_ref[D - 2], &form, cells, coords, diff, vel, bcells[b], elift + b * nk);
+}
+
+/* Two-level parallelism (Filipovic et al.): EPB elements per block; phase 1,
+ * one thread per element computes its geometry tensors into shared memory;
+ * phase 2, TPE threads per element contract them with K, thread t taking
+ * element t % EPB and entries t / EPB + j * TPE, so that a warp reads one K
+ * entry (constant-memory broadcast) and stores 32 consecutive elements'
+ * entry k (coalesced in the blocked layout). */
+template <int D, int EPB, int TPE>
+__global__ void __launch_bounds__(EPB *TPE)
+    element_kernel_2level(long n_cells, struct fe_form form, const int *cells, const double *coords,
+                          const unsigned char *dmask, const double *diff, const double *vel,
+                          double *e, int shift)
+{
+  const int nv = D + 1, nk = nv * nv;
+  __shared__ double s_det[EPB], s_gdiff[D * D][EPB], s_gadv[(D + 1) * D][EPB];
+  const long c0 = (long)blockIdx.x * EPB;
+  const int t = threadIdx.x;
+  if (t < EPB && c0 + t < n_cells) {
+    double gdiff[9], gadv[12];
+    s_det[t] = fe_cell_geometry(D, &form, cells, coords, diff, vel, c0 + t, gdiff, gadv);
+    if (form.diffusion != 0)
+      for (int g = 0; g < D * D; g++) s_gdiff[g][t] = gdiff[g];
+    if (form.advection != 0)
+      for (int g = 0; g < (D + 1) * D; g++) s_gadv[g][t] = gadv[g];
+  }
+  __syncthreads();
+  const int el = t % EPB;
+  const long c = c0 + el;
+  if (c >= n_cells) return;
+  double gdiff[9], gadv[12];
+  if (form.diffusion != 0)
+    for (int g = 0; g < D * D; g++) gdiff[g] = s_gdiff[g][el];
+  if (form.advection != 0)
+    for (int g = 0; g < (D + 1) * D; g++) gadv[g] = s_gadv[g][el];
+  const unsigned dm = dmask[c];
+  for (int k = t / EPB; k < nk; k += TPE) {
+    const double v = fe_element_entry(D, &c_ref[D - 2], &form, s_det[el], gdiff, gadv, k);
+    e[fe_block_index(c, k, nk, shift)] = fe_dirichlet_entry(k / nv, k % nv, dm, v);
+  }
+}
+
+/* The kernel variants, by (EPB, TPE); (0, 0) is one thread per element. */
+struct element_variant {
+  int epb, tpe;
+  int (*launch)(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                const double *vel, double *e);
+};
+
+template <int D, int EPB, int TPE>
+static int launch_2level(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                         const double *vel, double *e)
+{
+  const unsigned blocks = (unsigned)((s->n_cells + EPB - 1) / EPB);
+  element_kernel_2level<D, EPB, TPE><<<blocks, EPB * TPE, 0, fe_cuda_stream(s->be)>>>(
+      s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, e, s->block_shift);
+  FE_CUDA_LAUNCHED("element_kernel_2level");
+  return FE_SUCCESS;
+}
+
+template <int D>
+static int launch_simple(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                         const double *vel, double *e)
+{
+  const unsigned blocks = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
+  element_kernel<D><<<blocks, THREADS, 0, fe_cuda_stream(s->be)>>>(
+      s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, e, s->block_shift);
+  FE_CUDA_LAUNCHED("element_kernel");
+  return FE_SUCCESS;
+}
+
+#define VARIANTS(D)                                                                                \
+  {0, 0, launch_simple<D>}, {32, 1, launch_2level<D, 32, 1>}, {32, 2, launch_2level<D, 32, 2>},    \
+      {32, 4, launch_2level<D, 32, 4>}, {32, 8, launch_2level<D, 32, 8>},                          \
+      {64, 1, launch_2level<D, 64, 1>}, {64, 2, launch_2level<D, 64, 2>},                          \
+      {64, 4, launch_2level<D, 64, 4>}, {128, 1, launch_2level<D, 128, 1>},                        \
+      {128, 2, launch_2level<D, 128, 2>}, {128, 4, launch_2level<D, 128, 4>},                      \
+  {                                                                                                \
+    256, 1, launch_2level<D, 256, 1>                                                               \
+  }
+
+static const struct element_variant variants[2][12] = {{VARIANTS(2)}, {VARIANTS(3)}};
+
+int fe_element_variant_cuda(int d, int k, int *epb, int *tpe)
+{
+  if (d < 2 || d > 3 || k < 0 || k >= 12) return 0;
+  *epb = variants[d - 2][k].epb;
+  *tpe = variants[d - 2][k].tpe;
+  return 1;
+}
+
+template <int D>
+static int element_matrices_d(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                              const double *vel, double *e, double *elift)
+{
+  const struct fe_cuda_ctx *ctx = fe_cuda_ctx(s->be);
+  const struct element_variant *v = &variants[D - 2][0];
+  for (int k = 0; k < 12; k++)
+    if (variants[D - 2][k].epb == ctx->element_epb[D - 2] &&
+        variants[D - 2][k].tpe == ctx->element_tpe[D - 2])
+      v = &variants[D - 2][k];
+  if (e) FE_CALL(v->launch(s, f, diff, vel, e));
+  if (s->n_bcells) {
+    const unsigned blocks = (unsigned)((s->n_bcells + THREADS - 1) / THREADS);
+    boundary_kernel<D><<<blocks, THREADS, 0, fe_cuda_stream(s->be)>>>(
+        s->n_bcells, *f, s->bcells, s->cells, s->coords, diff, vel, elift);
+    FE_CUDA_LAUNCHED("boundary_kernel");
+  }
+  return FE_SUCCESS;
+}
+
+int fe_element_matrices_cuda(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                             const double *vel, double *e, double *elift)
+{
+  return s->d == 2 ? element_matrices_d<2>(s, f, diff, vel, e, elift)
+                   : element_matrices_d<3>(s, f, diff, vel, e, elift);
+}
+
+/* ---- matrix-free: element matrices recomputed in each apply */
+
+/* Deterministic variant: the local products to work, summed per node by incidence_sum_kernel. */
+template <int D>
+__global__ void matfree_kernel(long n_cells, struct fe_form form, const int *cells,
+                               const double *coords, const unsigned char *dmask, const double *diff,
+                               const double *vel, const double *x, double *work)
+{
+  const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (c >= n_cells) return;
+  double ye[4];
+  fe_cell_matfree_product(D, &c_ref[D - 2], &form, cells, coords, diff, vel, dmask[c], x, c, ye);
+#pragma unroll
+  for (int i = 0; i < D + 1; i++) work[c * (D + 1) + i] = ye[i];
+}
+
+/* Scatter-add with atomics.  (Summing a block's products per node in a
+ * shared-memory hash table first, to cut the global atomics about five-fold,
+ * measured 1.9x slower on an H100: docs/performance.md.) */
+template <int D>
+__global__ void matfree_atomic_kernel(long n_cells, struct fe_form form, const int *cells,
+                                      const double *coords, const unsigned char *dmask,
+                                      const double *diff, const double *vel, const double *x,
+                                      double *y)
+{
+  const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (c >= n_cells) return;
+  double ye[4];
+  fe_cell_matfree_product(D, &c_ref[D - 2], &form, cells, coords, diff, vel, dmask[c], x, c, ye);
+#pragma unroll
+  for (int i = 0; i < D + 1; i++) atomicAdd(&y[cells[c * (D + 1) + i]], ye[i]);
+}
+
+template <int D>
+static int matfree_apply_d(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                           const double *vel, const double *x, double *y, double *work)
+{
+  const unsigned cb = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
+  if (s->deterministic) {
+    matfree_kernel<D><<<cb, THREADS, 0, fe_cuda_stream(s->be)>>>(
+        s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, x, work);
+    FE_CUDA_LAUNCHED("matfree_kernel");
+  } else {
+    FE_CUDA_CALL(cudaMemsetAsync(y, 0, s->n_nodes * sizeof *y, fe_cuda_stream(s->be)));
+    matfree_atomic_kernel<D><<<cb, THREADS, 0, fe_cuda_stream(s->be)>>>(
+        s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, x, y);
+    FE_CUDA_LAUNCHED("matfree_atomic_kernel");
+  }
+  return s->deterministic ? fe_incidence_sum_cuda(s, work, y) : FE_SUCCESS;
+}
+
+int fe_matfree_apply_cuda(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                          const double *vel, const double *x, double *y, double *work)
+{
+  return s->d == 2 ? matfree_apply_d<2>(s, f, diff, vel, x, y, work)
+                   : matfree_apply_d<3>(s, f, diff, vel, x, y, work);
+}
+
+template <int D>
+__global__ void matfree_diagonal_kernel(long n_nodes, struct fe_form form, const int *inc_ptr,
+                                        const int *inc, const int *cells, const double *coords,
+                                        const unsigned char *dmask, const double *diff,
+                                        const double *vel, double *diag)
+{
+  const long n = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (n < n_nodes)
+    diag[n] = fe_node_matfree_diagonal(D, &c_ref[D - 2], &form, n, inc_ptr, inc, cells, coords,
+                                       dmask, diff, vel);
+}
+
+int fe_matfree_diagonal_cuda(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                             const double *vel, double *diag)
+{
+  const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
+  if (s->d == 2)
+    matfree_diagonal_kernel<2><<<nb, THREADS, 0, fe_cuda_stream(s->be)>>>(
+        s->n_nodes, *f, s->inc_ptr, s->inc, s->cells, s->coords, s->dmask, diff, vel, diag);
+  else
+    matfree_diagonal_kernel<3><<<nb, THREADS, 0, fe_cuda_stream(s->be)>>>(
+        s->n_nodes, *f, s->inc_ptr, s->inc, s->cells, s->coords, s->dmask, diff, vel, diag);
+  FE_CUDA_LAUNCHED("matfree_diagonal_kernel");
+  return FE_SUCCESS;
+}
+
+/* ---- matrix-free consistent mass apply, a gather per node (norms) */
+
+template <int D>
+__global__ void mass_apply_kernel(long n_nodes, const int *inc_ptr, const int *inc,
+                                  const int *cells, const double *coords, const double *x,
+                                  double *y)
+{
+  const long n = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (n < n_nodes) y[n] = fe_node_mass_row(D, &c_ref[D - 2], n, inc_ptr, inc, cells, coords, x);
+}
+
+int fe_mass_apply_cuda(const struct fe_space *s, const double *x, double *y)
+{
+  const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
+  if (s->d == 2)
+    mass_apply_kernel<2><<<nb, THREADS, 0, fe_cuda_stream(s->be)>>>(s->n_nodes, s->inc_ptr, s->inc,
+                                                                    s->cells, s->coords, x, y);
+  else
+    mass_apply_kernel<3><<<nb, THREADS, 0, fe_cuda_stream(s->be)>>>(s->n_nodes, s->inc_ptr, s->inc,
+                                                                    s->cells, s->coords, x, y);
+  FE_CUDA_LAUNCHED("mass_apply_kernel");
+  return FE_SUCCESS;
+}
+
+/* Which element kernel variant the backend runs. */
+int fe_element_use_variant_cuda(const struct fe_backend *be, int d, int epb, int tpe)
+{
+  int e, t, found = 0;
+  for (int k = 0; fe_element_variant_cuda(d, k, &e, &t); k++) found |= e == epb && t == tpe;
+  FE_CHECK((d == 2 || d == 3) && found, FE_ERR_USAGE,
+           "no %dD element kernel with %d elements per block and %d threads per element", d, epb,
+           tpe);
+  fe_cuda_ctx(be)->element_epb[d - 2] = epb;
+  fe_cuda_ctx(be)->element_tpe[d - 2] = tpe;
+  return FE_SUCCESS;
+}

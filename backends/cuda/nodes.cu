@@ -1,0 +1,104 @@
+/* Per-node and per-point work on the CUDA backend: the loop bodies of
+ * assembly/node.h, a thread per node or point. */
+#include "assembly/node.h"
+#include "backends/cuda/backend_cuda.h"
+#include "core/cuda_check.h"
+
+#define THREADS 256
+
+/* y_n += scale * sum over the boundary cells at interior node n of E_{n j} x_j,
+ * j Dirichlet: a gather per node, so the sums have a fixed order. */
+__global__ void lift_kernel(long n_nodes, int nv, const int *inc_ptr, const int *inc,
+                            const int *cells, const unsigned char *dmask, const int *bindex,
+                            const double *elift, double scale, const double *x, double *y)
+{
+  const long n = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (n < n_nodes)
+    y[n] = fe_node_lift(nv, n, inc_ptr, inc, cells, dmask, bindex, elift, scale, x, y[n]);
+}
+
+int fe_lift_cuda(const struct fe_space *s, const double *elift, double scale, const double *x,
+                 double *y)
+{
+  if (!s->n_bcells) return FE_SUCCESS;
+  const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
+  lift_kernel<<<nb, THREADS, 0, fe_cuda_stream(s->be)>>>(
+      s->n_nodes, s->nv, s->inc_ptr, s->inc, s->cells, s->dmask, s->bindex, elift, scale, x, y);
+  FE_CUDA_LAUNCHED("lift_kernel");
+  return FE_SUCCESS;
+}
+
+template <int D>
+__global__ void facet_load_kernel(long n_nodes, const int *ptr, const int *slots, const double *w,
+                                  const double *g, double *out)
+{
+  const long n = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (n < n_nodes) out[n] = fe_node_facet_load(D, n, ptr, slots, w, g);
+}
+
+int fe_facet_load_cuda(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
+                       const double *g, double *out)
+{
+  const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
+  if (s->d == 2)
+    facet_load_kernel<2>
+        <<<nb, THREADS, 0, fe_cuda_stream(s->be)>>>(s->n_nodes, ptr, slots, w, g, out);
+  else
+    facet_load_kernel<3>
+        <<<nb, THREADS, 0, fe_cuda_stream(s->be)>>>(s->n_nodes, ptr, slots, w, g, out);
+  FE_CUDA_LAUNCHED("facet_load_kernel");
+  return FE_SUCCESS;
+}
+
+#define EVAL_MAX_PROGRAMS 6
+
+template <int D>
+__global__ void evaluate_kernel(int at_cells, const int *cells, const double *coords,
+                                const int *idx, const int *opos, long m,
+                                const struct fe_program *progs, int nprog, double t, double *out)
+{
+  __shared__ struct fe_program p[EVAL_MAX_PROGRAMS];
+  /* stage the programs: every thread reads the same instruction, from shared memory */
+  const int words = nprog * (int)(sizeof(struct fe_program) / sizeof(int));
+  for (int w = threadIdx.x; w < words; w += blockDim.x) ((int *)p)[w] = ((const int *)progs)[w];
+  __syncthreads();
+  const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < m) fe_point_evaluate(D, at_cells, i, cells, coords, idx, opos, p, nprog, t, out);
+}
+
+int fe_evaluate_cuda(const struct fe_space *s, int at_cells, const int *idx, const int *opos,
+                     long m, const struct fe_program *progs, int nprog, double t, double *out)
+{
+  FE_CHECK(nprog <= EVAL_MAX_PROGRAMS, FE_ERR_USAGE, "at most %d programs at once",
+           EVAL_MAX_PROGRAMS);
+  if (!m) return FE_SUCCESS;
+  const unsigned blocks = (unsigned)((m + 127) / 128);
+  if (s->d == 2)
+    evaluate_kernel<2><<<blocks, 128, 0, fe_cuda_stream(s->be)>>>(
+        at_cells, s->cells, s->coords, idx, opos, m, progs, nprog, t, out);
+  else
+    evaluate_kernel<3><<<blocks, 128, 0, fe_cuda_stream(s->be)>>>(
+        at_cells, s->cells, s->coords, idx, opos, m, progs, nprog, t, out);
+  FE_CUDA_LAUNCHED("evaluate_kernel");
+  return FE_SUCCESS;
+}
+
+template <int D> __global__ void count_indefinite_kernel(long m, const double *tensors, int *count)
+{
+  const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  int a, b;
+  double v;
+  if (i < m && fe_sym_psd_failure(D, tensors + i * FE_NSYM(D), &a, &b, &v)) atomicAdd(count, 1);
+}
+
+int fe_count_indefinite_cuda(const struct fe_space *s, long m, const double *tensors, int *count)
+{
+  if (!m) return FE_SUCCESS;
+  const unsigned blocks = (unsigned)((m + THREADS - 1) / THREADS);
+  if (s->d == 2)
+    count_indefinite_kernel<2><<<blocks, THREADS, 0, fe_cuda_stream(s->be)>>>(m, tensors, count);
+  else
+    count_indefinite_kernel<3><<<blocks, THREADS, 0, fe_cuda_stream(s->be)>>>(m, tensors, count);
+  FE_CUDA_LAUNCHED("count_indefinite_kernel");
+  return FE_SUCCESS;
+}
