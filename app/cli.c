@@ -69,7 +69,7 @@ static const struct cli_option options[] = {
     {"backend", "cpu|cuda|auto", "override the case", set_backend},
     {"assembly", "addto|lma|matfree|auto", "override the case (auto: the fastest, measured)",
      set_assembly},
-    {"deterministic", NULL, "LMA on the GPU without atomics: runs reproduce bit for bit",
+    {"deterministic", NULL, "LMA and matfree on the GPU without atomics: runs reproduce bit for bit",
      set_deterministic},
     {"output", "DIR", "override output@dir", set_output},
     {"force", NULL, "overwrite the outputs of another case in the output directory", set_force},

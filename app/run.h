@@ -25,7 +25,7 @@ struct fe_options {
   enum fe_backend_kind backend;
   int strategy_set;
   enum fe_strategy strategy;
-  int deterministic;        /* --deterministic: reproducible LMA scatter on the GPU */
+  int deterministic;        /* --deterministic: reproducible LMA and matfree scatter on the GPU */
   const char *output_dir;
   const char *restart;
   int check;

@@ -5,7 +5,7 @@
 
 #include "io/mesh.h"
 
-/* |det J| of each cell (measure times d!), computed once */
+/* The measure (length, area or volume) of cell c: |det J| / d! */
 double fe_cell_measure(const struct fe_mesh *m, long c);
 
 #endif

@@ -38,7 +38,7 @@ const struct fe_assembly_times *fe_operator_times(const struct fe_op *op);
 /* The element matrices in the blocked layout (fe_blocked_cells(n_cells, block_shift) * nk
  * values), copied to the host. */
 int fe_operator_download_elements(const struct fe_op *op, double *host);
-/* The CSR matrix of an addto operator (NULL for lma). */
+/* The CSR matrix of an addto operator (NULL for lma and matfree). */
 struct fe_csr *fe_operator_csr(const struct fe_op *op);
 
 /* strategy="auto": each of lma, addto and matfree built and assembled for the

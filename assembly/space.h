@@ -18,7 +18,7 @@ struct fe_space {
   const struct fe_backend *be;
   const struct fe_mesh *mesh; /* host copy, not owned */
   int d, nv, nk;
-  int deterministic;      /* LMA scatter by gather instead of atomics (CUDA) */
+  int deterministic;      /* LMA and matfree scatter by a gather, not atomics (fe_backend.atomic_scatter) */
   int block_shift;        /* element storage interleaves 2^block_shift cells (fe_block_index);
                              set before operators are created */
   long n_nodes, n_cells;

@@ -1,5 +1,5 @@
 /* Checks of CUDA runtime and cuSPARSE calls, and of kernel launches, for the
- * .cu files (STYLE.md section 3). */
+ * .cu files. */
 #ifndef FE_CUDA_CHECK_H
 #define FE_CUDA_CHECK_H
 

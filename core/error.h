@@ -1,9 +1,9 @@
-/* Error codes, reporting and propagation (STYLE.md §3).
+/* Error codes, reporting and propagation.
  *
  * Every fallible function returns one of enum fe_error.  FE_CHECK reports a
  * user-facing error once, where it is detected, and returns its code; FE_CALL
  * propagates a code upwards without printing again.  The codes are the exit
- * codes of the fesim command (case-format.md). */
+ * codes of the fesim command (docs/case-format.md). */
 #ifndef FE_ERROR_H
 #define FE_ERROR_H
 

@@ -1,4 +1,4 @@
-/* The case file (case-format.md, format version 1), read with libxml2 and
+/* The case file (docs/case-format.md, format version 1), read with libxml2 and
  * validated against io/fesim.xsd before anything else is looked at. */
 #ifndef FE_CASE_H
 #define FE_CASE_H
@@ -50,7 +50,7 @@ struct fe_case {
   /* assembly@strategy and <backend>: the words of the schema, read by the
    * assembly and backend code (fe_strategy_parse, fe_backend_parse) */
   char *strategy;           /* default "lma" */
-  int deterministic;        /* assembly@deterministic: reproducible LMA scatter on the GPU */
+  int deterministic;        /* assembly@deterministic: reproducible LMA and matfree scatter on the GPU */
   char *backend;            /* default "auto" */
   char *output_dir;         /* relative to the working directory; default "." */
   int output_every;         /* default 1 */

@@ -4,7 +4,7 @@
  * wrote it (case name, mesh, stat columns, dump fields) and its place in the
  * case's schedule (step, time, dumps), all checked before any of it is used.
  *
- * File format version 2, little-endian (case-format.md, "Checkpoints"):
+ * File format version 2, little-endian (docs/case-format.md, "Checkpoints and restarts"):
  *   offset  0  16 bytes  "fesim-ckpt-v2\n" and two zero bytes
  *          16  u64       size of the file in bytes, checksum included
  *          24  u64       mesh identity (fe_checkpoint_mesh_id)

@@ -1,7 +1,7 @@
 /* Expressions of the case file, compiled once and evaluated at nodes, cell
  * centroids and facet nodes.  Variables: x y z t and the case parameters;
  * constants pi and e; operators + - * / ^; functions sin cos tan asin acos atan
- * sinh cosh tanh exp log sqrt abs (case-format.md). */
+ * sinh cosh tanh exp log sqrt abs (docs/case-format.md). */
 #ifndef FE_EXPR_H
 #define FE_EXPR_H
 

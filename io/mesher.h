@@ -16,7 +16,7 @@
 #define FE_MESHER_NAME "fesim-mesh"
 #define FE_MESHER_FD 3
 
-/* Defaults: seconds, cells (documented in case-format.md). */
+/* Defaults: seconds, cells (documented in docs/untrusted-input.md and the README). */
 #define FE_MESH_TIME_LIMIT 1800.0
 #define FE_MESH_MAX_CELLS 100000000L
 

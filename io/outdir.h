@@ -1,4 +1,4 @@
-/* The output directory of a run (case-format.md, "Outputs"): the paths of
+/* The output directory of a run (docs/case-format.md, "Outputs"): the paths of
  * its files, written whole through temporaries, the file system's limits on
  * their names, the lock that keeps a second run out, and the temporaries a
  * killed run left behind.

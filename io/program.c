@@ -1,4 +1,4 @@
-/* The expression grammar of case-format.md, parsed once into fe_program
+/* The expression grammar of docs/case-format.md, parsed once into fe_program
  * bytecode; every check of an expression's text is made here.
  *
  *   expression = term { ("+" | "-") term }

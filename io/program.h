@@ -2,7 +2,7 @@
  * backend both run, from this one header, so that time-dependent coefficients
  * are evaluated where the fields live (on the GPU: no host round trip).
  * fe_program_compile is the one parser of the expression grammar
- * (case-format.md): what it accepts is what runs, and every check of an
+ * (docs/case-format.md): what it accepts is what runs, and every check of an
  * expression's text is made there. */
 #ifndef FE_PROGRAM_H
 #define FE_PROGRAM_H

@@ -1,4 +1,4 @@
-/* The time steps of a case and its output schedule (case-format.md, "Time
+/* The time steps of a case and its output schedule (docs/case-format.md, "Time
  * steps" and "Outputs"): how many steps, when each ends and how long it is,
  * after which steps a dump or a checkpoint is written, and how many dumps
  * there are by then.  Arithmetic on the case's numbers only, shared by the

@@ -1,4 +1,4 @@
-/* The .stat file: one CSV row per step (case-format.md, "Outputs"). */
+/* The .stat file: one CSV row per step (docs/case-format.md, "Outputs"). */
 #ifndef FE_STAT_H
 #define FE_STAT_H
 

@@ -16,8 +16,9 @@ struct fe_cg {
 };
 
 /* The cost of waiting for a residual before queueing the next iteration: the
- * copy's latency plus the GPU idling until new kernels arrive (about 20 us on
- * an H100 with CUDA 13, docs/performance.md).  Looking one iteration ahead
+ * copy's latency plus the GPU idling until new kernels arrive (4-10 us per
+ * iteration measured at 0.5M unknowns on an H100, docs/performance.md; 20 us
+ * bounds it here).  Looking one iteration ahead
  * removes it from every iteration and costs one iteration per solve: it pays
  * when an iteration is short. */
 #define FE_CG_WAIT_SECONDS 20e-6

@@ -1,8 +1,8 @@
 # Bad input (tests/bad_input/*.xml): fesim must exit with 2 and print one
 # message naming the file, the line or element, and what was expected; and it
 # must find the error before it writes any output.  Each case runs twice:
-#   bad_input.NAME      fesim --check NAME.xml                      (expect_exit.cmake)
-#   bad_input.NAME.run  fesim --output DIR NAME.xml, a real run:    (expect_untouched.cmake)
+#   bad_input.NAME      fesim --check NAME.xml                      (tests/cases/expect_exit.cmake)
+#   bad_input.NAME.run  fesim --output DIR NAME.xml, a real run:    (tests/cases/expect_untouched.cmake)
 #                       the same message, and DIR left as it was (absent, or
 #                       holding an earlier run's files, byte for byte)
 # Meshes are referenced relative to the case file (../data/mesh/*.msh,

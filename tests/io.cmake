@@ -18,7 +18,7 @@ foreach(dump_case tri tet grid2d grid3d)
   set_tests_properties(${name} PROPERTIES LABELS unit FIXTURES_REQUIRED fe_vtk_dumps)
 endforeach()
 
-# check_paraview.py --launch runs itself under xvfb-run -a pvbatch, exits 77 (skipped, with the
+# tests/tools/check_paraview.py --launch runs itself under xvfb-run -a pvbatch, exits 77 (skipped, with the
 # reason) when either is missing, and tries again when pvbatch could not connect to Xvfb.
 # Under load (ctest -j above the core count) Xvfb connections fail often: these run alone.
 foreach(dump_case grid2d grid3d tri)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The output directory of a fesim run (case-format.md, "Outputs"), through fesim itself.
+"""The output directory of a fesim run (docs/case-format.md, "Outputs"), through fesim itself.
 
     outputs.py FESIM CASE CHECK WORK
 

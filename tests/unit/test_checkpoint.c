@@ -151,7 +151,7 @@ static void test_round_trip(void)
   CHECK_OK(fe_checkpoint_verify("x.bin", &cp, &id, &s));
   fe_checkpoint_free(&cp);
   fe_checkpoint_free(&cp); /* twice is harmless */
-  /* the layout of checkpoint.h */
+  /* the layout of io/checkpoint.h */
   CHECK(!memcmp(b, "fesim-ckpt-v2\n\0\0", 16) &&
         (size_t)(b[FE_CKPT_SIZE] + 256 * b[FE_CKPT_SIZE + 1]) == size);
   CHECK(b[FE_CKPT_STEP] == 5 && b[FE_CKPT_N_DUMPS] == 2 && b[FE_CKPT_N_NODES] == 4);

@@ -3,7 +3,7 @@
  * must report FE_ERR_RESOURCE and leave no temporary file.
  *
  * Usage: test_vtk [DIR].  The dumps stay in DIR (default: a fresh directory here) for
- * tests/tools/check_vtk.py and check_paraview.py, which read them with VTK and ParaView:
+ * tests/tools/check_vtk.py and tests/tools/check_paraview.py, which read them with VTK and ParaView:
  * tri, tet (hand-made meshes), grid2d and grid3d (structured grids with a moving Gaussian, large
  * enough to cross the writer's conversion buffer). */
 #include "io/outdir.h"
