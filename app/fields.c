@@ -209,6 +209,13 @@ int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const stru
   return FE_SUCCESS;
 }
 
+long fe_eval_max_values(const struct fe_mesh *m, const struct fe_bcs *bcs)
+{
+  long n = (long)m->n_nodes * m->dim;
+  if ((long)m->n_cells * FE_NSYM(m->dim) > n) n = (long)m->n_cells * FE_NSYM(m->dim);
+  return bcs->n_dirichlet > n ? bcs->n_dirichlet : n;
+}
+
 int fe_case_time_dependent_velocity(const struct fe_case *c)
 {
   for (int a = 0; a < c->n_velocity; a++)

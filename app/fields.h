@@ -42,6 +42,9 @@ int fe_eval_dirichlet(const struct fe_case *c, const struct fe_mesh *m, const st
 int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
                     double t, double *out);
 
+/* The most values one of the fe_eval_* functions writes on m: room for any of them. */
+long fe_eval_max_values(const struct fe_mesh *m, const struct fe_bcs *bcs);
+
 /* Measure of boundary facet f (its dim node indices): a length or an area. */
 double fe_facet_measure(const struct fe_mesh *m, const int *f);
 

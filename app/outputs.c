@@ -1,0 +1,451 @@
+/* The output directory, its ownership, and every file written in it. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "app/outputs.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/fields.h"
+#include "assembly/norms.h"
+#include "core/error.h"
+#include "core/timer.h"
+#include "io/vtk.h"
+
+/* ---------------------------------------------------------------- checked before the mesh */
+
+/* The case file's absolute path, symbolic links resolved; where the resolved
+ * path would pass PATH_MAX (a deep tree behind a link), the path made absolute
+ * as written: it only names the case in NAME.run and the lock. */
+static int resolve_case_path(struct fe_outputs *o)
+{
+  char q[FE_QUOTE_SIZE], *cwd;
+  o->case_real = realpath(o->c->path, NULL);
+  if (o->case_real) return FE_SUCCESS;
+  FE_CHECK(errno == ENAMETOOLONG, FE_ERR_RESOURCE, "cannot resolve the path of %s: %s",
+           fe_quote(o->c->path, FE_QUOTE_MAX, q, sizeof q), strerror(errno));
+  if (o->c->path[0] == '/') return fe_path_printf(&o->case_real, "%s", o->c->path);
+  cwd = getcwd(NULL, 0);
+  FE_CHECK(cwd, FE_ERR_RESOURCE, "cannot resolve the path of %s: the working directory: %s",
+           fe_quote(o->c->path, FE_QUOTE_MAX, q, sizeof q), strerror(errno));
+  const int err = fe_path_printf(&o->case_real, "%s/%s", cwd, o->c->path);
+  free(cwd);
+  return err;
+}
+
+/* "--output 'DIR'" or "case.xml: <output dir="DIR">": where the output directory was named. */
+static const char *outdir_source(const struct fe_outputs *o, char *buf, size_t size)
+{
+  char q[FE_QUOTE_SIZE], p[FE_QUOTE_SIZE];
+  if (o->opt->output_dir)
+    snprintf(buf, size, "--output %s", fe_quote(o->dir, FE_QUOTE_MAX, q, sizeof q));
+  else
+    snprintf(buf, size, "%s: <output dir=%s>", fe_path_shown(o->c->path, p, sizeof p),
+             fe_quote(o->dir, FE_QUOTE_MAX, q, sizeof q));
+  return buf;
+}
+
+/* The output directory, or the first of its parents that exists, must be a
+ * directory: checked with the case, before anything is written. */
+static int check_output_dir(const struct fe_outputs *o)
+{
+  char *path, from[2 * FE_QUOTE_SIZE + 64], q[FE_QUOTE_SIZE];
+  struct stat st;
+  if (!o->dir[0]) return FE_SUCCESS;
+  FE_CALL(fe_strdup(o->dir, &path));
+  int err = FE_SUCCESS;
+  for (char *p = path + 1; !err; p++) {
+    if (*p && *p != '/') continue;
+    const char end = *p;
+    *p = '\0';
+    if (!stat(path, &st) && !S_ISDIR(st.st_mode))
+      err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                           "%s is not a directory: %s is a file; expected a directory, or a path "
+                           "where one can be created",
+                           outdir_source(o, from, sizeof from),
+                           end ? fe_quote(path, FE_QUOTE_MAX, q, sizeof q) : "it");
+    *p = end;
+    if (!end) break;
+  }
+  free(path);
+  return err;
+}
+
+/* Every file the run may create in the output directory (the last dump and
+ * checkpoint have the longest numbers) fits the file system's limits. */
+static int check_output_names(const struct fe_outputs *o)
+{
+  const char *name = o->c->name;
+  const long last_dump = fe_schedule_dumps_after(o->sched, o->sched->n_steps) - 1;
+  char *files[6] = {0}, source[FE_QUOTE_SIZE + 64], p[FE_QUOTE_SIZE];
+  long name_max, path_max;
+  fe_outdir_limits(o->dir, &name_max, &path_max);
+  snprintf(source, sizeof source, "<name> (%s)", fe_path_shown(o->c->path, p, sizeof p));
+  /* the first two have no temporary */
+  int err = fe_path_printf(&files[0], "%s.stat", name);
+  if (!err) err = fe_path_printf(&files[1], FE_LOCK_FILE);
+  if (!err) err = fe_path_printf(&files[2], "%s.run", name);
+  if (!err) err = fe_path_printf(&files[3], "%s.vtk.series", name);
+  if (!err) err = fe_vtk_path(NULL, name, last_dump, &files[4]);
+  if (!err) err = fe_path_printf(&files[5], "%s_checkpoint_%06ld.bin", name, o->sched->n_steps - 1);
+  for (int i = 0; !err && i < 6; i++) {
+    char *tmp = NULL;
+    err = fe_outdir_check_name(o->dir, files[i], name_max, path_max, source);
+    if (!err && i >= 2) err = fe_outdir_tmp_path(files[i], &tmp);
+    if (!err && tmp) err = fe_outdir_check_name(o->dir, tmp, name_max, path_max, source);
+    free(tmp);
+  }
+  for (int i = 0; i < 6; i++) free(files[i]);
+  return err;
+}
+
+int fe_outputs_init(struct fe_outputs *o, const struct fe_options *opt, const struct fe_case *c,
+                    const struct fe_schedule *sched)
+{
+  *o = (struct fe_outputs){.opt = opt,
+                           .c = c,
+                           .sched = sched,
+                           .dir = opt->output_dir ? opt->output_dir : c->output_dir,
+                           .saved_step = -1,
+                           .error_step = -1};
+  FE_CALL(resolve_case_path(o));
+  FE_CALL(check_output_dir(o));
+  return check_output_names(o);
+}
+
+/* ---------------------------------------------------------------- with the mesh */
+
+/* The dump's point fields (the case reader checked they are distinct and
+ * within VTK's limits), the output paths, and the run's identity. */
+static int name_outputs(struct fe_outputs *o)
+{
+  const struct fe_case *c = o->c;
+  o->field_names[o->n_fields++] = c->tracer_name;
+  if (c->n_velocity) o->field_names[o->n_fields++] = "velocity";
+  if (c->exact) {
+    FE_CALL(fe_path_printf(&o->exact_name, "%s_exact", c->tracer_name));
+    FE_CALL(fe_path_printf(&o->error_name, "%s_error", c->tracer_name));
+    o->field_names[o->n_fields++] = o->exact_name;
+    o->field_names[o->n_fields++] = o->error_name;
+  }
+  size_t len = 0;
+  for (int i = 0; i < o->n_fields; i++) len += strlen(o->field_names[i]) + 1;
+  FE_CALL(fe_calloc(len + 1, 1, &o->fields_text));
+  for (int i = 0; i < o->n_fields; i++) {
+    if (i) strcat(o->fields_text, ",");
+    strcat(o->fields_text, o->field_names[i]);
+  }
+  FE_CALL(fe_outdir_path(o->dir, &o->stat_path, "%s.stat", c->name));
+  FE_CALL(fe_outdir_path(o->dir, &o->series_path, "%s.vtk.series", c->name));
+  o->id = (struct fe_checkpoint){.name = c->name,
+                                 .columns = (char *)fe_stat_columns(c->exact != NULL),
+                                 .fields = o->fields_text,
+                                 .n_nodes = o->m->n_nodes,
+                                 .n_cells = o->m->n_cells};
+  return FE_SUCCESS;
+}
+
+/* lumped_n = int phi_n = sum over the cells at n of |K| / (d + 1) */
+static int create_lumped(struct fe_outputs *o, const struct fe_backend *be)
+{
+  const struct fe_mesh *m = o->m;
+  double *w;
+  FE_CALL(fe_vec_create(be, (size_t)m->n_nodes, &o->lumped));
+  FE_CALLOC(m->n_nodes, &w);
+  for (long c = 0; c < m->n_cells; c++) {
+    const double wc = fe_cell_measure(m, c) / m->nv;
+    for (int v = 0; v < m->nv; v++) w[m->cells[c * m->nv + v]] += wc;
+  }
+  const int err = fe_vec_upload(o->lumped, w);
+  free(w);
+  return err;
+}
+
+int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m, const struct fe_backend *be)
+{
+  const struct fe_case *c = o->c;
+  const long n = m->n_nodes;
+  o->m = m;
+  FE_CALL(name_outputs(o));
+  FE_MALLOC(fe_schedule_max_dumps(o->sched), &o->dump_times);
+  FE_MALLOC(n, &o->h_tracer);
+  if (c->n_velocity) FE_MALLOC(n * m->dim, &o->h_velocity);
+  if (c->exact) {
+    FE_MALLOC(n, &o->h_exact);
+    FE_MALLOC(n, &o->h_error);
+    FE_CALL(fe_vec_create(be, (size_t)n, &o->exact));
+    FE_CALL(fe_vec_create(be, (size_t)n, &o->error));
+    FE_CALL(fe_vec_create(be, (size_t)n, &o->mass_error));
+  }
+  return create_lumped(o, be);
+}
+
+void fe_outputs_destroy(struct fe_outputs *o)
+{
+  struct fe_vec *v[] = {o->lumped, o->exact, o->error, o->mass_error};
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
+  double *host[] = {o->h_tracer, o->h_velocity, o->h_exact, o->h_error, o->dump_times};
+  for (size_t i = 0; i < sizeof host / sizeof *host; i++) free(host[i]);
+  fe_stat_destroy(o->stat);
+  fe_outdir_unlock(o->lock);
+  fe_checkpoint_free(&o->restart);
+  char *text[] = {o->case_real, o->exact_name,  o->error_name, o->fields_text,
+                  o->stat_path, o->series_path, o->saved_path};
+  for (size_t i = 0; i < sizeof text / sizeof *text; i++) free(text[i]);
+}
+
+/* ---------------------------------------------------------------- checkpoints and restarts */
+
+/* The run's identity, the mesh's hashed when first needed (it reads the whole mesh). */
+static const struct fe_checkpoint *identity(struct fe_outputs *o)
+{
+  if (!o->have_mesh_id) o->id.mesh_id = fe_checkpoint_mesh_id(o->m);
+  o->have_mesh_id = 1;
+  return &o->id;
+}
+
+int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_vec *tracer, long step,
+                                double t)
+{
+  FE_CALL(fe_vec_download(tracer, o->h_tracer));
+  struct fe_checkpoint cp = *identity(o);
+  cp.step = step;
+  cp.time = t;
+  cp.n_dumps = o->n_dumps;
+  cp.dump_times = o->dump_times;
+  cp.field = o->h_tracer;
+  char *path;
+  FE_CALL(fe_outdir_path(o->dir, &path, "%s_checkpoint_%06ld.bin", o->c->name, step));
+  const int err = fe_checkpoint_write(path, &cp);
+  if (err) {
+    free(path);
+    return err;
+  }
+  free(o->saved_path);
+  o->saved_path = path;
+  o->saved_step = step;
+  return FE_SUCCESS;
+}
+
+/* Verified against this run: case name, mesh, stat columns, dump fields, its step's time
+ * and dumps. */
+int fe_outputs_check_restart(struct fe_outputs *o)
+{
+  const char *path = o->opt->restart;
+  struct fe_checkpoint largest = *identity(o);
+  largest.n_dumps = fe_schedule_max_dumps(o->sched);
+  FE_CALL(fe_checkpoint_read(path, fe_checkpoint_size(&largest), &o->restart));
+  FE_CALL(fe_checkpoint_verify(path, &o->restart, &o->id, o->sched));
+  return fe_stat_check_resume(o->stat_path, o->c->exact != NULL, o->restart.step, o->restart.time,
+                              &o->stat_keep);
+}
+
+/* The checkpoint's counts were bounded by fe_checkpoint_verify: n_dumps <= the dump table,
+ * n_nodes = the mesh's. */
+int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_vec *tracer,
+                       long *step)
+{
+  if (!o->opt->restart) return fe_vec_upload(tracer, initial);
+  struct fe_checkpoint *cp = &o->restart;
+  *step = cp->step;
+  o->n_dumps = cp->n_dumps;
+  memcpy(o->dump_times, cp->dump_times, (size_t)cp->n_dumps * sizeof *o->dump_times);
+  FE_CALL(fe_vec_upload(tracer, cp->field));
+  o->saved_step = cp->step;
+  FE_CALL(fe_strdup(o->opt->restart, &o->saved_path));
+  fe_checkpoint_free(cp);
+  return FE_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- the output directory */
+
+static int make_dir(const char *path)
+{
+  char *buf, q[FE_QUOTE_SIZE];
+  if (!path[0]) return FE_SUCCESS;
+  FE_CALL(fe_strdup(path, &buf));
+  int err = FE_SUCCESS;
+  for (char *p = buf + 1; !err; p++) {
+    if (*p && *p != '/') continue;
+    const char end = *p;
+    *p = '\0';
+    if (mkdir(buf, 0777) && errno != EEXIST)
+      err = fe_error_raise(FE_ERR_RESOURCE, __FILE__, __LINE__,
+                           "cannot create the output directory %s: %s",
+                           fe_quote(buf, FE_QUOTE_MAX, q, sizeof q), strerror(errno));
+    *p = end;
+    if (!end) break;
+  }
+  free(buf);
+  return err;
+}
+
+/* Outputs belong to the case file that wrote NAME.run beside them: the run of
+ * another case file with the same name must not overwrite them silently. */
+int fe_outputs_claim(const struct fe_outputs *o)
+{
+  char *path, *stat_path = o->stat_path, *owner = NULL, q[FE_QUOTE_SIZE], qo[FE_QUOTE_SIZE],
+              qp[FE_QUOTE_SIZE];
+  size_t cap = 0;
+  FE_CALL(fe_outdir_path(o->dir, &path, "%s.run", o->c->name));
+  FILE *f = fopen(path, "r");
+  int mine = 0, claimed = 0;
+  if (f) {
+    claimed = getline(&owner, &cap, f) > 5 && !strncmp(owner, "case ", 5);
+    if (claimed) owner[strcspn(owner, "\n")] = '\0';
+    mine = claimed && !strcmp(owner + 5, o->case_real);
+    fclose(f);
+  }
+  const int foreign = f ? !mine : access(stat_path, F_OK) == 0;
+  int err = FE_SUCCESS;
+  if (foreign && !o->opt->force && claimed)
+    err = fe_error_raise(
+        FE_ERR_INPUT, __FILE__, __LINE__,
+        "output directory %s holds the outputs of case %s (%s): not overwritten; use "
+        "--output for another directory or --force to overwrite them",
+        fe_quote(o->dir, FE_QUOTE_MAX, q, sizeof q),
+        fe_quote(owner + 5, FE_QUOTE_MAX, qo, sizeof qo), fe_path_shown(path, qp, sizeof qp));
+  else if (foreign && !o->opt->force)
+    err =
+        fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                       "output directory %s holds outputs named '%s' that no fesim run claims (%s "
+                       "exists, %s does not): not overwritten; use --output for another directory "
+                       "or --force to overwrite them",
+                       fe_quote(o->dir, FE_QUOTE_MAX, q, sizeof q), o->c->name,
+                       fe_quote(stat_path, FE_QUOTE_MAX, qo, sizeof qo),
+                       fe_quote(path, FE_QUOTE_MAX, qp, sizeof qp));
+  free(owner);
+  free(path);
+  return err;
+}
+
+/* What was checked before the lock is checked again under it: another run may have ended in
+ * between. */
+int fe_outputs_lock(struct fe_outputs *o)
+{
+  signal(SIGXFSZ, SIG_IGN); /* a file size limit shows as EFBIG, reported like a full disk */
+  FE_CALL(make_dir(o->dir));
+  FE_CALL(fe_outdir_lock(o->dir, o->case_real, &o->lock));
+  int err = fe_outputs_claim(o);
+  if (!err && o->opt->restart)
+    err = fe_stat_check_resume(o->stat_path, o->c->exact != NULL, o->restart.step, o->restart.time,
+                               &o->stat_keep);
+  long removed = 0;
+  if (!err) err = fe_outdir_remove_temporaries(o->dir, &removed);
+  if (err) {
+    fe_outdir_unlock(o->lock);
+    o->lock = NULL;
+    return err;
+  }
+  if (removed && o->opt->verbosity > 0)
+    fprintf(stderr, "fesim: note: removed %ld temporary files of an interrupted run from %s\n",
+            removed, o->dir);
+  return FE_SUCCESS;
+}
+
+/* NAME.run: which case file the outputs belong to. */
+static int write_owner(const struct fe_outputs *o)
+{
+  char *path, *text;
+  FE_CALL(fe_outdir_path(o->dir, &path, "%s.run", o->c->name));
+  int err = fe_path_printf(&text, "case %s\nfesim %s\n", o->case_real, FESIM_VERSION);
+  if (!err) err = fe_outdir_write_file(path, text, strlen(text), 0);
+  if (!err) free(text);
+  free(path);
+  return err;
+}
+
+int fe_outputs_open(struct fe_outputs *o)
+{
+  FE_CALL(write_owner(o));
+  if (o->opt->restart)
+    return fe_stat_resume(o->stat_path, o->c->exact != NULL, o->stat_keep, &o->stat);
+  return fe_stat_create(o->stat_path, o->c->exact != NULL, &o->stat);
+}
+
+/* ---------------------------------------------------------------- stat rows and dumps */
+
+/* error = T - exact(t) at the end of step (exact kept beside it). */
+static int compute_error(struct fe_outputs *o, struct fe_scheme *s, long step, double t)
+{
+  FE_CALL(fe_scheme_exact(s, t, o->exact));
+  FE_CALL(fe_vec_copy(s->tracer, o->error));
+  FE_CALL(fe_vec_axpy(o->error, -1.0, o->exact));
+  o->error_step = step;
+  return FE_SUCCESS;
+}
+
+/* The L2 and max norms of the error, on the backend. */
+static int error_norms(struct fe_outputs *o, struct fe_scheme *s, struct fe_stat_row *row)
+{
+  double lo, hi, l2sq;
+  FE_CALL(compute_error(o, s, row->step, row->time));
+  FE_CALL(fe_vec_minmax(o->error, &lo, &hi));
+  FE_CALL(fe_space_mass_apply(s->space, o->error->a, o->mass_error->a));
+  FE_CALL(fe_vec_dot(o->error, o->mass_error, &l2sq));
+  const int finite = isfinite(lo) && isfinite(hi) && isfinite(l2sq);
+  if (!finite) FE_CALL(fe_scheme_name_non_finite(s)); /* a NaN exact solution is no l2_error of 0 */
+  FE_CHECK(finite, FE_ERR_NUMERICAL,
+           "the error norms after step %ld (t = %.9g) are not finite (e^T M e = %g, nodal errors "
+           "in [%g, %g]) while the tracer and the exact solution are: they overflow",
+           row->step, row->time, l2sq, lo, hi);
+  row->l2_error = sqrt(fmax(l2sq, 0));
+  row->linf_error = fmax(fabs(lo), fabs(hi));
+  return FE_SUCCESS;
+}
+
+int fe_outputs_write_stat(struct fe_outputs *o, struct fe_scheme *s, long step, double t, double dt,
+                          double loop_start)
+{
+  struct fe_stat_row row = {0};
+  row.step = step;
+  row.time = t;
+  row.dt = dt;
+  if (s->diff_tdep) FE_CALL(fe_scheme_check_diffusivity(s, step));
+  FE_CALL(fe_vec_minmax(s->tracer, &row.min, &row.max));
+  if (!isfinite(row.min) || !isfinite(row.max)) FE_CALL(fe_scheme_name_non_finite(s));
+  FE_CHECK(isfinite(row.min) && isfinite(row.max), FE_ERR_NUMERICAL,
+           "the tracer has non-finite values after step %ld (t = %.9g); try a smaller dt", step, t);
+  FE_CALL(fe_vec_dot(o->lumped, s->tracer, &row.integral));
+  if (o->c->exact) FE_CALL(error_norms(o, s, &row));
+  row.advection_iterations = s->mass.iterations;
+  row.diffusion_iterations = s->diffusion.iterations;
+  row.wall_seconds = step ? fe_wtime() - loop_start : 0;
+  return fe_stat_write(o->stat, &row);
+}
+
+/* The tracer, the velocity, and with an exact solution the exact solution and the error
+ * (those of the stat row of the step, else computed). */
+int fe_outputs_write_dump(struct fe_outputs *o, struct fe_scheme *s, long step, double t)
+{
+  const double start = fe_wtime();
+  FE_CALL(fe_vec_download(s->tracer, o->h_tracer));
+  struct fe_vtk_field f[4];
+  int nf = 0;
+  f[nf++] = (struct fe_vtk_field){o->field_names[0], 1, o->h_tracer, 1};
+  if (o->c->n_velocity) {
+    FE_CALL(fe_eval_velocity(o->c, o->m, t, o->h_velocity));
+    f[nf++] = (struct fe_vtk_field){o->field_names[1], 3, o->h_velocity, o->m->dim};
+  }
+  if (o->c->exact) {
+    if (o->error_step != step) FE_CALL(compute_error(o, s, step, t));
+    FE_CALL(fe_vec_download(o->exact, o->h_exact));
+    FE_CALL(fe_vec_download(o->error, o->h_error));
+    f[nf++] = (struct fe_vtk_field){o->exact_name, 1, o->h_exact, 1};
+    f[nf++] = (struct fe_vtk_field){o->error_name, 1, o->h_error, 1};
+  }
+  char *path;
+  FE_CALL(fe_vtk_path(o->dir, o->c->name, o->n_dumps, &path));
+  const int err = fe_vtk_write(path, t, o->m, nf, f);
+  free(path);
+  FE_CALL(err);
+  o->dump_times[o->n_dumps++] = t;
+  FE_CALL(fe_vtk_write_series(o->series_path, o->c->name, o->n_dumps, o->dump_times));
+  o->t_out += fe_wtime() - start;
+  return FE_SUCCESS;
+}

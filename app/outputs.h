@@ -1,0 +1,78 @@
+/* Everything a run writes in its output directory: NAME.run (which case file the outputs
+ * belong to) under the directory's lock, the stat file (a row per step), the VTK dumps and
+ * their series, the checkpoints; and --restart, which continues from a checkpoint. */
+#ifndef FE_OUTPUTS_H
+#define FE_OUTPUTS_H
+
+#include "app/run.h"
+#include "app/scheme.h"
+#include "io/checkpoint.h"
+#include "io/outdir.h"
+#include "io/schedule.h"
+#include "io/stat.h"
+
+struct fe_outputs {
+  const struct fe_options *opt;
+  const struct fe_case *c;
+  const struct fe_mesh *m;
+  const struct fe_schedule *sched;
+  const char *dir;
+  char *case_real;            /* the case file's absolute path (NAME.run, the lock) */
+  const char *field_names[4]; /* the dump's point fields */
+  int n_fields;
+  char *exact_name, *error_name, *fields_text;
+  struct fe_checkpoint id; /* what identifies the run in its checkpoints */
+  int have_mesh_id;
+  char *stat_path, *series_path;
+  struct fe_stat *stat;
+  struct fe_outdir_lock *lock;
+  struct fe_checkpoint restart; /* --restart: the verified checkpoint, until restored */
+  long stat_keep;               /* --restart: bytes of the stat file up to its row */
+  long saved_step;              /* step of the newest checkpoint written or restored, or -1 */
+  char *saved_path;             /* that checkpoint */
+  long n_dumps;
+  double *dump_times;
+  /* on the backend */
+  struct fe_vec *lumped;        /* int phi_n: integral = lumped . T */
+  struct fe_vec *exact, *error; /* with an exact solution: at the end of step error_step */
+  struct fe_vec *mass_error;    /* M error */
+  long error_step;
+  /* on the host: the dump's fields and the checkpoint's */
+  double *h_tracer, *h_velocity, *h_exact, *h_error;
+  double t_out; /* wall-clock seconds writing dumps */
+};
+
+/* Where the outputs go, checked before the mesh is read: the case file's path resolved, the
+ * output directory (or its first existing parent) a directory, every name the run may
+ * create within the file system's limits.  Nothing is written. */
+int fe_outputs_init(struct fe_outputs *o, const struct fe_options *opt, const struct fe_case *c,
+                    const struct fe_schedule *sched);
+/* The dump's fields, the output paths, the run's identity, the vectors on be. */
+int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m, const struct fe_backend *be);
+void fe_outputs_destroy(struct fe_outputs *o);
+
+/* --restart: the checkpoint read and verified against this run and the stat file it
+ * continues checked; nothing is written. */
+int fe_outputs_check_restart(struct fe_outputs *o);
+/* The outputs in the directory are this case file's, or none, or --force. */
+int fe_outputs_claim(const struct fe_outputs *o);
+/* The directory made and locked, checked again under the lock, the temporaries of a killed
+ * run removed. */
+int fe_outputs_lock(struct fe_outputs *o);
+/* The first writes: NAME.run and the stat file (created, or cut to the restart's row). */
+int fe_outputs_open(struct fe_outputs *o);
+/* tracer = the initial condition (host values), or the verified checkpoint's field, *step
+ * its step. */
+int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_vec *tracer,
+                       long *step);
+
+/* The stat row after step `step` (ended at t, of length dt), wall clock from loop_start; it
+ * checks the tracer, the error norms and the diffusivity. */
+int fe_outputs_write_stat(struct fe_outputs *o, struct fe_scheme *s, long step, double t, double dt,
+                          double loop_start);
+int fe_outputs_write_dump(struct fe_outputs *o, struct fe_scheme *s, long step, double t);
+/* NAME_checkpoint_NNNNNN.bin of step (ended at t), which then is the newest. */
+int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_vec *tracer, long step,
+                                double t);
+
+#endif
