@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "app/fields.h"
-#include "assembly/norms.h"
+#include "assembly/measure.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "io/vtk.h"

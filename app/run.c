@@ -14,7 +14,7 @@
 #include "app/fields.h"
 #include "app/outputs.h"
 #include "app/scheme.h"
-#include "assembly/norms.h"
+#include "assembly/measure.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "io/checkpoint.h"

@@ -227,9 +227,11 @@ int fe_scheme_exact(struct fe_scheme *s, double t, struct fe_vec *exact)
 
 int fe_scheme_check_diffusivity(struct fe_scheme *s, long step)
 {
-  int bad;
-  FE_CALL(s->be->vec->to_host(s->be, &bad, s->indefinite, sizeof bad));
-  const int n = s->n_diff_checked;
+  int count;
+  FE_CALL(s->be->vec->to_host(s->be, &count, s->indefinite, sizeof count));
+  double cells = count; /* over the processes */
+  FE_CALL(fe_comm_allreduce(s->be->comm, &cells, 1, FE_REDUCE_SUM));
+  const int n = s->n_diff_checked, bad = (int)cells;
   s->n_diff_checked = 0;
   if (!bad) return FE_SUCCESS;
   double *work;

@@ -6,19 +6,6 @@
 
 static int quiet_errors; /* the only mutable global: a probe's silence switch */
 
-const char *fe_error_name(int code)
-{
-  switch (code) {
-  case FE_SUCCESS: return "success";
-  case FE_ERR_USAGE: return "usage error";
-  case FE_ERR_INPUT: return "invalid input";
-  case FE_ERR_NUMERICAL: return "numerical failure";
-  case FE_ERR_RESOURCE: return "device or resource failure";
-  case FE_ERR_INTERRUPTED: return "interrupted";
-  default: return "unknown error";
-  }
-}
-
 void fe_error_set_quiet(int quiet) { quiet_errors = quiet; }
 
 int fe_error_raise(int code, const char *src_file, int src_line, const char *fmt, ...)

@@ -24,9 +24,6 @@ enum fe_error {
   FE_ERR_INTERRUPTED = 5 /* stopped by a signal; exit 128 + signal */
 };
 
-/* Name of a code, e.g. "invalid input". */
-const char *fe_error_name(int code);
-
 /* Print "fesim: error: <message>" to stderr and return code.  In a debug
  * build (or with FESIM_TRACE set) the C source location is appended. */
 int fe_error_raise(int code, const char *src_file, int src_line, const char *fmt,

@@ -1,7 +1,7 @@
 /* Structured meshes: measure, orientation, boundary facets. */
 #include <stdlib.h>
 
-#include "assembly/norms.h"
+#include "assembly/measure.h"
 #include "assembly/reference.h"
 #include "assembly/space.h"
 #include "backend_cpu.h"

@@ -1,7 +1,7 @@
 /* Cell measures on the host (set-up: lumped mass vector, CFL estimate); the
  * norms of fields are computed on the backend (fe_space_mass_apply). */
-#ifndef FE_NORMS_H
-#define FE_NORMS_H
+#ifndef FE_MEASURE_H
+#define FE_MEASURE_H
 
 #include "io/mesh.h"
 

@@ -1,4 +1,4 @@
-#include "assembly/norms.h"
+#include "assembly/measure.h"
 
 #include <math.h>
 
