@@ -337,12 +337,14 @@ static int keep_last_good(struct fe_sim *s, double t0)
   return FE_ERR_NUMERICAL;
 }
 
-/* The step from t0 and its stat row (which checks the field is finite). */
-static int advance(struct fe_sim *s, double t0, double h)
+/* The step from t0 to t1 = t0 + h and its stat row (which checks the field is
+ * finite), at the schedule's t1 as the dumps and checkpoints of the step are:
+ * t0 + h may differ from it in the last bit. */
+static int advance(struct fe_sim *s, double t0, double t1, double h)
 {
   FE_CALL(fe_vec_copy(s->scheme->tracer, s->prev));
   FE_CALL(fe_scheme_step(s->scheme, s->step, t0, h));
-  return fe_outputs_write_stat(&s->out, s->scheme, s->step, t0 + h, h, s->t_loop0);
+  return fe_outputs_write_stat(&s->out, s->scheme, s->step, t1, h, s->t_loop0);
 }
 
 static int time_loop(struct fe_sim *s)
@@ -360,7 +362,7 @@ static int time_loop(struct fe_sim *s)
     const double t0 = fe_schedule_time(sc, s->step), t1 = fe_schedule_time(sc, s->step + 1);
     const double h = fe_schedule_length(sc, s->step + 1);
     s->step++;
-    const int err = advance(s, t0, h);
+    const int err = advance(s, t0, t1, h);
     if (err == FE_ERR_NUMERICAL) return keep_last_good(s, t0);
     FE_CALL(err);
     t = t1;

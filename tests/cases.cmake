@@ -65,6 +65,9 @@ fe_case_check(manufactured strang_time_order time-order --size 0.05 --end 0.5
 fe_case_check(manufactured strategies strategies --size 0.05 --end 0.2 --rtol 1e-9)
 fe_case_check(manufactured restart restart --every-checkpoint 20)
 fe_case_check(manufactured restart_addto restart --every-checkpoint 20 --assembly addto)
+# step 18 of dt 0.01 ends at 0.17999999999999999 by the schedule, 0.17 + 0.01 = 0.18000000000000002
+# by addition: the stat row must carry the schedule's time, as the checkpoint does
+fe_case_check(manufactured restart_step18 restart --every-checkpoint 18 --size 0.1)
 fe_case_check(rotating_gaussian signal signal --size 0.02 --dt 0.01 --end 3)
 fe_case_check(rotating_gaussian restart restart --size 0.04 --dt 0.02 --end 1 --every-checkpoint 16)
 
