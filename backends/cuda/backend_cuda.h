@@ -39,6 +39,22 @@ static inline cudaStream_t fe_cuda_stream(const struct fe_backend *be)
   return fe_cuda_ctx(be)->stream;
 }
 
+#ifdef __CUDACC__
+/* Cell c's local results ye: added into out (the nodal vector) with atomics,
+ * or stored at out[c * nv + i] (the work array, summed per node afterwards). */
+template <int D, bool ATOMIC>
+__device__ inline void fe_cuda_put_local(long c, const int *cells, const double *ye, double *out)
+{
+#pragma unroll
+  for (int i = 0; i < D + 1; i++) {
+    if (ATOMIC)
+      atomicAdd(&out[cells[c * (D + 1) + i]], ye[i]);
+    else
+      out[c * (D + 1) + i] = ye[i];
+  }
+}
+#endif
+
 /* vec.cu */
 int fe_vec_malloc_cuda(const struct fe_backend *be, size_t bytes, void **p);
 void fe_vec_free_cuda(const struct fe_backend *be, void *p);

@@ -171,34 +171,21 @@ int fe_element_matrices_cuda(const struct fe_space *s, const struct fe_form *f, 
 /* ---- matrix-free: element matrices recomputed in each apply */
 
 /* Deterministic variant: the local products to work, summed per node by incidence_sum_kernel. */
-template <int D>
+/* The element matrix recomputed and applied, then the scatter: with atomics
+ * into y (ATOMIC), or the products into the work array for the gather per
+ * node.  (Summing a block's products per node in a shared-memory hash table
+ * first, to cut the global atomics about five-fold, measured 1.9x slower on
+ * an H100: docs/performance.md.) */
+template <int D, bool ATOMIC>
 __global__ void matfree_kernel(long n_cells, struct fe_form form, const int *cells,
                                const double *coords, const unsigned char *dmask, const double *diff,
-                               const double *vel, const double *x, double *work)
+                               const double *vel, const double *x, double *out)
 {
   const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (c >= n_cells) return;
   double ye[4];
   fe_cell_matfree_product(D, &c_ref[D - 2], &form, cells, coords, diff, vel, dmask[c], x, c, ye);
-#pragma unroll
-  for (int i = 0; i < D + 1; i++) work[c * (D + 1) + i] = ye[i];
-}
-
-/* Scatter-add with atomics.  (Summing a block's products per node in a
- * shared-memory hash table first, to cut the global atomics about five-fold,
- * measured 1.9x slower on an H100: docs/performance.md.) */
-template <int D>
-__global__ void matfree_atomic_kernel(long n_cells, struct fe_form form, const int *cells,
-                                      const double *coords, const unsigned char *dmask,
-                                      const double *diff, const double *vel, const double *x,
-                                      double *y)
-{
-  const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
-  if (c >= n_cells) return;
-  double ye[4];
-  fe_cell_matfree_product(D, &c_ref[D - 2], &form, cells, coords, diff, vel, dmask[c], x, c, ye);
-#pragma unroll
-  for (int i = 0; i < D + 1; i++) atomicAdd(&y[cells[c * (D + 1) + i]], ye[i]);
+  fe_cuda_put_local<D, ATOMIC>(c, cells, ye, out);
 }
 
 template <int D>
@@ -206,17 +193,18 @@ static int matfree_apply_d(const struct fe_space *s, const struct fe_form *f, co
                            const double *vel, const double *x, double *y, double *work)
 {
   const unsigned cb = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
-  if (s->deterministic) {
-    matfree_kernel<D><<<cb, THREADS, 0, fe_cuda_stream(s->be)>>>(
-        s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, x, work);
+  const cudaStream_t stream = fe_cuda_stream(s->be);
+  if (!s->deterministic) {
+    FE_CUDA_CALL(cudaMemsetAsync(y, 0, s->n_nodes * sizeof *y, stream));
+    matfree_kernel<D, true><<<cb, THREADS, 0, stream>>>(s->n_cells, *f, s->cells, s->coords,
+                                                         s->dmask, diff, vel, x, y);
     FE_CUDA_LAUNCHED("matfree_kernel");
-  } else {
-    FE_CUDA_CALL(cudaMemsetAsync(y, 0, s->n_nodes * sizeof *y, fe_cuda_stream(s->be)));
-    matfree_atomic_kernel<D><<<cb, THREADS, 0, fe_cuda_stream(s->be)>>>(
-        s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, x, y);
-    FE_CUDA_LAUNCHED("matfree_atomic_kernel");
+    return FE_SUCCESS;
   }
-  return s->deterministic ? fe_incidence_sum_cuda(s, work, y) : FE_SUCCESS;
+  matfree_kernel<D, false><<<cb, THREADS, 0, stream>>>(s->n_cells, *f, s->cells, s->coords, s->dmask,
+                                                        diff, vel, x, work);
+  FE_CUDA_LAUNCHED("matfree_kernel");
+  return fe_incidence_sum_cuda(s, work, y);
 }
 
 int fe_matfree_apply_cuda(const struct fe_space *s, const struct fe_form *f, const double *diff,

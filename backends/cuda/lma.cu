@@ -7,30 +7,17 @@
 
 #define THREADS 256
 
-/* gather, local product and scatter with atomics, in one kernel */
-template <int D>
-__global__ void lma_atomic_kernel(long n_cells, const int *cells, const double *e, int shift,
-                                  const double *x, double *y)
+/* Gather and local product, then the scatter: with atomics into y (ATOMIC), or
+ * the products into the work array, which a gather per node sums. */
+template <int D, bool ATOMIC>
+__global__ void lma_kernel(long n_cells, const int *cells, const double *e, int shift,
+                           const double *x, double *out)
 {
   const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (c >= n_cells) return;
   double ye[4];
   fe_cell_lma_product(D, e, shift, cells, x, c, ye);
-#pragma unroll
-  for (int i = 0; i < D + 1; i++) atomicAdd(&y[cells[c * (D + 1) + i]], ye[i]);
-}
-
-/* gather and local product into work (c * nv + i); the scatter is a gather below */
-template <int D>
-__global__ void lma_product_kernel(long n_cells, const int *cells, const double *e, int shift,
-                                   const double *x, double *work)
-{
-  const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
-  if (c >= n_cells) return;
-  double ye[4];
-  fe_cell_lma_product(D, e, shift, cells, x, c, ye);
-#pragma unroll
-  for (int i = 0; i < D + 1; i++) work[c * (D + 1) + i] = ye[i];
+  fe_cuda_put_local<D, ATOMIC>(c, cells, ye, out);
 }
 
 __global__ void incidence_sum_kernel(long n_nodes, const int *inc_ptr, const int *inc,
@@ -55,16 +42,15 @@ static int lma_apply_d(const struct fe_space *s, const double *e, const double *
                        double *work)
 {
   const unsigned cb = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
+  const cudaStream_t stream = fe_cuda_stream(s->be);
   if (!s->deterministic) {
-    FE_CUDA_CALL(cudaMemsetAsync(y, 0, s->n_nodes * sizeof *y, fe_cuda_stream(s->be)));
-    lma_atomic_kernel<D>
-        <<<cb, THREADS, 0, fe_cuda_stream(s->be)>>>(s->n_cells, s->cells, e, s->block_shift, x, y);
-    FE_CUDA_LAUNCHED("lma_atomic_kernel");
+    FE_CUDA_CALL(cudaMemsetAsync(y, 0, s->n_nodes * sizeof *y, stream));
+    lma_kernel<D, true><<<cb, THREADS, 0, stream>>>(s->n_cells, s->cells, e, s->block_shift, x, y);
+    FE_CUDA_LAUNCHED("lma_kernel");
     return FE_SUCCESS;
   }
-  lma_product_kernel<D>
-      <<<cb, THREADS, 0, fe_cuda_stream(s->be)>>>(s->n_cells, s->cells, e, s->block_shift, x, work);
-  FE_CUDA_LAUNCHED("lma_product_kernel");
+  lma_kernel<D, false><<<cb, THREADS, 0, stream>>>(s->n_cells, s->cells, e, s->block_shift, x, work);
+  FE_CUDA_LAUNCHED("lma_kernel");
   return fe_incidence_sum_cuda(s, work, y);
 }
 

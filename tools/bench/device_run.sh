@@ -36,7 +36,7 @@ for step in $steps; do
     done 2>&1 | tee -a "$out/runs.log" ;;
   profile)
     # Nsight Compute on the 3D matrix-free apply (24.6M tetrahedra)
-    for k in matfree_atomic_kernel; do
+    for k in matfree_kernel; do
       ncu --kernel-name "regex:$k" --launch-skip 2 --launch-count 1 --section SpeedOfLight \
         --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
         build/bin/fesim-bench-operators 3 160 cuda 2
