@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "app/run.h"
+#include "backends/backends.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "io/structured.h"
@@ -77,11 +78,7 @@ int main(int argc, char **argv)
     {"header", no_argument, NULL, 'H'},        {NULL, 0, NULL, 0}};
   struct fe_options o = {.verbosity = 0, .force = 1, .output_dir = "/tmp/fesim-bench",
                          .backend_set = 1, .strategy_set = 1, .strategy = FE_STRATEGY_LMA};
-#ifdef FESIM_HAVE_CUDA
-  o.backend = FE_BACKEND_CUDA;
-#else
-  o.backend = FE_BACKEND_CPU;
-#endif
+  o.backend = strstr(fe_backends_built(), "cuda") ? FE_BACKEND_CUDA : FE_BACKEND_CPU;
   int steps = 10, ch;
   double courant = 0.25;
   while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
