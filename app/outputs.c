@@ -400,23 +400,20 @@ static int error_norms(struct fe_outputs *o, struct fe_scheme *s, struct fe_stat
 }
 
 int fe_outputs_write_stat(struct fe_outputs *o, struct fe_scheme *s, long step, double t, double dt,
-                          double loop_start)
+                          double loop_start, struct fe_stat_row *row)
 {
-  struct fe_stat_row row = {0};
-  row.step = step;
-  row.time = t;
-  row.dt = dt;
+  *row = (struct fe_stat_row){.step = step, .time = t, .dt = dt};
   if (s->diff_tdep) FE_CALL(fe_scheme_check_diffusivity(s, step));
-  FE_CALL(fe_vec_minmax(s->tracer, &row.min, &row.max));
-  if (!isfinite(row.min) || !isfinite(row.max)) FE_CALL(fe_scheme_name_non_finite(s));
-  FE_CHECK(isfinite(row.min) && isfinite(row.max), FE_ERR_NUMERICAL,
+  FE_CALL(fe_vec_minmax(s->tracer, &row->min, &row->max));
+  if (!isfinite(row->min) || !isfinite(row->max)) FE_CALL(fe_scheme_name_non_finite(s));
+  FE_CHECK(isfinite(row->min) && isfinite(row->max), FE_ERR_NUMERICAL,
            "the tracer has non-finite values after step %ld (t = %.9g); try a smaller dt", step, t);
-  FE_CALL(fe_vec_dot(o->lumped, s->tracer, &row.integral));
-  if (o->c->exact) FE_CALL(error_norms(o, s, &row));
-  row.advection_iterations = s->mass.iterations;
-  row.diffusion_iterations = s->diffusion.iterations;
-  row.wall_seconds = step ? fe_wtime() - loop_start : 0;
-  return fe_stat_write(o->stat, &row);
+  FE_CALL(fe_vec_dot(o->lumped, s->tracer, &row->integral));
+  if (o->c->exact) FE_CALL(error_norms(o, s, row));
+  row->advection_iterations = s->mass.iterations;
+  row->diffusion_iterations = s->diffusion.iterations;
+  row->wall_seconds = step ? fe_wtime() - loop_start : 0;
+  return fe_stat_write(o->stat, row);
 }
 
 /* The tracer, the velocity, and with an exact solution the exact solution and the error

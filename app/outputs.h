@@ -66,10 +66,10 @@ int fe_outputs_open(struct fe_outputs *o);
 int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_vec *tracer,
                        long *step);
 
-/* The stat row after step `step` (ended at t, of length dt), wall clock from loop_start; it
- * checks the tracer, the error norms and the diffusivity. */
+/* The stat row after step `step` (ended at t, of length dt), wall clock from loop_start, also
+ * returned in *row; it checks the tracer, the error norms and the diffusivity. */
 int fe_outputs_write_stat(struct fe_outputs *o, struct fe_scheme *s, long step, double t, double dt,
-                          double loop_start);
+                          double loop_start, struct fe_stat_row *row);
 int fe_outputs_write_dump(struct fe_outputs *o, struct fe_scheme *s, long step, double t);
 /* NAME_checkpoint_NNNNNN.bin of step (ended at t), which then is the newest. */
 int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_vec *tracer, long step,

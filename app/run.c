@@ -10,17 +10,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/bounds.h"
 #include "app/coefficients.h"
 #include "app/fields.h"
 #include "app/outputs.h"
 #include "app/scheme.h"
 #include "assembly/measure.h"
+#include "backends/backends.h"
 #include "core/error.h"
 #include "core/timer.h"
 #include "io/checkpoint.h"
 #include "io/mesh.h"
 #include "io/schedule.h"
-#include "backends/backends.h"
 
 struct fe_sim {
   const struct fe_options *opt;
@@ -36,6 +37,7 @@ struct fe_sim {
   struct fe_scheme *scheme;
   struct fe_outputs out;
   struct fe_vec *prev; /* the tracer at the start of the step: kept on numerical failure */
+  struct fe_bounds bounds; /* what the data allow the tracer */
   long step;
   double t_start, t_loop0, last_progress;
 };
@@ -106,6 +108,40 @@ static int evaluate_expressions(struct fe_sim *s)
   return err;
 }
 
+/* Boundaries where the flow enters without a Dirichlet value, warned at the start and, for a
+ * velocity that changes in time, at the end. */
+static int check_inflow(const struct fe_sim *s)
+{
+  const struct fe_case *c = s->c;
+  if (!fe_scheme_advects(c)) return FE_SUCCESS;
+  const int n = fe_case_time_dependent_velocity(c) ? 2 : 1;
+  const double times[2] = {c->t_start, c->t_end};
+  const long values = (long)s->m->n_nodes * s->m->dim;
+  double *velocity;
+  FE_MALLOC(n * values, &velocity);
+  int err = FE_SUCCESS;
+  for (int k = 0; !err && k < n; k++)
+    err = fe_eval_velocity(c, s->m, times[k], velocity + k * values);
+  if (!err) err = fe_inflow_warn(c, s->m, s->bcs, n, times, velocity);
+  free(velocity);
+  return err;
+}
+
+/* The range the initial and Dirichlet values bound the tracer to, where they do: without a
+ * source or Neumann flux, with Dirichlet values fixed in time. */
+static int init_bounds(struct fe_sim *s)
+{
+  const struct fe_scheme *sc = s->scheme;
+  const int bounded = sc->src_zero && !s->bcs->n_neumann_facets && !sc->bc_tdep;
+  double *dirichlet;
+  FE_MALLOC(s->bcs->n_dirichlet + 1, &dirichlet);
+  const int err = fe_eval_dirichlet(s->c, s->m, s->bcs, s->c->t_start, dirichlet);
+  if (!err)
+    fe_bounds_init(&s->bounds, bounded, s->m->n_nodes, s->initial, s->bcs->n_dirichlet, dirichlet);
+  free(dirichlet);
+  return err;
+}
+
 /* The case's mesh, read or meshed by the meshing process, which may read
  * the case file's folder besides the mesh file. */
 static int read_mesh(struct fe_sim *s)
@@ -145,7 +181,8 @@ static int setup(struct fe_sim *s)
   FE_CALL(fe_bcs_create(c, s->m, &s->bcs));
   FE_CALL(pick_backend(s));
   FE_CALL(fe_outputs_prepare(&s->out, s->m, s->be));
-  return evaluate_expressions(s);
+  FE_CALL(evaluate_expressions(s));
+  return check_inflow(s);
 }
 
 /* The function space on the backend, the case's expressions compiled for it, the scheme. */
@@ -221,6 +258,7 @@ static void summary(const struct fe_sim *s, double t, long first_step)
   printf("  diffusion  %9.3f s, %ld CG iterations\n", sc->t_diff, diff_iters);
   printf("  output     %9.3f s, %ld dumps: %s, %s\n", out->t_out, out->n_dumps, out->series_path,
          out->stat_path);
+  fe_bounds_summary(&s->bounds);
 }
 
 /* max over cells of |u| dt / h, h the cell's smallest height (estimated) */
@@ -344,7 +382,9 @@ static int advance(struct fe_sim *s, double t0, double t1, double h)
 {
   FE_CALL(fe_vec_copy(s->scheme->tracer, s->prev));
   FE_CALL(fe_scheme_step(s->scheme, s->step, t0, h));
-  return fe_outputs_write_stat(&s->out, s->scheme, s->step, t1, h, s->t_loop0);
+  struct fe_stat_row row;
+  FE_CALL(fe_outputs_write_stat(&s->out, s->scheme, s->step, t1, h, s->t_loop0, &row));
+  return fe_bounds_check(&s->bounds, row.min, row.max, s->step, t1);
 }
 
 static int time_loop(struct fe_sim *s)
@@ -355,7 +395,9 @@ static int time_loop(struct fe_sim *s)
   s->t_loop0 = fe_wtime();
   double t = fe_schedule_time(sc, s->step);
   if (!s->opt->restart) {
-    FE_CALL(fe_outputs_write_stat(out, s->scheme, s->step, t, 0, s->t_loop0));
+    struct fe_stat_row row;
+    FE_CALL(fe_outputs_write_stat(out, s->scheme, s->step, t, 0, s->t_loop0, &row));
+    FE_CALL(fe_bounds_check(&s->bounds, row.min, row.max, s->step, t));
     FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t));
   }
   while (s->step < sc->n_steps) {
@@ -402,6 +444,7 @@ static int run(struct fe_sim *s)
   if (s->opt->check) return print_check(s);
   FE_CALL(fe_outputs_claim(&s->out));
   FE_CALL(create_scheme(s));
+  FE_CALL(init_bounds(s));
   FE_CALL(fe_outputs_lock(&s->out));
   catch_stop_signals();
   FE_CALL(fe_outputs_open(&s->out));

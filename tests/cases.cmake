@@ -259,3 +259,20 @@ fe_warning(mesh_pieces_touch_3d [=[data/mesh/pieces_touch_3d\.msh: element 4 \(t
 fe_warning(mesh_pieces_apart "" 0)
 fe_warning(mesh_pieces_nested "" 0)
 fe_warning(mesh_pieces_vertex "" 0)
+
+# Inflow boundaries (u . n < 0) without a Dirichlet value: one warning each, in --check and the
+# run; a boundary the flow only runs along (a rotating disk) is no inflow.
+fe_warning(inflow_no_dirichlet [=[inflow_no_dirichlet\.xml: the flow enters the domain through 10 of the 10 boundary facets of physical group 'left' \(4\) at t = 0, and they have no Dirichlet value: Galerkin advection is unstable where nothing sets what flows in; give that boundary a <dirichlet> value]=])
+fe_warning(inflow_dirichlet "" 0)
+fe_warning(inflow_tangential "" 0)
+# A tracer growing far beyond the range its data bound it to (no source, no Neumann flux): a
+# warning past 1 width of the range, exit 3 past 100 with the last good state kept; on the
+# CPU and (label gpu) the GPU.
+foreach(backend cpu cuda)
+  fe_expect_exit(exit.grows_${backend} 3
+                 "fesim: warning: the tracer spans \\[[-0-9.e+]+, [-0-9.e+]+\\] after step 3 \\(t = 0.24\\), more than 1 times the width of its data's range \\[0, 0.981104\\] beyond it.*fesim: error: the tracer spans [^\n]* after step 7 \\(t = 0.56\\), more than 100 times the width of its data's range \\[0, 0.981104\\] beyond it: the scheme is unstable[^\n]*\nfesim: the last good state \\(step 6, t = 0.48\\) is in [^\n]*/grows_checkpoint_000006.bin"
+                 ARGS --backend ${backend} --force --output ${CMAKE_BINARY_DIR}/exit_grows_${backend}
+                      ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/grows.xml)
+endforeach()
+set_tests_properties(exit.grows_cuda PROPERTIES LABELS gpu
+  SKIP_REGULAR_EXPRESSION "FESIM_SKIP;no[ \n]+usable[ \n]+GPU;without[ \n]+the[ \n]+CUDA[ \n]+backend")

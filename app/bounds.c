@@ -1,0 +1,190 @@
+#include "app/bounds.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+/* ---------------------------------------------------------------- inflow */
+
+/* The cells of each node, in CSR form. */
+static int node_cells(const struct fe_mesh *m, int **ptr_out, int **cells_out)
+{
+  int *ptr, *cells, *fill;
+  FE_CALLOC(m->n_nodes + 1, &ptr);
+  const long nent = (long)m->n_cells * m->nv;
+  for (long k = 0; k < nent; k++) ptr[m->cells[k] + 1]++;
+  for (int i = 0; i < m->n_nodes; i++) ptr[i + 1] += ptr[i];
+  int err = fe_malloc((size_t)(nent + 1) * sizeof *cells, &cells);
+  if (!err) err = fe_malloc((size_t)(m->n_nodes + 1) * sizeof *fill, &fill);
+  if (err) {
+    free(ptr);
+    free(cells);
+    return err;
+  }
+  memcpy(fill, ptr, (size_t)m->n_nodes * sizeof *fill);
+  for (long k = 0; k < nent; k++) cells[fill[m->cells[k]]++] = (int)(k / m->nv);
+  free(fill);
+  *ptr_out = ptr;
+  *cells_out = cells;
+  return FE_SUCCESS;
+}
+
+/* The vertex of a cell with facet f that is not on f, or -1 (f on no cell). */
+static int opposite_vertex(const struct fe_mesh *m, const int *ptr, const int *cells, const int *f)
+{
+  const int d = m->dim;
+  for (int k = ptr[f[0]]; k < ptr[f[0] + 1]; k++) {
+    const int *cell = m->cells + (long)cells[k] * m->nv;
+    int shared = 0, other = -1;
+    for (int v = 0; v < m->nv; v++) {
+      int on = 0;
+      for (int j = 0; j < d; j++) on |= cell[v] == f[j];
+      if (on)
+        shared++;
+      else
+        other = cell[v];
+    }
+    if (shared == d) return other;
+  }
+  return -1;
+}
+
+/* The outward normal of facet f scaled by its measure (|n| = |F|). */
+static void outward_normal(const struct fe_mesh *m, const int *f, int opposite, double n[3])
+{
+  const int d = m->dim;
+  double e[2][3] = {{0}}, to[3] = {0};
+  for (int v = 1; v < d; v++)
+    for (int a = 0; a < d; a++)
+      e[v - 1][a] = m->coords[(long)f[v] * d + a] - m->coords[(long)f[0] * d + a];
+  for (int a = 0; a < d; a++)
+    to[a] = m->coords[(long)opposite * d + a] - m->coords[(long)f[0] * d + a];
+  if (d == 2) {
+    n[0] = e[0][1], n[1] = -e[0][0], n[2] = 0;
+  } else {
+    n[0] = 0.5 * (e[0][1] * e[1][2] - e[0][2] * e[1][1]);
+    n[1] = 0.5 * (e[0][2] * e[1][0] - e[0][0] * e[1][2]);
+    n[2] = 0.5 * (e[0][0] * e[1][1] - e[0][1] * e[1][0]);
+  }
+  double side = 0;
+  for (int a = 0; a < d; a++) side += n[a] * to[a];
+  if (side > 0)
+    for (int a = 0; a < 3; a++) n[a] = -n[a];
+}
+
+/* The facets of group g through which the flow enters at the velocity u
+ * (n_nodes * dim), on nodes not all Dirichlet; *facets: its boundary facets. */
+static int inflow_facets(const struct fe_mesh *m, const struct fe_bcs *bcs, const int *ptr,
+                         const int *cells, int tag, const double *u, double umax, int *facets)
+{
+  const int d = m->dim;
+  int inflow = 0;
+  *facets = 0;
+  for (int k = 0; k < m->n_facets; k++) {
+    if (m->facet_group[k] != tag || (m->facet_cells && m->facet_cells[k] != 1)) continue;
+    const int *f = m->facets + (long)k * d;
+    const int opposite = opposite_vertex(m, ptr, cells, f);
+    if (opposite < 0) continue;
+    ++*facets;
+    int dirichlet = 1;
+    for (int j = 0; j < d; j++) dirichlet &= bcs->is_dirichlet[f[j]] != 0;
+    if (dirichlet) continue;
+    double n[3], flux = 0, area = 0;
+    outward_normal(m, f, opposite, n);
+    for (int a = 0; a < d; a++) {
+      area += n[a] * n[a];
+      for (int j = 0; j < d; j++) flux += u[(long)f[j] * d + a] * n[a] / d;
+    }
+    inflow += flux < -1e-8 * sqrt(area) * umax;
+  }
+  return inflow;
+}
+
+int fe_inflow_warn(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
+                   int n_times, const double *times, const double *velocity)
+{
+  int *ptr, *cells;
+  FE_CALL(node_cells(m, &ptr, &cells));
+  char buf[FE_QUOTE_SIZE];
+  const char *shown = fe_path_shown(c->path, buf, sizeof buf);
+  for (int g = 0; g < m->n_groups; g++) {
+    const struct fe_physical *group = &m->groups[g];
+    if (group->dim != m->dim - 1) continue;
+    for (int k = 0; k < n_times; k++) {
+      const double *u = velocity + (long)k * m->n_nodes * m->dim;
+      double umax = 0;
+      for (long i = 0; i < (long)m->n_nodes * m->dim; i++) umax = fmax(umax, fabs(u[i]));
+      int facets;
+      const int inflow = inflow_facets(m, bcs, ptr, cells, group->tag, u, umax, &facets);
+      if (!inflow) continue;
+      fe_warn("%s: the flow enters the domain through %d of the %d boundary facets of physical "
+              "group '%s' (%d) at t = %.9g, and they have no Dirichlet value: Galerkin advection "
+              "is unstable where nothing sets what flows in; give that boundary a <dirichlet> "
+              "value",
+              shown, inflow, facets, group->name[0] ? group->name : "unnamed", group->tag,
+              times[k]);
+      break;
+    }
+  }
+  free(ptr);
+  free(cells);
+  return FE_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- growth */
+
+void fe_bounds_init(struct fe_bounds *b, int checked, long n_nodes, const double *initial,
+                    long n_dirichlet, const double *dirichlet)
+{
+  *b = (struct fe_bounds){.lo = INFINITY, .hi = -INFINITY, .min = INFINITY, .max = -INFINITY};
+  for (long i = 0; i < n_nodes; i++)
+    b->lo = fmin(b->lo, initial[i]), b->hi = fmax(b->hi, initial[i]);
+  for (long i = 0; i < n_dirichlet; i++)
+    b->lo = fmin(b->lo, dirichlet[i]), b->hi = fmax(b->hi, dirichlet[i]);
+  b->checked = checked && n_nodes > 0 && (b->lo != 0 || b->hi != 0);
+}
+
+/* The width the overshoot is measured in: the range's, or its size when it is one value. */
+static double width(const struct fe_bounds *b)
+{
+  const double w = b->hi - b->lo;
+  return w > 0 ? w : fmax(fabs(b->lo), fabs(b->hi));
+}
+
+/* How far the extrema passed the data's range, in widths of it. */
+static double overshoot(const struct fe_bounds *b, double min, double max)
+{
+  return fmax(0, fmax(max - b->hi, b->lo - min)) / width(b);
+}
+
+int fe_bounds_check(struct fe_bounds *b, double min, double max, long step, double t)
+{
+  b->min = fmin(b->min, min);
+  b->max = fmax(b->max, max);
+  if (!b->checked) return FE_SUCCESS;
+  const double e = overshoot(b, min, max);
+  FE_CHECK(e <= FE_BOUNDS_STOP, FE_ERR_NUMERICAL,
+           "the tracer spans [%.6g, %.6g] after step %ld (t = %.9g), more than %g times the width "
+           "of its data's range [%.6g, %.6g] beyond it: the scheme is unstable (an inflow "
+           "boundary without a Dirichlet value, or a dt past the stable limit?)",
+           min, max, step, t, FE_BOUNDS_STOP, b->lo, b->hi);
+  if (e > FE_BOUNDS_WARN && !b->warned) {
+    b->warned = 1;
+    fe_warn("the tracer spans [%.6g, %.6g] after step %ld (t = %.9g), more than %g times the "
+            "width of its data's range [%.6g, %.6g] beyond it: the scheme may be going unstable; "
+            "fesim stops at %g times",
+            min, max, step, t, FE_BOUNDS_WARN, b->lo, b->hi, FE_BOUNDS_STOP);
+  }
+  return FE_SUCCESS;
+}
+
+void fe_bounds_summary(const struct fe_bounds *b)
+{
+  if (!b->checked || overshoot(b, b->min, b->max) <= 1e-12) return;
+  printf("  bounds     the tracer left its data's range [%.6g, %.6g]: it spanned [%.6g, %.6g] "
+         "(%.3g %% of the range beyond it)\n",
+         b->lo, b->hi, b->min, b->max, 100 * overshoot(b, b->min, b->max));
+}
