@@ -104,30 +104,25 @@ static int inflow_facets(const struct fe_mesh *m, const struct fe_bcs *bcs, cons
 }
 
 int fe_inflow_warn(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
-                   int n_times, const double *times, const double *velocity)
+                   double t, const double *u)
 {
   int *ptr, *cells;
   FE_CALL(node_cells(m, &ptr, &cells));
   char buf[FE_QUOTE_SIZE];
   const char *shown = fe_path_shown(c->path, buf, sizeof buf);
+  double umax = 0;
+  for (long i = 0; i < (long)m->n_nodes * m->dim; i++) umax = fmax(umax, fabs(u[i]));
   for (int g = 0; g < m->n_groups; g++) {
     const struct fe_physical *group = &m->groups[g];
     if (group->dim != m->dim - 1) continue;
-    for (int k = 0; k < n_times; k++) {
-      const double *u = velocity + (long)k * m->n_nodes * m->dim;
-      double umax = 0;
-      for (long i = 0; i < (long)m->n_nodes * m->dim; i++) umax = fmax(umax, fabs(u[i]));
-      int facets;
-      const int inflow = inflow_facets(m, bcs, ptr, cells, group->tag, u, umax, &facets);
-      if (!inflow) continue;
+    int facets;
+    const int inflow = inflow_facets(m, bcs, ptr, cells, group->tag, u, umax, &facets);
+    if (inflow)
       fe_warn("%s: the flow enters the domain through %d of the %d boundary facets of physical "
               "group '%s' (%d) at t = %.9g, and they have no Dirichlet value: Galerkin advection "
               "is unstable where nothing sets what flows in; give that boundary a <dirichlet> "
               "value",
-              shown, inflow, facets, group->name[0] ? group->name : "unnamed", group->tag,
-              times[k]);
-      break;
-    }
+              shown, inflow, facets, group->name[0] ? group->name : "unnamed", group->tag, t);
   }
   free(ptr);
   free(cells);

@@ -14,11 +14,10 @@
 
 /* A warning for each boundary group through which the flow enters the domain
  * (the flux of the P1 velocity through a facet below -1e-8 |F| max|u|) on
- * facets that have no Dirichlet value, at the times given: plain Galerkin
- * advection is unstable there (docs/case-format.md, warnings).  velocity:
- * n_nodes * dim values at each time, one after the other. */
+ * facets that have no Dirichlet value, at time t: plain Galerkin advection is
+ * unstable there (docs/case-format.md, warnings).  velocity: n_nodes * dim. */
 int fe_inflow_warn(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
-                   int n_times, const double *times, const double *velocity);
+                   double t, const double *velocity);
 
 struct fe_bounds {
   int checked;     /* the data bound the tracer: no source, no Neumann flux, Dirichlet

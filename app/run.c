@@ -108,21 +108,16 @@ static int evaluate_expressions(struct fe_sim *s)
   return err;
 }
 
-/* Boundaries where the flow enters without a Dirichlet value, warned at the start and, for a
- * velocity that changes in time, at the end. */
+/* Boundaries where the flow enters without a Dirichlet value, warned at the start (a later
+ * velocity is not evaluated before its time: it may not be finite yet). */
 static int check_inflow(const struct fe_sim *s)
 {
   const struct fe_case *c = s->c;
   if (!fe_scheme_advects(c)) return FE_SUCCESS;
-  const int n = fe_case_time_dependent_velocity(c) ? 2 : 1;
-  const double times[2] = {c->t_start, c->t_end};
-  const long values = (long)s->m->n_nodes * s->m->dim;
   double *velocity;
-  FE_MALLOC(n * values, &velocity);
-  int err = FE_SUCCESS;
-  for (int k = 0; !err && k < n; k++)
-    err = fe_eval_velocity(c, s->m, times[k], velocity + k * values);
-  if (!err) err = fe_inflow_warn(c, s->m, s->bcs, n, times, velocity);
+  FE_MALLOC((long)s->m->n_nodes * s->m->dim, &velocity);
+  int err = fe_eval_velocity(c, s->m, c->t_start, velocity);
+  if (!err) err = fe_inflow_warn(c, s->m, s->bcs, c->t_start, velocity);
   free(velocity);
   return err;
 }

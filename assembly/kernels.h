@@ -54,7 +54,7 @@ struct fe_matfree_kernels {
 
 /* Work per node or per point, the loop bodies in assembly/node.h. */
 struct fe_node_kernels {
-  /* y_I += scale * A_ID x_D from the boundary cells' full matrices */
+  /* y_I += scale * A_ID x_D from the boundary cells' full matrices, over space->lift_nodes */
   int (*lift)(const struct fe_space *s, const double *elift, double scale, const double *x,
               double *y);
   /* Facet loads: out[n] = sum over the facet slots k (facet f = k / d, vertex

@@ -47,6 +47,29 @@ static void build_dmask(const struct fe_mesh *m, const unsigned char *isd, const
     }
 }
 
+/* The nodes of the boundary cells (cells with a Dirichlet vertex) that are no Dirichlet
+ * nodes, ascending: the rows the lifting changes. */
+static int lift_nodes(const struct fe_mesh *m, struct fe_space *s, const unsigned char *dmask,
+                      int **out)
+{
+  unsigned char *mark;
+  FE_CALL(fe_calloc((size_t)m->n_nodes + 1, 1, &mark));
+  for (long c = 0; c < m->n_cells; c++)
+    if (dmask[c] & 15u)
+      for (int v = 0; v < m->nv; v++) {
+        const int n = m->cells[c * m->nv + v];
+        if (!s->is_dirichlet_host[n]) mark[n] = 1;
+      }
+  s->n_lift_nodes = 0;
+  for (int n = 0; n < m->n_nodes; n++) s->n_lift_nodes += mark[n];
+  const int err = fe_malloc((size_t)(s->n_lift_nodes + 1) * sizeof(int), out);
+  if (!err)
+    for (int n = 0, k = 0; n < m->n_nodes; n++)
+      if (mark[n]) (*out)[k++] = n;
+  free(mark);
+  return err;
+}
+
 static int upload(const struct fe_space *s, size_t bytes, const void *host, void *dev)
 {
   return fe_backend_alloc(s->be, bytes ? bytes : 1, bytes ? host : NULL, dev);
@@ -88,7 +111,8 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
     for (long c = 0; c < m->n_cells; c++)
       if (dmask[c] & 15u) s->bcells_host[k++] = (int)c;
   }
-  int *bindex = NULL;
+  int *bindex = NULL, *lift = NULL;
+  if (!err) err = lift_nodes(m, s, dmask, &lift);
   if (!err) err = fe_malloc(((size_t)m->n_cells + 1) * sizeof(int), &bindex);
   if (!err) {
     for (long c = 0; c < m->n_cells; c++) bindex[c] = -1;
@@ -101,12 +125,14 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
   if (!err) err = upload(s, (size_t)s->n_dirichlet * sizeof(int), s->dirichlet_host, &s->dirichlet);
   if (!err) err = upload(s, (size_t)s->n_bcells * sizeof(int), s->bcells_host, &s->bcells);
   if (!err) err = upload(s, (size_t)m->n_cells * sizeof(int), bindex, &s->bindex);
+  if (!err) err = upload(s, (size_t)s->n_lift_nodes * sizeof(int), lift, &s->lift_nodes);
   if (!err) err = upload(s, ((size_t)m->n_nodes + 1) * sizeof(int), ptr, &s->inc_ptr);
   if (!err) err = upload(s, nent * sizeof(int), inc, &s->inc);
   free(ptr);
   free(inc);
   free(dmask);
   free(bindex);
+  free(lift);
   if (!err) err = be->assembly->element.prepare(s);
   if (err) {
     fe_space_destroy(s);
@@ -119,7 +145,8 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
 void fe_space_destroy(struct fe_space *s)
 {
   if (!s) return;
-  void *dev[] = {s->coords, s->cells, s->dmask, s->dirichlet, s->bcells, s->bindex, s->inc_ptr, s->inc};
+  void *dev[] = {s->coords, s->cells,   s->dmask,      s->dirichlet, s->bcells,
+                 s->bindex, s->inc_ptr, s->inc, s->lift_nodes};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) fe_backend_free(s->be, dev[i]);
   free(s->dirichlet_host);
   free(s->bcells_host);

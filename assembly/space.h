@@ -32,6 +32,9 @@ struct fe_space {
   long n_bcells;
   int *bcells;            /* cells with a Dirichlet vertex, ascending */
   int *bindex;            /* n_cells: position of the cell in bcells, -1 if absent */
+  long n_lift_nodes;
+  int *lift_nodes;        /* the other nodes of the boundary cells, ascending: the rows
+                             the lifting of Dirichlet values changes */
   int *inc_ptr;           /* n_nodes + 1 */
   int *inc;               /* cell * nv + local vertex, per node, ascending */
   /* host copies of the small lists */

@@ -13,11 +13,12 @@ void fe_incidence_sum_cpu(const struct fe_space *s, const double *work, double *
 int fe_lift_cpu(const struct fe_space *s, const double *elift, double scale, const double *x,
                 double *y)
 {
-  if (!s->n_bcells) return FE_SUCCESS;
 #pragma omp parallel for schedule(static)
-  for (long n = 0; n < s->n_nodes; n++)
+  for (long i = 0; i < s->n_lift_nodes; i++) {
+    const int n = s->lift_nodes[i];
     y[n] = fe_node_lift(s->nv, n, s->inc_ptr, s->inc, s->cells, s->dmask, s->bindex, elift, scale,
                         x, y[n]);
+  }
   return FE_SUCCESS;
 }
 
