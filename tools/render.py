@@ -1,10 +1,16 @@
 """Render one time of a fesim .vtk.series to a PNG with ParaView.
 
-Usage: xvfb-run -a pvbatch tools/render.py SERIES.vtk.series FIELD OUT.png [--time T | --last]
+Usage: xvfb-run -a pvbatch tools/render.py SERIES.vtk.series FIELD[:COMPONENT] OUT.png
+                                           [--time T | --last] [--colours auto|sequential|diverging]
 
 Opens the series with ParaView's reader (the times come from the series file),
-colours by the point field FIELD (the magnitude for a vector) with a scalar
-bar, and saves a 1200x900 image at time T (default: the last time).  2D
+colours by the point field FIELD (the magnitude for a vector, or its component
+x, y or z) with a scalar bar, and saves a 1200x900 image at time T (default:
+the last time).  The colour map follows what the field is (--colours auto): a
+tracer, an exact solution or a magnitude is a quantity on a scale, shown with
+a sequential map over its range at that time (an undershoot below 0 is the
+low end of the map, not a change of map); an error (NAME_error) or a velocity
+component is signed, shown with a diverging map centred on 0.  2D
 meshes are seen from +z; 3D meshes are clipped by a plane y = const through
 the field's peak and seen from an oblique camera, with the outline of the
 whole domain.  Prints the
@@ -52,15 +58,20 @@ def pick_time(times, wanted, path):
     return best
 
 
-def field_range(source, field, time, path):
-    """(min, max) of FIELD's values (magnitude for vectors) at time, after checking it exists."""
+def field_range(source, field, component, time, path):
+    """(min, max) of FIELD's values (magnitude for vectors, or one component) at time, after
+    checking it exists."""
     source.UpdatePipeline(time)
     arrays = source.PointData
     if field not in arrays.keys():
         raise RenderError(f"{path}: no point field {field!r} at time {time!r}; "
                           f"point fields are {list(arrays.keys())}")
     info = arrays[field]
-    lo, hi = info.GetRange(-1 if info.GetNumberOfComponents() > 1 else 0)
+    n = info.GetNumberOfComponents()
+    if component is not None and (n == 1 or COMPONENTS[component] >= n):
+        raise RenderError(f"{path}: field {field!r} has {n} component{'s' if n > 1 else ''}; "
+                          f"no component {component!r}")
+    lo, hi = info.GetRange(COMPONENTS[component] if component is not None else -1 if n > 1 else 0)
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise RenderError(f"{path}: field {field!r} has non-finite values at time {time!r}")
     return lo, hi
@@ -75,12 +86,23 @@ def make_view():
     return view
 
 
-def color_by(display, view, field, lo, hi, title):
-    pv.ColorBy(display, ("POINTS", field, "Magnitude"))
+COMPONENTS = {"x": 0, "y": 1, "z": 2}
+
+
+def colour_kind(field, component, wanted):
+    """"diverging" for signed fields (an error, a velocity component), else "sequential"."""
+    if wanted != "auto":
+        return wanted
+    return "diverging" if field.endswith("_error") or component is not None else "sequential"
+
+
+def color_by(display, view, field, component, kind, lo, hi, title):
+    pv.ColorBy(display, ("POINTS", field, "Magnitude" if component is None else component.upper()))
     lut = pv.GetColorTransferFunction(field)
-    # signed (an error, a velocity component): diverging, centred on 0; an
-    # undershoot at round-off level (a Gaussian's -1e-8) does not count
-    if lo < -1e-3 * hi and hi > 1e-3 * -lo:
+    if component is not None:
+        lut.VectorMode = "Component"
+        lut.VectorComponent = COMPONENTS[component]
+    if kind == "diverging":
         lut.ApplyPreset("Cool to Warm", True)
         a = max(-lo, hi)
         lo, hi = -a, a
@@ -160,17 +182,28 @@ def show_3d(reader, view, field, bounds):
     return clip, [outline, clip]
 
 
-def render(series, field, png, time=None, verbose=True):
-    """Render FIELD of SERIES at `time` (None: the last) into png.
-    Returns {"times", "time", "range", "dim"}; raises RenderError."""
+def parse_field(spec):
+    """FIELD or FIELD:COMPONENT (x, y or z)."""
+    field, _, component = spec.partition(":")
+    if component and component not in COMPONENTS:
+        raise RenderError(f"field {spec!r}: component {component!r}; expected x, y or z")
+    return field, component or None
+
+
+def render(series, spec, png, time=None, verbose=True, colours="auto"):
+    """Render FIELD[:COMPONENT] of SERIES at `time` (None: the last) into png, with the colour
+    map `colours` (auto: by what the field is).
+    Returns {"times", "time", "range", "dim", "colours"}; raises RenderError."""
+    field, component = parse_field(spec)
     reader, times = open_series(series)
     t = pick_time(times, time, series)
-    lo, hi = field_range(reader, field, t, series)
+    lo, hi = field_range(reader, field, component, t, series)
+    kind = colour_kind(field, component, colours)
     bounds = reader.GetDataInformation().GetBounds()
     dim = 2 if bounds[5] - bounds[4] <= 1e-12 * max(1.0, bounds[1] - bounds[0]) else 3
     if verbose:
         print(f"render: {series}: times {times}")
-        print(f"render: {field} at t = {t!r}: range [{lo!r}, {hi!r}]")
+        print(f"render: {spec} at t = {t!r}: range [{lo!r}, {hi!r}], {kind} colours")
 
     view = make_view()
     made = []
@@ -183,9 +216,12 @@ def render(series, field, png, time=None, verbose=True):
         n_cells = reader.GetDataInformation().GetNumberOfCells()
         display.SetRepresentationType("Surface With Edges" if n_cells <= 2000 else "Surface")
         display.EdgeColor = [0.3, 0.3, 0.3]
-        color_by(display, view, field, lo, hi, field)
+        # mostly ambient light: a face turned from the lights (the cut of a 3D domain) keeps
+        # the colours of the scalar bar instead of going grey
+        display.Ambient, display.Diffuse, display.Specular = 0.75, 0.25, 0.0
+        color_by(display, view, field, component, kind, lo, hi, spec)
 
-        label = pv.Text(Text=f"{field}   t = {t:.6g}")
+        label = pv.Text(Text=f"{spec}   t = {t:.6g}")
         made.append(label)
         text = pv.Show(label, view)
         text.WindowLocation = "Upper Left Corner"
@@ -204,7 +240,7 @@ def render(series, field, png, time=None, verbose=True):
             pv.Delete(proxy)
     if verbose:
         print(f"render: wrote {png} ({SIZE[0]}x{SIZE[1]}, {dim}D)")
-    return {"times": times, "time": t, "range": (lo, hi), "dim": dim}
+    return {"times": times, "time": t, "range": (lo, hi), "dim": dim, "colours": kind}
 
 
 def main(argv):
@@ -215,9 +251,12 @@ def main(argv):
     when = parser.add_mutually_exclusive_group()
     when.add_argument("--time", type=float, help="simulation time of the dump to render")
     when.add_argument("--last", action="store_true", help="render the last dump (the default)")
+    parser.add_argument("--colours", choices=["auto", "sequential", "diverging"], default="auto",
+                        help="colour map: by what the field is (auto), or as given")
     args = parser.parse_args(argv)
     try:
-        render(args.series, args.field, args.png, None if args.last else args.time)
+        render(args.series, args.field, args.png, None if args.last else args.time,
+               colours=args.colours)
     except RenderError as e:
         print(f"render: error: {e}", file=sys.stderr)
         return 1
