@@ -58,7 +58,7 @@ def pick_time(times, wanted, path):
     return best
 
 
-def field_range(source, field, component, time, path):
+def field_range(source, field, time, path, component=None):
     """(min, max) of FIELD's values (magnitude for vectors, or one component) at time, after
     checking it exists."""
     source.UpdatePipeline(time)
@@ -197,7 +197,7 @@ def render(series, spec, png, time=None, verbose=True, colours="auto"):
     field, component = parse_field(spec)
     reader, times = open_series(series)
     t = pick_time(times, time, series)
-    lo, hi = field_range(reader, field, component, t, series)
+    lo, hi = field_range(reader, field, t, series, component)
     kind = colour_kind(field, component, colours)
     bounds = reader.GetDataInformation().GetBounds()
     dim = 2 if bounds[5] - bounds[4] <= 1e-12 * max(1.0, bounds[1] - bounds[0]) else 3

@@ -113,6 +113,15 @@ def check(series, png, fields):
         result = render.render(series, fields[0], first, time=times[0])
         if result["time"] != times[0]:
             problems.append(f"{first}: rendered time {result['time']!r}, asked for {times[0]!r}")
+        # the colour map follows what the field is, not the signs of its values
+        expected = "diverging" if fields[0].endswith("_error") else "sequential"
+        if result["colours"] != expected:
+            problems.append(f"{first}: {result['colours']} colours for {fields[0]!r}, expected {expected}")
+        for name, component, kind in (("T", None, "sequential"), ("T_error", None, "diverging"),
+                                      ("velocity", None, "sequential"), ("velocity", "x", "diverging")):
+            if render.colour_kind(name, component, "auto") != kind:
+                problems.append(f"colour map of {name}{':' + component if component else ''}: "
+                                f"{render.colour_kind(name, component, 'auto')}, expected {kind}")
     except (render.RenderError, OSError, ValueError, KeyError) as e:
         problems.append(str(e))
         return problems
