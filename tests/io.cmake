@@ -33,3 +33,10 @@ foreach(dump_case grid2d grid3d tri)
   set_tests_properties(${name} PROPERTIES LABELS paraview SKIP_RETURN_CODE 77
                        FIXTURES_REQUIRED fe_vtk_dumps RUN_SERIAL TRUE)
 endforeach()
+
+# tools/statplot.py on stat and probe CSV files the test writes, good and bad; exits 77 (skipped)
+# without matplotlib.
+add_test(NAME io.statplot
+         COMMAND ${FE_SYSTEM_PYTHON} ${FE_TEST_TOOLS}/check_statplot.py
+                 ${PROJECT_SOURCE_DIR}/tools/statplot.py)
+set_tests_properties(io.statplot PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
