@@ -132,13 +132,14 @@ int fe_inflow_warn(const struct fe_case *c, const struct fe_mesh *m, const struc
 /* ---------------------------------------------------------------- growth */
 
 void fe_bounds_init(struct fe_bounds *b, int checked, long n_nodes, const double *initial,
-                    long n_dirichlet, const double *dirichlet)
+                    long n_dirichlet, const double *dirichlet, int absorbs)
 {
   *b = (struct fe_bounds){.lo = INFINITY, .hi = -INFINITY, .min = INFINITY, .max = -INFINITY};
   for (long i = 0; i < n_nodes; i++)
     b->lo = fmin(b->lo, initial[i]), b->hi = fmax(b->hi, initial[i]);
   for (long i = 0; i < n_dirichlet; i++)
     b->lo = fmin(b->lo, dirichlet[i]), b->hi = fmax(b->hi, dirichlet[i]);
+  if (absorbs) b->lo = fmin(b->lo, 0), b->hi = fmax(b->hi, 0);
   b->checked = checked && n_nodes > 0 && (b->lo != 0 || b->hi != 0);
 }
 

@@ -27,9 +27,10 @@ struct fe_bounds {
   int warned;
 };
 
-/* The range of the initial values (n_nodes) and the Dirichlet values (n_dirichlet). */
+/* The range of the initial values (n_nodes) and the Dirichlet values (n_dirichlet), and of 0
+ * where an absorption decays the tracer towards it. */
 void fe_bounds_init(struct fe_bounds *b, int checked, long n_nodes, const double *initial,
-                    long n_dirichlet, const double *dirichlet);
+                    long n_dirichlet, const double *dirichlet, int absorbs);
 /* The extrema of a stat row: a warning the first time they pass FE_BOUNDS_WARN widths
  * of the data's range beyond it, FE_ERR_NUMERICAL past FE_BOUNDS_STOP. */
 int fe_bounds_check(struct fe_bounds *b, double min, double max, long step, double t);

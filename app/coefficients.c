@@ -140,6 +140,8 @@ static int create(const struct fe_case *c, const struct fe_bcs *bcs, struct fe_c
   FE_CALL(tensors(c, cp));
   FE_CALL(upload_one(cp->space->be, c->source, &cp->source));
   FE_CALL(upload_one(cp->space->be, c->exact, &cp->exact));
+  FE_CALL(upload_one(cp->space->be, c->absorption, &cp->absorption));
+  cp->uniform_absorption = c->absorption && !fe_expr_depends_on_space(c->absorption);
   FE_CALL(dirichlet_groups(c, bcs, cp));
   return neumann_facets(c, bcs, cp->space->mesh, cp);
 }
@@ -167,6 +169,7 @@ void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp)
   fe_backend_free(be, cp->diffusivity);
   fe_backend_free(be, cp->source);
   fe_backend_free(be, cp->exact);
+  fe_backend_free(be, cp->absorption);
   for (int g = 0; g < cp->n_groups; g++) point_group_free(be, &cp->groups[g]);
   free(cp->groups);
   const struct fe_neumann_facets *nf = &cp->neumann;
@@ -189,6 +192,12 @@ int fe_coefficients_diffusivity(const struct fe_coefficient_programs *cp, double
 {
   return fe_space_evaluate(cp->space, 1, NULL, NULL, cp->uniform_diffusivity ? 1 : cp->space->n_cells,
                            cp->diffusivity, cp->n_diffusivity, t, out);
+}
+
+int fe_coefficients_absorption(const struct fe_coefficient_programs *cp, double t, double *out)
+{
+  return fe_space_evaluate(cp->space, 1, NULL, NULL, cp->uniform_absorption ? 1 : cp->space->n_cells,
+                           cp->absorption, 1, t, out);
 }
 
 int fe_coefficients_source(const struct fe_coefficient_programs *cp, double t, double *out)

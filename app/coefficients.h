@@ -32,7 +32,9 @@ struct fe_coefficient_programs {
   const struct fe_space *space;
   int n_velocity, n_diffusivity; /* programs in velocity (d) and diffusivity (FE_NSYM(d)) */
   int uniform_diffusivity;       /* no diffusivity component depends on x, y, z: one tensor */
-  struct fe_program *velocity, *diffusivity, *source, *exact; /* backend; NULL when absent */
+  int uniform_absorption;        /* the absorption rate does not depend on x, y, z: one value */
+  struct fe_program *velocity, *diffusivity, *source, *exact, *absorption; /* backend; NULL
+                                                                              when absent */
   int n_groups;
   struct fe_point_group *groups; /* one per Dirichlet <boundary>; pos: place in the Dirichlet list */
   struct fe_neumann_facets neumann;
@@ -49,6 +51,8 @@ void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp);
 int fe_coefficients_velocity(const struct fe_coefficient_programs *cp, double t, double *out);
 int fe_coefficients_diffusivity(const struct fe_coefficient_programs *cp, double t, double *out);
 int fe_coefficients_source(const struct fe_coefficient_programs *cp, double t, double *out);
+/* the absorption rate at the cells' centroids: n_cells values (one when uniform_absorption) */
+int fe_coefficients_absorption(const struct fe_coefficient_programs *cp, double t, double *out);
 int fe_coefficients_exact(const struct fe_coefficient_programs *cp, double t, double *out);
 int fe_coefficients_dirichlet(const struct fe_coefficient_programs *cp, double t, double *out);
 /* out[n] = int_boundary phi_n g over the Neumann facets (n_nodes values) */

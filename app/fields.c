@@ -159,6 +159,22 @@ int fe_eval_diffusivity(const struct fe_case *c, const struct fe_mesh *m, double
   return FE_SUCCESS;
 }
 
+int fe_eval_absorption(const struct fe_case *c, const struct fe_mesh *m, double t, double *out)
+{
+  double p[3];
+  char point[160], shown[FE_QUOTE_SIZE], text[FE_QUOTE_SIZE];
+  for (long e = 0; e < m->n_cells; e++) {
+    centroid(m, e, p);
+    out[e] = fe_expr_eval(c->absorption, p, t);
+    if (!isfinite(out[e])) return not_finite(c->absorption, NULL, m, e, p, t, out[e]);
+    FE_CHECK(out[e] >= 0, FE_ERR_INPUT, "%s:%d: <absorption>: %s is %g at %s, t = %g; expected a rate >= 0",
+             fe_path_shown(c->path, shown, sizeof shown), c->absorption_line,
+             fe_quote(fe_expr_text(c->absorption), FE_QUOTE_MAX, text, sizeof text), out[e],
+             point_name(m, e, p, point, sizeof point), t);
+  }
+  return FE_SUCCESS;
+}
+
 int fe_eval_dirichlet(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
                       double t, double *out)
 {

@@ -34,6 +34,9 @@ int fe_eval_velocity(const struct fe_case *c, const struct fe_mesh *m, double t,
 /* Diffusivity per cell at the centroid as FE_NSYM(dim) components; checks it
  * is symmetric positive semi-definite (a scalar must be >= 0). */
 int fe_eval_diffusivity(const struct fe_case *c, const struct fe_mesh *m, double t, double *out);
+/* Absorption rate per cell at the centroid (n_cells values); FE_ERR_INPUT for a value that is
+ * not finite or below 0. */
+int fe_eval_absorption(const struct fe_case *c, const struct fe_mesh *m, double t, double *out);
 /* Dirichlet values at the Dirichlet nodes, in bcs->dirichlet order. */
 int fe_eval_dirichlet(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
                       double t, double *out);

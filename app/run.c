@@ -99,6 +99,7 @@ static int evaluate_expressions(struct fe_sim *s)
   FE_MALLOC(fe_eval_max_values(m, s->bcs), &work);
   int err = fe_eval_nodes(c->initial, m, t, s->initial);
   if (!err) err = fe_eval_diffusivity(c, m, t, work);
+  if (!err && c->absorption) err = fe_eval_absorption(c, m, t, work);
   if (!err && c->n_velocity) err = fe_eval_velocity(c, m, t, work);
   if (!err && c->exact) err = fe_eval_nodes(c->exact, m, t, work);
   if (!err) err = fe_eval_nodes(c->source, m, t, work);
@@ -123,7 +124,7 @@ static int check_inflow(const struct fe_sim *s)
 }
 
 /* The range the initial and Dirichlet values bound the tracer to, where they do: without a
- * source or Neumann flux, with Dirichlet values fixed in time. */
+ * source or Neumann flux, with Dirichlet values fixed in time (with absorption, 0 too). */
 static int init_bounds(struct fe_sim *s)
 {
   const struct fe_scheme *sc = s->scheme;
@@ -132,7 +133,8 @@ static int init_bounds(struct fe_sim *s)
   FE_MALLOC(s->bcs->n_dirichlet + 1, &dirichlet);
   const int err = fe_eval_dirichlet(s->c, s->m, s->bcs, s->c->t_start, dirichlet);
   if (!err)
-    fe_bounds_init(&s->bounds, bounded, s->m->n_nodes, s->initial, s->bcs->n_dirichlet, dirichlet);
+    fe_bounds_init(&s->bounds, bounded, s->m->n_nodes, s->initial, s->bcs->n_dirichlet, dirichlet,
+                   sc->absorbs);
   free(dirichlet);
   return err;
 }

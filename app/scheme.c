@@ -32,6 +32,8 @@ static void classify_terms(struct fe_scheme *s)
   s->src_tdep = fe_expr_depends_on_t(c->source);
   s->src_zero = expr_is_zero(c->source);
   s->bc_tdep = s->bcs->time_dependent;
+  s->absorbs = c->absorption != NULL;
+  s->absorption_tdep = s->absorbs && fe_expr_depends_on_t(c->absorption);
   s->cgo = (struct fe_cg_options){.rtol = c->rtol,
                                   .atol = c->atol,
                                   .max_iterations = c->max_iterations,
@@ -56,6 +58,11 @@ static int create_coefficients(struct fe_scheme *s)
   s->coef = (struct fe_coefficients){.diffusivity = s->diff,
                                      .velocity = s->vel,
                                      .uniform_diffusivity = s->cp->uniform_diffusivity};
+  if (!s->absorbs) return FE_SUCCESS;
+  const long cells = s->cp->uniform_absorption ? 1 : s->m->n_cells;
+  FE_CALL(fe_vec_create(s->be, (size_t)cells, &s->lambda));
+  s->coef.lambda = s->lambda->a;
+  s->coef.uniform_lambda = s->cp->uniform_absorption;
   return FE_SUCCESS;
 }
 
@@ -154,7 +161,7 @@ void fe_scheme_destroy(struct fe_scheme *s)
   fe_cg_destroy(s->diffusion.cg);
   struct fe_vec *v[] = {s->tracer,   s->rhs,           s->boundary,          s->load,
                         s->load_old, s->mass_load,     s->rk4_stage,         s->rk4_rate,
-                        s->rk4_sum,  s->mass.solution, s->diffusion.solution};
+                        s->rk4_sum,  s->mass.solution, s->diffusion.solution, s->lambda};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
   double *dev[] = {s->vel, s->diff, s->dvals, s->dzero};
   for (int i = 0; i < 4; i++) fe_backend_free(s->be, dev[i]);
@@ -204,6 +211,7 @@ static int evaluate_on_host(const struct fe_scheme *s, const struct fe_evaluatio
   case FE_EVAL_NEUMANN: return fe_eval_neumann(c, s->m, s->bcs, e->t, work);
   case FE_EVAL_DIRICHLET: return fe_eval_dirichlet(c, s->m, s->bcs, e->t, work);
   case FE_EVAL_EXACT: return fe_eval_nodes(c->exact, s->m, e->t, work);
+  case FE_EVAL_ABSORPTION: return fe_eval_absorption(c, s->m, e->t, work);
   }
   return FE_SUCCESS;
 }
@@ -310,11 +318,30 @@ static int solve(struct fe_scheme *s, struct fe_system *sys, const struct fe_vec
 
 /* ---------------------------------------------------------------- diffusion */
 
+/* The absorption rate at t on the backend; a negative value there is an input error named on
+ * the host (fe_eval_absorption), a non-finite one is found with the tracer's. */
+static int evaluate_absorption(struct fe_scheme *s, double t)
+{
+  double lo, hi;
+  evaluating(s, FE_EVAL_ABSORPTION, t);
+  FE_CALL(fe_coefficients_absorption(s->cp, t, s->lambda->a));
+  FE_CALL(fe_vec_minmax(s->lambda, &lo, &hi));
+  if (lo >= 0 || isnan(lo)) return FE_SUCCESS;
+  double *work;
+  FE_CALL(host_work(s, &work));
+  const int err = fe_eval_absorption(s->c, s->m, t, work);
+  free(work);
+  FE_CALL(err);
+  FE_RAISE(FE_ERR_INPUT, "<absorption>: %g on the backend at t = %g, where the host finds it >= 0",
+           lo, t);
+}
+
 static int assemble_diffusion(struct fe_scheme *s, double tau, double tmid)
 {
-  const int retime = s->diff_tdep && tmid != s->diff_time;
+  const int retime = (s->diff_tdep || s->absorption_tdep) && tmid != s->diff_time;
   if (tau == s->diff_tau && !retime) return FE_SUCCESS;
-  if (retime || s->diff_tau == 0) {
+  if (s->absorbs && (s->absorption_tdep || s->diff_tau == 0)) FE_CALL(evaluate_absorption(s, tmid));
+  if ((retime && s->diff_tdep) || s->diff_tau == 0) {
     evaluating(s, FE_EVAL_DIFFUSIVITY, tmid);
     FE_CALL(fe_coefficients_diffusivity(s->cp, tmid, s->diff));
     if (s->diff_tdep) { /* checked where it is evaluated; read with the stat row */
@@ -325,8 +352,14 @@ static int assemble_diffusion(struct fe_scheme *s, double tau, double tmid)
   }
   const double th = s->c->theta;
   const int lumped = s->c->mass == FE_MASS_LUMPED;
-  struct fe_form lhs = {.mass = 1.0, .lumped = lumped, .diffusion = th * tau};
-  struct fe_form rhs = {.mass = 1.0, .lumped = lumped, .diffusion = -(1 - th) * tau};
+  /* (M + theta tau (K + Lambda)) T1 = (M - (1 - theta) tau (K + Lambda)) T0 + loads */
+  const double absorb = s->absorbs ? 1.0 : 0.0;
+  struct fe_form lhs = {
+      .mass = 1.0, .lumped = lumped, .diffusion = th * tau, .absorption = absorb * th * tau};
+  struct fe_form rhs = {.mass = 1.0,
+                        .lumped = lumped,
+                        .diffusion = -(1 - th) * tau,
+                        .absorption = -absorb * (1 - th) * tau};
   FE_CALL(fe_operator_assemble(s->diffusion.op, &lhs, &s->coef));
   FE_CALL(fe_operator_assemble(s->diffusion_rhs, &rhs, &s->coef));
   s->diff_tau = tau;

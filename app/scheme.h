@@ -28,7 +28,8 @@ enum fe_evaluated {
   FE_EVAL_SOURCE,
   FE_EVAL_NEUMANN,
   FE_EVAL_DIRICHLET,
-  FE_EVAL_EXACT
+  FE_EVAL_EXACT,
+  FE_EVAL_ABSORPTION
 };
 struct fe_evaluation {
   enum fe_evaluated what;
@@ -46,6 +47,7 @@ struct fe_scheme {
   const struct fe_coefficient_programs *cp;
   enum fe_strategy strategy; /* the one the operators use ("auto" picked at creation) */
   int has_advection, adv_tdep, diff_tdep, src_tdep, src_zero, bc_tdep;
+  int absorbs, absorption_tdep; /* an <absorption> rate, and whether it depends on t */
   struct fe_cg_options cgo;
   /* operators: M dT/dt = -C T (RK4); (M + theta tau K) T1 = (M - (1 - theta) tau K) T0 + loads */
   struct fe_system mass;                /* M; solved when advecting, applied to the source */
@@ -56,6 +58,7 @@ struct fe_scheme {
   /* coefficients on the backend */
   struct fe_coefficients coef;
   double *vel, *diff;
+  struct fe_vec *lambda; /* the absorption rate per cell (one value when uniform), or NULL */
   double *dvals; /* the Dirichlet values, in Dirichlet-node order */
   int dvals_ready;
   double *dzero;          /* zeros, as many */

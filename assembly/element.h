@@ -36,14 +36,26 @@ struct fe_reference {
   double volume;                       /* 1/d! */
 };
 
-/* Coefficients of the form a*mass + b*diffusion + c*advection of one operator. */
+/* Coefficients of the form a*mass + b*diffusion + c*advection + e*absorption of one
+ * operator; the absorption term is the mass weighted by the P0 rate lambda >= 0
+ * (int lambda phi_i phi_j, lumped with the mass). */
 struct fe_form {
   double mass;      /* a */
   int lumped;       /* mass lumped onto the diagonal */
   double diffusion; /* b */
   double advection; /* c */
   int uniform_diffusivity; /* the diffusivity array holds one tensor, the same in every cell */
+  double absorption;       /* e */
+  const double *lambda;    /* the absorption rate per cell (backend memory), when e != 0 */
+  int uniform_lambda;      /* lambda holds one value, the same in every cell */
 };
+
+/* The weight of the mass tensor in cell c: a, plus e lambda_c with absorption. */
+FE_HOST_DEVICE static inline double fe_cell_mass_weight(const struct fe_form *form, long c)
+{
+  if (form->absorption == 0) return form->mass;
+  return form->mass + form->absorption * form->lambda[form->uniform_lambda ? 0 : c];
+}
 
 /* Element storage is blocked element-major: entry k of element e sits at
  * ((e / B) * nk + k) * B + e % B, with B = 2^shift elements per block (the
@@ -232,13 +244,15 @@ FE_HOST_DEVICE static inline double fe_cell_geometry(int d, const struct fe_form
   return absdet;
 }
 
-/* Entry k of the element matrix: the contraction for one (i, j). */
+/* Entry k of the element matrix: the contraction for one (i, j); weight is the
+ * cell's fe_cell_mass_weight. */
 FE_HOST_DEVICE static inline double fe_element_entry(int d, const struct fe_reference *ref,
-                                                     const struct fe_form *form, double absdet,
-                                                     const double *gdiff, const double *gadv, int k)
+                                                     const struct fe_form *form, double weight,
+                                                     double absdet, const double *gdiff,
+                                                     const double *gadv, int k)
 {
   const double *km = form->lumped ? ref->lumped : ref->mass;
-  double s = form->mass * absdet * km[k];
+  double s = weight * absdet * km[k];
   if (form->diffusion != 0) {
     double t = 0;
     for (int g = 0; g < d * d; g++) t += gdiff[g] * ref->stiffness[k][g];
@@ -252,14 +266,16 @@ FE_HOST_DEVICE static inline double fe_element_entry(int d, const struct fe_refe
   return s;
 }
 
-/* E = a |J| K_mass + b G_diff : K_stiffness + c G_adv : K_advection.
- * gdiff and gadv are ignored when b or c is 0.  E is nv x nv, row-major. */
+/* E = (a + e lambda_c) |J| K_mass + b G_diff : K_stiffness + c G_adv : K_advection,
+ * weight = a + e lambda_c.  gdiff and gadv are ignored when b or c is 0.  E is
+ * nv x nv, row-major. */
 FE_HOST_DEVICE static inline void fe_element_matrix(int d, const struct fe_reference *ref,
-                                                    const struct fe_form *form, double absdet,
-                                                    const double gdiff[9], const double gadv[12],
-                                                    double e[FE_NK_MAX])
+                                                    const struct fe_form *form, double weight,
+                                                    double absdet, const double gdiff[9],
+                                                    const double gadv[12], double e[FE_NK_MAX])
 {
-  for (int k = 0; k < (d + 1) * (d + 1); k++) e[k] = fe_element_entry(d, ref, form, absdet, gdiff, gadv, k);
+  for (int k = 0; k < (d + 1) * (d + 1); k++)
+    e[k] = fe_element_entry(d, ref, form, weight, absdet, gdiff, gadv, k);
 }
 
 /* The full element matrix of cell c for the form: geometry from the
@@ -273,7 +289,7 @@ FE_HOST_DEVICE static inline double fe_cell_matrix(int d, const struct fe_refere
 {
   double gdiff[9], gadv[12];
   double absdet = fe_cell_geometry(d, form, cells, coords, diffusivity, velocity, c, gdiff, gadv);
-  fe_element_matrix(d, ref, form, absdet, gdiff, gadv, e);
+  fe_element_matrix(d, ref, form, fe_cell_mass_weight(form, c), absdet, gdiff, gadv, e);
   return absdet;
 }
 
@@ -332,11 +348,11 @@ FE_HOST_DEVICE static inline void fe_cell_matfree_product(int d, const struct fe
     xe[j] = x[cells[c * nv + j]];
     xm[j] = (dmask >> j) & 1u ? 0.0 : xe[j];
   }
-  const double *km = form->lumped ? ref->lumped : ref->mass;
+  const double *km = form->lumped ? ref->lumped : ref->mass, weight = fe_cell_mass_weight(form, c);
   for (int i = 0; i < nv; i++) {
     double v = 0;
     for (int j = 0; j < nv; j++) v += km[i * nv + j] * xm[j];
-    y[i] = form->mass * absdet * v;
+    y[i] = weight * absdet * v;
   }
   if (form->diffusion != 0 || form->advection != 0) {
     double w[3], g[3]; /* reference and physical gradients of x */

@@ -148,6 +148,8 @@ int fe_operator_assemble(struct fe_op *op, const struct fe_form *form,
   struct fe_assembled *a = impl(op);
   struct fe_form f = *form;
   f.uniform_diffusivity = coef->uniform_diffusivity;
+  f.lambda = coef->lambda;
+  f.uniform_lambda = coef->uniform_lambda;
   double t0 = fe_wtime();
   FE_CALL(a->k->element.matrices(a->space, &f, coef->diffusivity, coef->velocity, a->e, a->elift));
   FE_CALL(fe_backend_sync(op->be)); /* so that the phase times are the kernels' */

@@ -17,12 +17,15 @@ int fe_strategy_parse(const char *word, enum fe_strategy *s);
 
 /* Coefficient fields on the backend: diffusivity per cell (FE_NSYM(d) values,
  * P0; or one tensor for all cells when it does not vary in space), velocity
- * per node (d values, P1).  NULL where the form does not use them.
- * A matfree operator reads them at every apply: they must outlive it. */
+ * per node (d values, P1), absorption rate per cell (P0, or one value).  NULL
+ * where the form does not use them.  A matfree operator reads them at every
+ * apply: they must outlive it. */
 struct fe_coefficients {
   const double *diffusivity;
   const double *velocity;
   int uniform_diffusivity; /* diffusivity holds one tensor, the same in every cell */
+  const double *lambda;
+  int uniform_lambda; /* lambda holds one value, the same in every cell */
 };
 
 struct fe_assembly_times {

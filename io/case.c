@@ -730,9 +730,9 @@ static int check_field_names(const struct reader *r, xmlNode *t)
 
 static int read_tracer(struct reader *r, xmlNode *t)
 {
-  static const char *const once[] = {"initial", "diffusivity", "source", "exact"};
+  static const char *const once[] = {"initial", "diffusivity", "source", "exact", "absorption"};
   struct fe_case *c = r->c;
-  xmlNode *seen[4] = {0};
+  xmlNode *seen[5] = {0};
   int n_boundaries = 0;
   xmlChar *name = xmlGetNoNsProp(t, BAD_CAST "name");
   int err = fe_strdup(name ? (const char *)name : "", &c->tracer_name);
@@ -762,6 +762,10 @@ static int read_tracer(struct reader *r, xmlNode *t)
   else
     FE_CALL(fe_expr_create("0", &c->params, r->path, (int)xmlGetLineNo(t), "source", &c->source));
   if (seen[3]) FE_CALL(read_expr(r, seen[3], &c->exact));
+  if (seen[4]) {
+    FE_CALL(read_expr(r, seen[4], &c->absorption));
+    c->absorption_line = (int)xmlGetLineNo(seen[4]);
+  }
   FE_CALL(check_field_names(r, t));
   if (n_boundaries) FE_CALLOC(n_boundaries, &c->boundaries);
   for (xmlNode *e = t->children; e; e = e->next)
@@ -938,6 +942,7 @@ void fe_case_destroy(struct fe_case *c)
   fe_expr_destroy(c->initial);
   fe_expr_destroy(c->source);
   fe_expr_destroy(c->exact);
+  fe_expr_destroy(c->absorption);
   for (int k = 0; k < 6; k++) fe_expr_destroy(c->diffusivity[k]);
   for (int b = 0; b < c->n_boundaries; b++) {
     for (int k = 0; k < c->boundaries[b].n_refs; k++) free(c->boundaries[b].refs[k]);

@@ -35,6 +35,8 @@ struct fe_case {
   struct fe_expr *initial;
   struct fe_expr *source;   /* never NULL: "0" when absent */
   struct fe_expr *exact;    /* NULL when absent */
+  struct fe_expr *absorption; /* the decay rate lambda >= 0 of a -lambda T term; NULL when absent */
+  int absorption_line;
   int n_diffusivity;        /* 1 (scalar), 3 (xx xy yy) or 6 (xx xy xz yy yz zz) */
   struct fe_expr *diffusivity[6];
   int diffusivity_line;

@@ -47,6 +47,7 @@ fe_bad_input(unknown_backend [=[unknown_backend\.xml:15: <backend>: the value 'g
 fe_bad_input(boundary_two_conditions [=[boundary_two_conditions\.xml:10: <neumann>: unexpected element in <boundary>]=])
 # values
 fe_bad_input(dt_negative [=[dt_negative\.xml:6: <time dt="-1">: dt must be > 0]=])
+fe_bad_input(absorption_negative [=[absorption_negative\.xml:10: <absorption>: 'x - 0\.5' is -0\.469498 at the centroid \(x, y\) = \(0\.0305021, 0\.927831\) of element 146, t = 0; expected a rate >= 0]=])
 fe_bad_input(dt_zero [=[dt_zero\.xml:6: <time dt="0">: dt must be > 0]=])
 fe_bad_input(end_before_start [=[end_before_start\.xml:6: <time end="1">: end must be > start]=])
 fe_bad_input(end_equals_start [=[end_equals_start\.xml:6: <time end="1">: end must be > start \(start="1"\)]=])

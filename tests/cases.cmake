@@ -85,6 +85,7 @@ fe_case_gpu(rotating_gaussian --max-l2 4e-4)
 fe_case_gpu(anisotropic_diffusion --max-l2 5e-3)
 fe_case_gpu(advection_diffusion_3d --max-l2 6e-3)
 fe_case_gpu(manufactured --max-l2 1.5e-3)
+fe_case_gpu(decay --max-l2 3e-4)
 # and the convergence criteria, measured on the GPU
 fe_case_gpu_check(diffusion_gaussian order order --sizes 0.1,0.05,0.025 --cfl 0.2 --end 0.5 --min-order 1.8)
 fe_case_gpu_check(anisotropic_diffusion order order --sizes 0.2,0.1,0.05 --cfl 0.25 --min-order 1.8)
@@ -275,4 +276,20 @@ foreach(backend cpu cuda)
                       ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/grows.xml)
 endforeach()
 set_tests_properties(exit.grows_cuda PROPERTIES LABELS gpu
+  SKIP_REGULAR_EXPRESSION "FESIM_SKIP;no[ \n]+usable[ \n]+GPU;without[ \n]+the[ \n]+CUDA[ \n]+backend")
+
+# Absorption (<absorption>, the decay -lambda T): the decay case against its exact solution,
+# second order in space, the three strategies alike; a rate that turns negative during the run
+# is found where it is evaluated (on the backend) and named on the host: exit 2.
+fe_case(decay T T_exact T_error)
+fe_case_check(decay error error --max-l2 3e-4)
+fe_case_check(decay order order --sizes 0.1,0.05,0.025 --cfl 0.2 --min-order 1.8)
+fe_case_check(decay strategies strategies --rtol 1e-9)
+foreach(backend cpu cuda)
+  fe_expect_exit(exit.absorption_later_${backend} 2
+                 [=[absorption_later\.xml:12: <absorption>: '0\.05 - t \+ 0\*x' is -0\.005 at the centroid \(x, y\) = \([0-9.]+, [0-9.]+\) of element [0-9]+, t = 0\.055; expected a rate >= 0]=]
+                 ARGS --backend ${backend} --force --output ${CMAKE_BINARY_DIR}/exit_absorption_${backend}
+                      ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/absorption_later.xml)
+endforeach()
+set_tests_properties(exit.absorption_later_cuda PROPERTIES LABELS gpu
   SKIP_REGULAR_EXPRESSION "FESIM_SKIP;no[ \n]+usable[ \n]+GPU;without[ \n]+the[ \n]+CUDA[ \n]+backend")

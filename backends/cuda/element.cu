@@ -86,8 +86,9 @@ __global__ void __launch_bounds__(EPB *TPE)
   if (form.advection != 0)
     for (int g = 0; g < (D + 1) * D; g++) gadv[g] = s_gadv[g][el];
   const unsigned dm = dmask[c];
+  const double weight = fe_cell_mass_weight(&form, c);
   for (int k = t / EPB; k < nk; k += TPE) {
-    const double v = fe_element_entry(D, &c_ref[D - 2], &form, s_det[el], gdiff, gadv, k);
+    const double v = fe_element_entry(D, &c_ref[D - 2], &form, weight, s_det[el], gdiff, gadv, k);
     e[fe_block_index(c, k, nk, shift)] = fe_dirichlet_entry(k / nv, k % nv, dm, v);
   }
 }

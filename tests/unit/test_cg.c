@@ -25,10 +25,10 @@ static void solve_known(int dim, int n, enum fe_strategy strategy, int jacobi)
   CHECK_OK(fe_space_create(be, m, isd, &space));
   double *dd;
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * m->n_cells * ns, diff, &dd));
-  struct fe_coefficients coef = {dd, NULL, 0};
+  struct fe_coefficients coef = {.diffusivity = dd};
   struct fe_op *a;
   CHECK_OK(fe_operator_create(space, strategy, &a));
-  const struct fe_form form = {1.0, 0, 0.05, 0, 0};
+  const struct fe_form form = {.mass = 1.0, .diffusion = 0.05};
   CHECK_OK(fe_operator_assemble(a, &form, &coef));
 
   double *xt = malloc(sizeof(double) * nn), *x = malloc(sizeof(double) * nn);
@@ -58,7 +58,7 @@ static void solve_known(int dim, int n, enum fe_strategy strategy, int jacobi)
   CHECK(!r.converged && r.iterations == 2 && r.history[0] > 0 && r.history[1] > 0);
 
   /* a lumped mass operator is solved by division */
-  const struct fe_form lumped = {1.0, 1, 0, 0, 0};
+  const struct fe_form lumped = {.mass = 1.0, .lumped = 1};
   CHECK_OK(fe_operator_assemble(a, &lumped, &coef));
   CHECK(a->is_diagonal);
   CHECK_OK(fe_op_apply(a, vxt, vb));

@@ -7,8 +7,8 @@
 #include "assembly/reference.h"
 #include "test.h"
 
-static const struct fe_form MASS = {1, 0, 0, 0, 0}, LUMPED = {1, 1, 0, 0, 0}, DIFF = {0, 0, 1, 0, 0},
-                            ADV = {0, 0, 0, 1, 0};
+static const struct fe_form MASS = {.mass = 1}, LUMPED = {.mass = 1, .lumped = 1}, DIFF = {.diffusion = 1},
+                            ADV = {.advection = 1};
 
 /* Element matrix of one cell given by its vertices, diffusivity and velocity. */
 static void element(int d, const double x[4][3], const double *dsym, const double u[4][3],
@@ -172,9 +172,40 @@ static void dirichlet_masking(void)
   }
 }
 
+/* The absorption term is the mass matrix weighted by the cell's rate: a M + e lambda_c M, and
+ * lumped with the mass; the matrix-free product applies the same matrix. */
+static void absorption(void)
+{
+  const double x[4][3] = {{0, 0}, {1, 0}, {0, 1}};
+  const double m[9] = {2, 1, 1, 1, 2, 1, 1, 1, 2}, lumped[9] = {4, 0, 0, 0, 4, 0, 0, 0, 4};
+  const double lambda[2] = {7.0, 3.0};
+  struct fe_form form = {.mass = 0.5, .absorption = 2.0, .lambda = lambda + 1};
+  double e[16];
+  element(2, x, NULL, NULL, &form, e);
+  check_matrix(3, e, m, (0.5 + 2.0 * 3.0) / 24, 1e-15);
+  form.uniform_lambda = 1;
+  form.lambda = lambda;
+  form.lumped = 1;
+  element(2, x, NULL, NULL, &form, e);
+  check_matrix(3, e, lumped, (0.5 + 2.0 * 7.0) / 24, 1e-15);
+  struct fe_reference ref;
+  fe_reference_init(2, &ref);
+  const int cells[3] = {0, 1, 2};
+  const double coords[6] = {0, 0, 1, 0, 0, 1}, xv[3] = {1.0, -2.0, 0.5};
+  double y[4];
+  form.lumped = 0;
+  fe_cell_matfree_product(2, &ref, &form, cells, coords, NULL, NULL, 0, xv, 0, y);
+  for (int i = 0; i < 3; i++) {
+    double expect = 0;
+    for (int j = 0; j < 3; j++) expect += m[i * 3 + j] * (0.5 + 2.0 * 7.0) / 24 * xv[j];
+    CHECK_CLOSE(y[i], expect, 1e-15);
+  }
+}
+
 int main(void)
 {
   reference_triangle();
+  absorption();
   stretched_anisotropic();
   reference_tetrahedron();
   stretched_tetrahedron();

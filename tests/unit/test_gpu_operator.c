@@ -15,13 +15,14 @@
 
 struct setup {
   struct fe_space *space;
-  double *diff, *vel;
+  double *diff, *vel, *lambda;
   struct fe_coefficients coef;
 };
 
-/* uniform: the diffusivity of cell 0, as one tensor for every cell */
+/* uniform: the diffusivity and absorption rate of cell 0, for every cell */
 static void make(const struct fe_backend *be, struct fe_mesh *m, const unsigned char *isd,
-                 const double *diff, const double *vel, int deterministic, int uniform, struct setup *s)
+                 const double *diff, const double *vel, const double *lambda, int deterministic,
+                 int uniform, struct setup *s)
 {
   CHECK_OK(fe_space_create(be, m, isd, &s->space));
   s->space->deterministic = deterministic;
@@ -30,12 +31,16 @@ static void make(const struct fe_backend *be, struct fe_mesh *m, const unsigned 
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * m->n_nodes * m->dim, vel, &s->vel));
   s->coef.diffusivity = s->diff;
   s->coef.velocity = s->vel;
+  CHECK_OK(fe_backend_alloc(be, sizeof(double) * (uniform ? 1 : m->n_cells), lambda, &s->lambda));
+  s->coef.lambda = s->lambda;
+  s->coef.uniform_lambda = uniform;
 }
 
 static void release(const struct fe_backend *be, struct setup *s)
 {
   fe_backend_free(be, s->diff);
   fe_backend_free(be, s->vel);
+  fe_backend_free(be, s->lambda);
   fe_space_destroy(s->space);
 }
 
@@ -78,13 +83,15 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
     if (dim == 3) diff[c * ns + 5] += 1;
   }
   for (int i = 0; i < nn * dim; i++) vel[i] = meshgen_rand(&seed) - 0.5;
+  double *lambda = malloc(sizeof(double) * m->n_cells);
+  for (int c = 0; c < m->n_cells; c++) lambda[c] = 2 * meshgen_rand(&seed);
   double *x = malloc(sizeof(double) * nn), *yc = malloc(sizeof(double) * nn), *yg = malloc(sizeof(double) * nn);
   for (int i = 0; i < nn; i++) x[i] = meshgen_rand(&seed) - 0.5;
 
   struct setup sc, sg[2];
-  make(cpu, m, isd, diff, vel, 0, uniform, &sc);
-  make(gpu, m, isd, diff, vel, 0, uniform, &sg[0]);
-  make(gpu, m, isd, diff, vel, 1, uniform, &sg[1]);
+  make(cpu, m, isd, diff, vel, lambda, 0, uniform, &sc);
+  make(gpu, m, isd, diff, vel, lambda, 0, uniform, &sg[0]);
+  make(gpu, m, isd, diff, vel, lambda, 1, uniform, &sg[1]);
   sc.space->block_shift = sg[0].space->block_shift = sg[1].space->block_shift = shift;
   const size_t ne = (size_t)fe_blocked_cells(m->n_cells, sc.space->block_shift) * (dim + 1) * (dim + 1);
   double *ec = malloc(sizeof(double) * ne), *eg = malloc(sizeof(double) * ne);
@@ -121,7 +128,7 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
     CHECK_OK(fe_operator_assemble(oc, form, &sc.coef));
     CHECK_OK(fe_operator_download_elements(oc, ec));
     CHECK_OK(fe_operator_create(sg[0].space, FE_STRATEGY_LMA, &og));
-    const struct fe_form other = {3.0, 0, 0, 0, 0};
+    const struct fe_form other = {.mass = 3.0};
     int epb, tpe;
     const struct fe_element_kernels *ek = &gpu->assembly->element;
     for (int k = 0; ek->variant(dim, k, &epb, &tpe); k++) {
@@ -162,6 +169,7 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
   free(isd);
   free(diff);
   free(vel);
+  free(lambda);
   free(x);
   free(yc);
   free(yg);
@@ -176,13 +184,13 @@ static void cg_agrees(const struct fe_backend *gpu)
   double *diff = calloc((size_t)m->n_cells * 6, sizeof(double)), *b = malloc(sizeof(double) * nn);
   for (int c = 0; c < m->n_cells; c++) diff[c * 6] = diff[c * 6 + 3] = diff[c * 6 + 5] = 1;
   for (int i = 0; i < nn; i++) b[i] = sin(i);
-  const struct fe_form form = {1, 0, 0.1, 0, 0};
+  const struct fe_form form = {.mass = 1, .diffusion = 0.1};
   double *xs[2];
   const struct fe_backend *bes[2] = {test_cpu(), gpu};
   int its[2];
   for (int k = 0; k < 2; k++) {
     struct setup s;
-    make(bes[k], m, NULL, diff, diff, 1, 0, &s); /* deterministic: GPU solves repeat bit for bit */
+    make(bes[k], m, NULL, diff, diff, diff, 1, 0, &s); /* deterministic: GPU solves repeat bit for bit */
     struct fe_op *a;
     CHECK_OK(fe_operator_create(s.space, FE_STRATEGY_LMA, &a));
     CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
@@ -242,8 +250,10 @@ int main(void)
   }
   struct fe_backend *gpu;
   CHECK_OK(fe_backend_create(FE_BACKEND_CUDA, NULL, &gpu));
-  const struct fe_form forms[] = {{1.0, 0, 0.3, 0, 0}, {0, 0, 0, -1.0, 0}, {0.7, 0, 0.2, 0.5, 0}, {1.0, 1, 0.1, 0, 0}};
-  for (int f = 0; f < 4; f++)
+  const struct fe_form forms[] = {{.mass = 1.0, .diffusion = 0.3}, {.advection = -1.0}, {.mass = 0.7, .diffusion = 0.2, .advection = 0.5}, {.mass = 1.0, .lumped = 1, .diffusion = 0.1},
+                                  {.mass = 1.0, .diffusion = 0.2, .absorption = 0.3},
+                                  {.mass = 1.0, .lumped = 1, .diffusion = 0.1, .absorption = -0.4}};
+  for (int f = 0; f < 6; f++)
     for (int uniform = 0; uniform < 2; uniform++) {
       compare(gpu, 2, 12, &forms[f], uniform, FE_BLOCK_SHIFT_DEFAULT);
       compare(gpu, 3, 5, &forms[f], uniform, FE_BLOCK_SHIFT_DEFAULT);

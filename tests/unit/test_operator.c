@@ -86,7 +86,7 @@ static void check_dim(int dim, int n, const struct fe_form *form, int uniform, i
   double *dd, *dv;
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * (uniform ? 1 : p.m->n_cells) * ns, p.diff, &dd));
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * nn * dim, p.vel, &dv));
-  struct fe_coefficients coef = {dd, dv, uniform};
+  struct fe_coefficients coef = {.diffusivity = dd, .velocity = dv, .uniform_diffusivity = uniform};
   struct fe_op *lma, *addto, *matfree;
   CHECK_OK(fe_operator_create(space, FE_STRATEGY_LMA, &lma));
   CHECK_OK(fe_operator_create(space, FE_STRATEGY_ADDTO, &addto));
@@ -154,8 +154,8 @@ static void check_dim(int dim, int n, const struct fe_form *form, int uniform, i
 
 int main(void)
 {
-  const struct fe_form diffusion = {1.0, 0, 0.3, 0, 0}, advection = {0, 0, 0, -1.0, 0},
-                       everything = {0.7, 0, 0.2, 0.5, 0}, lumped = {1.0, 1, 0.1, 0, 0};
+  const struct fe_form diffusion = {.mass = 1.0, .diffusion = 0.3}, advection = {.advection = -1.0},
+                       everything = {.mass = 0.7, .diffusion = 0.2, .advection = 0.5}, lumped = {.mass = 1.0, .lumped = 1, .diffusion = 0.1};
   const struct fe_form *forms[] = {&diffusion, &advection, &everything, &lumped};
   for (int f = 0; f < 4; f++)
     for (int uniform = 0; uniform < 2; uniform++) {
