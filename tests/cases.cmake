@@ -116,6 +116,16 @@ function(fe_expect_exit name code regex)
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
   set_tests_properties(${name} PROPERTIES LABELS case SKIP_REGULAR_EXPRESSION "FESIM_SKIP")
 endfunction()
+# fe_expect_exit_backends(NAME CODE REGEX CASE): fe_expect_exit of a run of CASE on the CPU
+# (NAME_cpu) and on the GPU (NAME_cuda, label gpu, skipped where no GPU is usable).
+function(fe_expect_exit_backends name code regex case)
+  foreach(backend cpu cuda)
+    fe_expect_exit(${name}_${backend} ${code} "${regex}"
+                   ARGS --backend ${backend} --force --output ${CMAKE_BINARY_DIR}/${name}_${backend} ${case})
+  endforeach()
+  set_tests_properties(${name}_cuda PROPERTIES LABELS gpu
+    SKIP_REGULAR_EXPRESSION "FESIM_SKIP;no[ \n]+usable[ \n]+GPU;without[ \n]+the[ \n]+CUDA[ \n]+backend")
+endfunction()
 fe_expect_exit(exit.cuda_without_gpu 4 "backend 'cuda' was asked for, but"
                ARGS --backend cuda --check ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml
                SKIP_IF_OK "a usable GPU is present")
@@ -136,15 +146,9 @@ fe_expect_exit(exit.non_finite_restart 3 "broke down with non-finite values at s
 set_tests_properties(exit.non_finite_restart PROPERTIES FIXTURES_REQUIRED exit_blow_up)
 # A time-dependent diffusivity that stops being positive semi-definite during the run: found
 # where it is evaluated (on the CPU and, label gpu, on the GPU), exit 2 naming cell and time.
-foreach(backend cpu cuda)
-  set(name exit.diffusivity_later_${backend})
-  fe_expect_exit(${name} 2
-                 "diffusivity_later.xml:20: <diffusivity>: 'k\\*\\(1 - 10\\*t\\)' is -0.00125 at the centroid \\(x, y\\) = \\([0-9., ]+\\) of element [0-9]+, t = 0.1025; expected a diffusivity >= 0"
-                 ARGS --backend ${backend} --force --output ${CMAKE_BINARY_DIR}/exit_diffusivity_${backend}
-                      ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/diffusivity_later.xml)
-endforeach()
-set_tests_properties(exit.diffusivity_later_cuda PROPERTIES LABELS gpu
-                     SKIP_REGULAR_EXPRESSION "FESIM_SKIP;no[ \n]+usable[ \n]+GPU;without[ \n]+the[ \n]+CUDA[ \n]+backend")
+fe_expect_exit_backends(exit.diffusivity_later 2
+  "diffusivity_later.xml:20: <diffusivity>: 'k\\*\\(1 - 10\\*t\\)' is -0.00125 at the centroid \\(x, y\\) = \\([0-9., ]+\\) of element [0-9]+, t = 0.1025; expected a diffusivity >= 0"
+  ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/diffusivity_later.xml)
 # strategy="auto": one of the three, measured, said on stderr; on the CPU and (label gpu) the GPU.
 add_test(NAME case.manufactured.auto
          COMMAND $<TARGET_FILE:fesim> --backend cpu --assembly auto --output ${CMAKE_BINARY_DIR}/auto_cpu
@@ -212,14 +216,8 @@ set(fe_nonfinite_velocity [=[nonfinite_later_velocity\.xml:15: <velocity><x>: ex
 set(fe_nonfinite_diffusivity [=[nonfinite_later_diffusivity\.xml:20: <diffusivity>: expression 'k \+ sqrt\(0\.05 - t\)' is nan at the centroid \(x, y\) = \([0-9.]+, [0-9.]+\) of element [0-9]+, t = 0\.0525; expected a finite value]=])
 set(fe_nonfinite_exact [=[nonfinite_later_exact\.xml:24: <exact>: expression 'sin\(pi\*x\)\*sin\(pi\*y\) \+ x\*y \+ sqrt\(0\.05 - t\)' is nan at the node \(x, y\) = \(1, 1\), t = 0\.06; expected a finite value]=])
 foreach(kind dirichlet neumann source velocity diffusivity exact)
-  foreach(backend cpu cuda)
-    set(name exit.nonfinite_later_${kind}_${backend})
-    fe_expect_exit(${name} 2 "${fe_nonfinite_${kind}}"
-                   ARGS --backend ${backend} --force --output ${CMAKE_BINARY_DIR}/exit_nonfinite_${kind}_${backend}
-                        ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/nonfinite_later_${kind}.xml)
-  endforeach()
-  set_tests_properties(exit.nonfinite_later_${kind}_cuda PROPERTIES LABELS gpu
-    SKIP_REGULAR_EXPRESSION "FESIM_SKIP;no[ \n]+usable[ \n]+GPU;without[ \n]+the[ \n]+CUDA[ \n]+backend")
+  fe_expect_exit_backends(exit.nonfinite_later_${kind} 2 "${fe_nonfinite_${kind}}"
+                          ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/nonfinite_later_${kind}.xml)
 endforeach()
 
 # Mesh semantics a user may mean (meshes written by tests/data/mesh/make_mesh_semantics.py,
@@ -269,14 +267,9 @@ fe_warning(inflow_tangential "" 0)
 # A tracer growing far beyond the range its data bound it to (no source, no Neumann flux): a
 # warning past 1 width of the range, exit 3 past 100 with the last good state kept; on the
 # CPU and (label gpu) the GPU.
-foreach(backend cpu cuda)
-  fe_expect_exit(exit.grows_${backend} 3
-                 "fesim: warning: the tracer spans \\[[-0-9.e+]+, [-0-9.e+]+\\] after step 3 \\(t = 0.24\\), more than 1 times the width of its data's range \\[0, 0.981104\\] beyond it.*fesim: error: the tracer spans [^\n]* after step 7 \\(t = 0.56\\), more than 100 times the width of its data's range \\[0, 0.981104\\] beyond it: the scheme is unstable[^\n]*\nfesim: the last good state \\(step 6, t = 0.48\\) is in [^\n]*/grows_checkpoint_000006.bin"
-                 ARGS --backend ${backend} --force --output ${CMAKE_BINARY_DIR}/exit_grows_${backend}
-                      ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/grows.xml)
-endforeach()
-set_tests_properties(exit.grows_cuda PROPERTIES LABELS gpu
-  SKIP_REGULAR_EXPRESSION "FESIM_SKIP;no[ \n]+usable[ \n]+GPU;without[ \n]+the[ \n]+CUDA[ \n]+backend")
+fe_expect_exit_backends(exit.grows 3
+  "fesim: warning: the tracer spans \\[[-0-9.e+]+, [-0-9.e+]+\\] after step 3 \\(t = 0.24\\), more than 1 times the width of its data's range \\[0, 0.981104\\] beyond it.*fesim: error: the tracer spans [^\n]* after step 7 \\(t = 0.56\\), more than 100 times the width of its data's range \\[0, 0.981104\\] beyond it: the scheme is unstable[^\n]*\nfesim: the last good state \\(step 6, t = 0.48\\) is in [^\n]*/grows_checkpoint_000006.bin"
+  ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/grows.xml)
 
 # Absorption (<absorption>, the decay -lambda T): the decay case against its exact solution,
 # second order in space, the three strategies alike; a rate that turns negative during the run
@@ -285,11 +278,6 @@ fe_case(decay T T_exact T_error)
 fe_case_check(decay error error --max-l2 3e-4)
 fe_case_check(decay order order --sizes 0.1,0.05,0.025 --cfl 0.2 --min-order 1.8)
 fe_case_check(decay strategies strategies --rtol 1e-9)
-foreach(backend cpu cuda)
-  fe_expect_exit(exit.absorption_later_${backend} 2
-                 [=[absorption_later\.xml:12: <absorption>: '0\.05 - t \+ 0\*x' is -0\.005 at the centroid \(x, y\) = \([0-9.]+, [0-9.]+\) of element [0-9]+, t = 0\.055; expected a rate >= 0]=]
-                 ARGS --backend ${backend} --force --output ${CMAKE_BINARY_DIR}/exit_absorption_${backend}
-                      ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/absorption_later.xml)
-endforeach()
-set_tests_properties(exit.absorption_later_cuda PROPERTIES LABELS gpu
-  SKIP_REGULAR_EXPRESSION "FESIM_SKIP;no[ \n]+usable[ \n]+GPU;without[ \n]+the[ \n]+CUDA[ \n]+backend")
+fe_expect_exit_backends(exit.absorption_later 2
+  [=[absorption_later\.xml:12: <absorption>: '0\.05 - t \+ 0\*x' is -0\.005 at the centroid \(x, y\) = \([0-9.]+, [0-9.]+\) of element [0-9]+, t = 0\.055; expected a rate >= 0]=]
+  ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/absorption_later.xml)
