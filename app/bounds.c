@@ -9,35 +9,12 @@
 
 /* ---------------------------------------------------------------- inflow */
 
-/* The cells of each node, in CSR form. */
-static int node_cells(const struct fe_mesh *m, int **ptr_out, int **cells_out)
-{
-  int *ptr, *cells, *fill;
-  FE_CALLOC(m->n_nodes + 1, &ptr);
-  const long nent = (long)m->n_cells * m->nv;
-  for (long k = 0; k < nent; k++) ptr[m->cells[k] + 1]++;
-  for (int i = 0; i < m->n_nodes; i++) ptr[i + 1] += ptr[i];
-  int err = fe_malloc((size_t)(nent + 1) * sizeof *cells, &cells);
-  if (!err) err = fe_malloc((size_t)(m->n_nodes + 1) * sizeof *fill, &fill);
-  if (err) {
-    free(ptr);
-    free(cells);
-    return err;
-  }
-  memcpy(fill, ptr, (size_t)m->n_nodes * sizeof *fill);
-  for (long k = 0; k < nent; k++) cells[fill[m->cells[k]]++] = (int)(k / m->nv);
-  free(fill);
-  *ptr_out = ptr;
-  *cells_out = cells;
-  return FE_SUCCESS;
-}
-
 /* The vertex of a cell with facet f that is not on f, or -1 (f on no cell). */
-static int opposite_vertex(const struct fe_mesh *m, const int *ptr, const int *cells, const int *f)
+static int opposite_vertex(const struct fe_mesh *m, const int *ptr, const int *inc, const int *f)
 {
   const int d = m->dim;
   for (int k = ptr[f[0]]; k < ptr[f[0] + 1]; k++) {
-    const int *cell = m->cells + (long)cells[k] * m->nv;
+    const int *cell = m->cells + (long)(inc[k] / m->nv) * m->nv;
     int shared = 0, other = -1;
     for (int v = 0; v < m->nv; v++) {
       int on = 0;
@@ -78,7 +55,7 @@ static void outward_normal(const struct fe_mesh *m, const int *f, int opposite, 
 /* The facets of group g through which the flow enters at the velocity u
  * (n_nodes * dim), on nodes not all Dirichlet; *facets: its boundary facets. */
 static int inflow_facets(const struct fe_mesh *m, const struct fe_bcs *bcs, const int *ptr,
-                         const int *cells, int tag, const double *u, double umax, int *facets)
+                         const int *inc, int tag, const double *u, double umax, int *facets)
 {
   const int d = m->dim;
   int inflow = 0;
@@ -86,7 +63,7 @@ static int inflow_facets(const struct fe_mesh *m, const struct fe_bcs *bcs, cons
   for (int k = 0; k < m->n_facets; k++) {
     if (m->facet_group[k] != tag || (m->facet_cells && m->facet_cells[k] != 1)) continue;
     const int *f = m->facets + (long)k * d;
-    const int opposite = opposite_vertex(m, ptr, cells, f);
+    const int opposite = opposite_vertex(m, ptr, inc, f);
     if (opposite < 0) continue;
     ++*facets;
     int dirichlet = 1;
@@ -106,8 +83,8 @@ static int inflow_facets(const struct fe_mesh *m, const struct fe_bcs *bcs, cons
 int fe_inflow_warn(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
                    double t, const double *u)
 {
-  int *ptr, *cells;
-  FE_CALL(node_cells(m, &ptr, &cells));
+  int *ptr, *inc;
+  FE_CALL(fe_mesh_incidence(m, &ptr, &inc));
   char buf[FE_QUOTE_SIZE];
   const char *shown = fe_path_shown(c->path, buf, sizeof buf);
   double umax = 0;
@@ -116,7 +93,7 @@ int fe_inflow_warn(const struct fe_case *c, const struct fe_mesh *m, const struc
     const struct fe_physical *group = &m->groups[g];
     if (group->dim != m->dim - 1) continue;
     int facets;
-    const int inflow = inflow_facets(m, bcs, ptr, cells, group->tag, u, umax, &facets);
+    const int inflow = inflow_facets(m, bcs, ptr, inc, group->tag, u, umax, &facets);
     if (inflow)
       fe_warn("%s: the flow enters the domain through %d of the %d boundary facets of physical "
               "group '%s' (%d) at t = %.9g, and they have no Dirichlet value: Galerkin advection "
@@ -125,7 +102,7 @@ int fe_inflow_warn(const struct fe_case *c, const struct fe_mesh *m, const struc
               shown, inflow, facets, group->name[0] ? group->name : "unnamed", group->tag, t);
   }
   free(ptr);
-  free(cells);
+  free(inc);
   return FE_SUCCESS;
 }
 

@@ -7,29 +7,6 @@
 #include "assembly/reference.h"
 #include "core/error.h"
 
-/* Node -> (cell * nv + local) incidence in CSR form, ascending in cell. */
-static int build_incidence(const struct fe_mesh *m, int **ptr_out, int **inc_out)
-{
-  const long nent = (long)m->n_cells * m->nv;
-  int *ptr, *inc, *fill;
-  FE_CALLOC(m->n_nodes + 1, &ptr);
-  for (long k = 0; k < nent; k++) ptr[m->cells[k] + 1]++;
-  for (int i = 0; i < m->n_nodes; i++) ptr[i + 1] += ptr[i];
-  int err = fe_malloc((size_t)(nent ? nent : 1) * sizeof *inc, &inc);
-  if (!err) err = fe_malloc((size_t)m->n_nodes * sizeof *fill + 1, &fill);
-  if (err) {
-    free(ptr);
-    free(inc);
-    return err;
-  }
-  memcpy(fill, ptr, (size_t)m->n_nodes * sizeof *fill);
-  for (long k = 0; k < nent; k++) inc[fill[m->cells[k]]++] = (int)k;
-  free(fill);
-  *ptr_out = ptr;
-  *inc_out = inc;
-  return FE_SUCCESS;
-}
-
 /* Dirichlet bits of each cell, and the owner bit for the first cell (in the
  * incidence order) of each Dirichlet node. */
 static void build_dmask(const struct fe_mesh *m, const unsigned char *isd, const int *ptr,
@@ -92,7 +69,7 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
 
   int *ptr = NULL, *inc = NULL;
   unsigned char *dmask = NULL;
-  int err = build_incidence(m, &ptr, &inc);
+  int err = fe_mesh_incidence(m, &ptr, &inc);
   if (!err) err = fe_malloc((size_t)m->n_cells + 1, &dmask);
   if (!err) err = fe_calloc((size_t)m->n_nodes + 1, 1, &s->is_dirichlet_host);
   if (!err && is_dirichlet) memcpy(s->is_dirichlet_host, is_dirichlet, (size_t)m->n_nodes);

@@ -422,3 +422,25 @@ int fe_mesh_groups_named(const struct fe_mesh *mesh, int dim, const char *name,
     }
   return n;
 }
+
+int fe_mesh_incidence(const struct fe_mesh *m, int **ptr_out, int **inc_out)
+{
+  const long nent = (long)m->n_cells * m->nv;
+  int *ptr, *inc, *fill;
+  FE_CALLOC(m->n_nodes + 1, &ptr);
+  for (long k = 0; k < nent; k++) ptr[m->cells[k] + 1]++;
+  for (int i = 0; i < m->n_nodes; i++) ptr[i + 1] += ptr[i];
+  int err = fe_malloc((size_t)(nent ? nent : 1) * sizeof *inc, &inc);
+  if (!err) err = fe_malloc((size_t)m->n_nodes * sizeof *fill + 1, &fill);
+  if (err) {
+    free(ptr);
+    free(inc);
+    return err;
+  }
+  memcpy(fill, ptr, (size_t)m->n_nodes * sizeof *fill);
+  for (long k = 0; k < nent; k++) inc[fill[m->cells[k]]++] = (int)k;
+  free(fill);
+  *ptr_out = ptr;
+  *inc_out = inc;
+  return FE_SUCCESS;
+}

@@ -77,6 +77,10 @@ struct fe_mesh_options {
 int fe_mesh_read(const char *path, const struct fe_mesh_options *o, struct fe_mesh **mesh);
 void fe_mesh_destroy(struct fe_mesh *mesh);
 
+/* The cell entries (cell * nv + local vertex) at each node, in CSR form (ptr: n_nodes + 1
+ * offsets), ascending in cell: the node -> cell incidence of the space and of host checks. */
+int fe_mesh_incidence(const struct fe_mesh *mesh, int **ptr, int **inc);
+
 /* 1 when `path` names a Gmsh geometry script (.geo, any case), which is run
  * and meshed, rather than a mesh (.msh). */
 static inline int fe_mesh_is_geo(const char *path)
