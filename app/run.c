@@ -88,37 +88,30 @@ static int check_dimensions(const struct fe_sim *s)
 }
 
 /* Every expression once on the mesh at the start: non-finite values are input errors, found
- * before anything is written.  The initial condition is kept for fe_outputs_restore. */
+ * before anything is written.  The initial condition is kept for fe_outputs_restore; with
+ * all of them finite, the start's velocity shows the boundaries where the flow enters without
+ * a Dirichlet value (a later velocity is not evaluated before its time: it may not be finite
+ * yet). */
 static int evaluate_expressions(struct fe_sim *s)
 {
   const struct fe_case *c = s->c;
   const struct fe_mesh *m = s->m;
   const double t = c->t_start;
-  double *work;
+  double *work, *velocity = NULL;
   FE_MALLOC(m->n_nodes, &s->initial);
   FE_MALLOC(fe_eval_max_values(m, s->bcs), &work);
-  int err = fe_eval_nodes(c->initial, m, t, s->initial);
+  int err = c->n_velocity ? fe_malloc((size_t)m->n_nodes * m->dim * sizeof *velocity, &velocity)
+                          : FE_SUCCESS;
+  if (!err) err = fe_eval_nodes(c->initial, m, t, s->initial);
   if (!err) err = fe_eval_diffusivity(c, m, t, work);
   if (!err && c->absorption) err = fe_eval_absorption(c, m, t, work);
-  if (!err && c->n_velocity) err = fe_eval_velocity(c, m, t, work);
+  if (!err && c->n_velocity) err = fe_eval_velocity(c, m, t, velocity);
   if (!err && c->exact) err = fe_eval_nodes(c->exact, m, t, work);
   if (!err) err = fe_eval_nodes(c->source, m, t, work);
   if (!err) err = fe_eval_dirichlet(c, m, s->bcs, t, work);
   if (!err) err = fe_eval_neumann(c, m, s->bcs, t, work);
+  if (!err && fe_scheme_advects(c)) err = fe_inflow_warn(c, m, s->bcs, t, velocity);
   free(work);
-  return err;
-}
-
-/* Boundaries where the flow enters without a Dirichlet value, warned at the start (a later
- * velocity is not evaluated before its time: it may not be finite yet). */
-static int check_inflow(const struct fe_sim *s)
-{
-  const struct fe_case *c = s->c;
-  if (!fe_scheme_advects(c)) return FE_SUCCESS;
-  double *velocity;
-  FE_MALLOC((long)s->m->n_nodes * s->m->dim, &velocity);
-  int err = fe_eval_velocity(c, s->m, c->t_start, velocity);
-  if (!err) err = fe_inflow_warn(c, s->m, s->bcs, c->t_start, velocity);
   free(velocity);
   return err;
 }
@@ -178,8 +171,7 @@ static int setup(struct fe_sim *s)
   FE_CALL(fe_bcs_create(c, s->m, &s->bcs));
   FE_CALL(pick_backend(s));
   FE_CALL(fe_outputs_prepare(&s->out, s->m, s->be));
-  FE_CALL(evaluate_expressions(s));
-  return check_inflow(s);
+  return evaluate_expressions(s);
 }
 
 /* The function space on the backend, the case's expressions compiled for it, the scheme. */
