@@ -31,6 +31,12 @@ static int set_assembly(struct fe_options *o, const char *v)
   return fe_strategy_parse(v, &o->strategy);
 }
 
+static int set_stabilisation(struct fe_options *o, const char *v)
+{
+  o->stabilisation_set = 1;
+  return fe_stabilisation_parse(v, &o->stabilisation);
+}
+
 static int set_deterministic(struct fe_options *o, const char *v)
 {
   return (void)v, o->deterministic = 1, 0;
@@ -69,8 +75,10 @@ static const struct cli_option options[] = {
     {"backend", "cpu|cuda|auto", "override the case", set_backend},
     {"assembly", "addto|lma|matfree|auto", "override the case (auto: the fastest, measured)",
      set_assembly},
-    {"deterministic", NULL, "LMA and matfree on the GPU without atomics: runs reproduce bit for bit",
-     set_deterministic},
+    {"stabilisation", "none|fct", "override scheme@stabilisation (fct: bounded, flux-corrected)",
+     set_stabilisation},
+    {"deterministic", NULL,
+     "LMA and matfree on the GPU without atomics: runs reproduce bit for bit", set_deterministic},
     {"output", "DIR", "override output@dir", set_output},
     {"force", NULL, "overwrite the outputs of another case in the output directory", set_force},
     {"check", NULL, "validate the case, the mesh and a --restart checkpoint; run nothing",

@@ -38,6 +38,7 @@ struct fe_sim {
   struct fe_outputs out;
   struct fe_vec *prev; /* the tracer at the start of the step: kept on numerical failure */
   struct fe_bounds bounds; /* what the data allow the tracer */
+  int fct_warned;          /* the low-order Courant number passed 1 (said once) */
   long step;
   double t_start, t_loop0, last_progress;
 };
@@ -158,6 +159,7 @@ static int setup(struct fe_sim *s)
     s->strategy = o->strategy;
   else
     FE_CALL(fe_strategy_parse(c->strategy, &s->strategy));
+  if (o->stabilisation_set) c->stabilisation = o->stabilisation;
   FE_CHECK(fe_schedule_init(&s->sched, c->t_start, c->t_end, c->dt, c->output_every,
                             c->checkpoint_every) == FE_STEPS_OK,
            FE_ERR_INPUT, "<time>: the time span cannot be stepped"); /* fe_case_read checks it */
@@ -247,6 +249,9 @@ static void summary(const struct fe_sim *s, double t, long first_step)
   printf("  diffusion  %9.3f s, %ld CG iterations\n", sc->t_diff, diff_iters);
   printf("  output     %9.3f s, %ld dumps: %s, %s\n", out->t_out, out->n_dumps, out->series_path,
          out->stat_path);
+  if (sc->fct)
+    printf("  fct        low-order Courant number at most %.3g (%s)\n", sc->fct_courant,
+           sc->fct_courant <= 1 ? "<= 1: no new extrema" : "> 1: bounds not guaranteed");
   fe_bounds_summary(&s->bounds);
 }
 
@@ -313,8 +318,12 @@ static int print_check(const struct fe_sim *s)
   printf("          %ld Dirichlet nodes; other boundaries: zero flux\n", s->bcs->n_dirichlet);
   printf("time      %.9g to %.9g, dt %.9g, %ld steps (last step %.9g)\n", c->t_start, c->t_end,
          c->dt, s->sched.n_steps, fe_schedule_length(&s->sched, s->sched.n_steps));
+  const int fct = advects && c->stabilisation == FE_STABILISATION_FCT;
   printf("scheme    %s splitting, advection %s, %s mass, theta %g\n",
-         c->splitting == FE_SPLIT_STRANG ? "strang" : "lie", advects ? "rk4" : "none",
+         c->splitting == FE_SPLIT_STRANG ? "strang" : "lie",
+         fct       ? "ssp-rk3 fct (flux-corrected, bounded)"
+         : advects ? "rk4"
+                   : "none",
          c->mass == FE_MASS_LUMPED ? "lumped" : "consistent", c->theta);
   if (advects) printf("CFL       %.3g (max |u| dt / h at t = %.9g)\n", cfl, c->t_start);
   printf("solver    CG, %s, rtol %g, atol %g, max %d iterations\n",
@@ -371,6 +380,13 @@ static int advance(struct fe_sim *s, double t0, double t1, double h)
 {
   FE_CALL(fe_vec_copy(s->scheme->tracer, s->prev));
   FE_CALL(fe_scheme_step(s->scheme, s->step, t0, h));
+  const double courant = s->scheme->fct_courant;
+  if (courant > 1 && !s->fct_warned && s->opt->verbosity > 0)
+    fprintf(stderr,
+            "fesim: warning: step %ld (t = %.9g): the FCT low-order Courant number is %.3g > 1: "
+            "new extrema are possible; a dt of at most %.3g keeps it below 1\n",
+            s->step, t0, courant, h / courant);
+  s->fct_warned |= courant > 1;
   struct fe_stat_row row;
   FE_CALL(fe_outputs_write_stat(&s->out, s->scheme, s->step, t1, h, s->t_loop0, &row));
   return fe_bounds_check(&s->bounds, row.min, row.max, s->step, t1);

@@ -25,6 +25,8 @@ struct fe_options {
   enum fe_backend_kind backend;
   int strategy_set;
   enum fe_strategy strategy;
+  int stabilisation_set;
+  enum fe_stabilisation stabilisation;
   int deterministic;        /* --deterministic: reproducible LMA and matfree scatter on the GPU */
   const char *output_dir;
   const char *restart;

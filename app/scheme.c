@@ -70,6 +70,7 @@ static int create_coefficients(struct fe_scheme *s)
 static int create_vectors(struct fe_scheme *s)
 {
   const int adv = s->has_advection, loads = !s->src_zero || s->bcs->n_neumann_facets;
+  const int fct = adv && s->c->stabilisation == FE_STABILISATION_FCT;
   const struct {
     struct fe_vec **v;
     int needed;
@@ -79,9 +80,11 @@ static int create_vectors(struct fe_scheme *s)
               {&s->load, loads},
               {&s->load_old, loads},
               {&s->mass_load, !s->src_zero},
-              {&s->rk4_stage, adv},
+              {&s->rk4_stage, adv && !fct},
               {&s->rk4_rate, adv},
-              {&s->rk4_sum, adv},
+              {&s->rk4_sum, adv && !fct},
+              {&s->ssp_stage, fct},
+              {&s->ssp_euler, fct},
               {&s->diffusion.solution, 1},
               {&s->mass.solution, adv}};
   for (size_t i = 0; i < sizeof list / sizeof *list; i++)
@@ -124,6 +127,7 @@ static int create_operators(struct fe_scheme *s)
     FE_CALL(fe_operator_create(s->space, s->strategy, &s->advection));
     FE_CALL(fe_cg_create(s->be, n, &s->mass.cg));
     s->mass.what = "advection mass";
+    if (s->c->stabilisation == FE_STABILISATION_FCT) FE_CALL(fe_fct_create(s->space, &s->fct));
   }
   s->adv_time = s->diff_time = NAN;
   s->diff_tau = 0;
@@ -159,9 +163,11 @@ void fe_scheme_destroy(struct fe_scheme *s)
   for (int i = 0; i < 4; i++) fe_op_destroy(ops[i]);
   fe_cg_destroy(s->mass.cg);
   fe_cg_destroy(s->diffusion.cg);
-  struct fe_vec *v[] = {s->tracer,   s->rhs,           s->boundary,          s->load,
-                        s->load_old, s->mass_load,     s->rk4_stage,         s->rk4_rate,
-                        s->rk4_sum,  s->mass.solution, s->diffusion.solution, s->lambda};
+  fe_fct_destroy(s->fct);
+  struct fe_vec *v[] = {s->tracer,    s->rhs,           s->boundary,           s->load,
+                        s->load_old,  s->mass_load,     s->rk4_stage,          s->rk4_rate,
+                        s->rk4_sum,   s->mass.solution, s->diffusion.solution, s->lambda,
+                        s->ssp_stage, s->ssp_euler};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
   double *dev[] = {s->vel, s->diff, s->dvals, s->dzero};
   for (int i = 0; i < 4; i++) fe_backend_free(s->be, dev[i]);
@@ -471,17 +477,51 @@ static int advect(struct fe_scheme *s, double t0, double h)
   return FE_SUCCESS;
 }
 
+/* Shu & Osher's SSP-RK3 (J. Comput. Phys. 77, 1988, eq. 2.18) over [t0, t0 + h], each stage
+ * a limited forward-Euler step (assembly/fct.h) from the Galerkin rate at its time, mixed
+ * with the step's start: convex combinations of bounded steps, so the step is bounded too.
+ * The low-order Courant number is measured in the first stage when the velocity changes. */
+static int advect_fct(struct fe_scheme *s, double t0, double h)
+{
+  static const double at[3] = {0, 1, 0.5}, keep[3] = {0, 0.75, 1.0 / 3}, ends[3] = {1, 0.5, 1};
+  const double start = fe_wtime();
+  const int lumped = s->c->mass == FE_MASS_LUMPED;
+  const int measure = s->adv_tdep || isnan(s->adv_time);
+  FE_CALL(fe_vec_set(s->mass.solution, 0.0)); /* as advect: restarts reproduce runs */
+  FE_CALL(fe_vec_copy(s->tracer, s->ssp_stage));
+  for (int i = 0; i < 3; i++) {
+    double courant = 0;
+    FE_CALL(advection_rate(s, t0 + at[i] * h, s->ssp_stage, s->rk4_rate));
+    FE_CALL(fe_fct_step(s->fct, s->vel, s->ssp_stage, lumped ? NULL : s->rk4_rate, h, s->ssp_euler,
+                        i == 0 && measure ? &courant : NULL));
+    s->fct_courant = courant > s->fct_courant ? courant : s->fct_courant;
+    if (keep[i] != 0) FE_CALL(fe_vec_axpby(s->ssp_euler, keep[i], s->tracer, 1 - keep[i]));
+    FE_CALL(set_dirichlet(s, t0 + ends[i] * h, s->ssp_euler));
+    struct fe_vec *next = s->ssp_euler;
+    s->ssp_euler = s->ssp_stage;
+    s->ssp_stage = next;
+  }
+  FE_CALL(fe_vec_copy(s->ssp_stage, s->tracer));
+  s->t_adv += fe_wtime() - start;
+  return FE_SUCCESS;
+}
+
 /* ---------------------------------------------------------------- the step */
+
+static int advection_step(struct fe_scheme *s, double t0, double h)
+{
+  return s->fct ? advect_fct(s, t0, h) : advect(s, t0, h);
+}
 
 static int split_step(struct fe_scheme *s, double t0, double h)
 {
   if (!s->has_advection) return diffuse(s, t0, h);
   if (s->c->splitting == FE_SPLIT_LIE) {
-    FE_CALL(advect(s, t0, h));
+    FE_CALL(advection_step(s, t0, h));
     return diffuse(s, t0, h);
   }
   FE_CALL(diffuse(s, t0, 0.5 * h));
-  FE_CALL(advect(s, t0, h));
+  FE_CALL(advection_step(s, t0, h));
   return diffuse(s, t0 + 0.5 * h, 0.5 * h);
 }
 

@@ -6,6 +6,7 @@
 #define FE_SCHEME_H
 
 #include "app/coefficients.h"
+#include "assembly/fct.h"
 #include "assembly/operator.h"
 #include "solvers/cg.h"
 
@@ -72,6 +73,10 @@ struct fe_scheme {
   struct fe_vec *boundary; /* g(t) on the Dirichlet nodes; its other values are not read */
   struct fe_vec *load, *load_old, *mass_load; /* F(t1) (then theta-weighted), F(t0), M f */
   struct fe_vec *rk4_stage, *rk4_rate, *rk4_sum;
+  /* stabilisation="fct": the limited steps, the SSP-RK3 stage value and Euler step */
+  struct fe_fct *fct;
+  struct fe_vec *ssp_stage, *ssp_euler;
+  double fct_courant; /* the largest low-order Courant number so far (at most 1: bounded) */
   /* the current step */
   long step;
   struct fe_evaluation evaluated[FE_MAX_EVALUATIONS]; /* in order */
@@ -80,7 +85,8 @@ struct fe_scheme {
   double t_adv, t_diff, t_cg;
 };
 
-/* Whether the case is advected (a velocity, and advection "rk4"). */
+/* Whether the case is advected (a velocity, and advection "rk4"): by classical RK4, or with
+ * stabilisation="fct" by SSP-RK3 of limited steps. */
 int fe_scheme_advects(const struct fe_case *c);
 
 /* The scheme's operators and vectors for the case on space (whose backend and mesh it

@@ -6,6 +6,7 @@
 #define FE_KERNELS_H
 
 #include "assembly/csr.h"
+#include "assembly/fct.h"
 #include "assembly/space.h"
 #include "io/program.h"
 
@@ -74,12 +75,22 @@ struct fe_node_kernels {
   int (*count_indefinite)(const struct fe_space *s, long m, const double *tensors, int *count);
 };
 
+/* Flux-corrected transport: the loops of assembly/fct.h. */
+struct fe_fct_kernels {
+  /* ml[n] = the lumped mass of node n */
+  int (*lumped_mass)(const struct fe_space *s, double *ml);
+  /* one limited step, its five loops in order: cell fluxes, node low-order values, node
+   * ratios, cell limiting, node update */
+  int (*step)(const struct fe_space *s, const struct fe_fct_arrays *a);
+};
+
 struct fe_assembly_kernels {
   struct fe_element_kernels element;
   struct fe_lma_kernels lma;
   struct fe_addto_kernels addto;
   struct fe_matfree_kernels matfree;
   struct fe_node_kernels node;
+  struct fe_fct_kernels fct;
 };
 
 #ifdef __cplusplus

@@ -24,6 +24,7 @@ static int check_tables(const struct fe_backend *be)
   const struct fe_addto_kernels *addto = &be->assembly->addto;
   const struct fe_matfree_kernels *matfree = &be->assembly->matfree;
   const struct fe_node_kernels *node = &be->assembly->node;
+  const struct fe_fct_kernels *fct = &be->assembly->fct;
   FE_CHECK(be->comm && be->destroy, FE_ERR_USAGE, "backend %s: no communicator or destroy",
            be->name);
   SLOT(vec, malloc);
@@ -61,6 +62,8 @@ static int check_tables(const struct fe_backend *be)
   SLOT(node, mass_apply);
   SLOT(node, evaluate);
   SLOT(node, count_indefinite);
+  SLOT(fct, lumped_mass);
+  SLOT(fct, step);
   return FE_SUCCESS;
 }
 

@@ -27,6 +27,8 @@ static const char *const advection_words[] = {
     [FE_ADVECTION_RK4] = "rk4", [FE_ADVECTION_NONE] = "none"};
 static const char *const mass_words[] = {
     [FE_MASS_CONSISTENT] = "consistent", [FE_MASS_LUMPED] = "lumped"};
+static const char *const stabilisation_words[] = {
+    [FE_STABILISATION_NONE] = "none", [FE_STABILISATION_FCT] = "fct"};
 static const char *const pc_words[] = {[FE_PC_JACOBI] = "jacobi", [FE_PC_NONE] = "none"};
 static const char *const tensor_names[6] = {"xx", "xy", "xz", "yy", "yz", "zz"};
 
@@ -777,15 +779,17 @@ static int read_scheme(struct reader *r, xmlNode *n)
 {
   struct fe_case *c = r->c;
   if (!n) return FE_SUCCESS;
-  int s = (int)c->splitting, a = (int)c->advection, m = (int)c->mass;
+  int s = (int)c->splitting, a = (int)c->advection, m = (int)c->mass, st = (int)c->stabilisation;
   FE_CALL(attr_double(r, n, "theta", &c->theta));
   NODE_CHECK(c->theta >= 0 && c->theta <= 1, r, n, "theta", "theta must be in [0, 1]");
   FE_CALL(attr_word(r, n, "splitting", splitting_words, COUNT(splitting_words), &s));
   FE_CALL(attr_word(r, n, "advection", advection_words, COUNT(advection_words), &a));
   FE_CALL(attr_word(r, n, "mass", mass_words, COUNT(mass_words), &m));
+  FE_CALL(attr_word(r, n, "stabilisation", stabilisation_words, COUNT(stabilisation_words), &st));
   c->splitting = (enum fe_splitting)s;
   c->advection = (enum fe_advection)a;
   c->mass = (enum fe_mass)m;
+  c->stabilisation = (enum fe_stabilisation)st;
   return FE_SUCCESS;
 }
 
@@ -884,6 +888,7 @@ static int case_create(const char *path, struct fe_case **out)
   c->splitting = FE_SPLIT_STRANG;
   c->advection = FE_ADVECTION_RK4;
   c->mass = FE_MASS_CONSISTENT;
+  c->stabilisation = FE_STABILISATION_NONE;
   c->rtol = 1e-10;
   c->atol = 1e-14;
   c->max_iterations = 1000;
@@ -954,4 +959,15 @@ void fe_case_destroy(struct fe_case *c)
   free(c->strategy);
   free(c->backend);
   free(c);
+}
+
+const char *fe_stabilisation_name(enum fe_stabilisation s) { return stabilisation_words[s]; }
+
+int fe_stabilisation_parse(const char *word, enum fe_stabilisation *s)
+{
+  const int k = word_index(word, stabilisation_words, COUNT(stabilisation_words));
+  FE_CHECK(k >= 0, FE_ERR_USAGE, "unknown stabilisation '%s'; expected one of %s, %s", word,
+           stabilisation_words[0], stabilisation_words[1]);
+  *s = (enum fe_stabilisation)k;
+  return FE_SUCCESS;
 }

@@ -8,6 +8,7 @@
 enum fe_splitting { FE_SPLIT_STRANG, FE_SPLIT_LIE };
 enum fe_advection { FE_ADVECTION_RK4, FE_ADVECTION_NONE };
 enum fe_mass { FE_MASS_CONSISTENT, FE_MASS_LUMPED };
+enum fe_stabilisation { FE_STABILISATION_NONE, FE_STABILISATION_FCT };
 enum fe_preconditioner { FE_PC_JACOBI, FE_PC_NONE };
 enum fe_bc_kind { FE_BC_DIRICHLET, FE_BC_NEUMANN };
 
@@ -46,6 +47,7 @@ struct fe_case {
   enum fe_splitting splitting;
   enum fe_advection advection;
   enum fe_mass mass;
+  enum fe_stabilisation stabilisation; /* default none */
   double rtol, atol;
   int max_iterations;
   enum fe_preconditioner preconditioner;
@@ -66,6 +68,11 @@ struct fe_case {
  * what was expected". */
 int fe_case_read(const char *path, struct fe_case **c);
 void fe_case_destroy(struct fe_case *c);
+
+/* "none", "fct" */
+const char *fe_stabilisation_name(enum fe_stabilisation s);
+/* The spelling of scheme@stabilisation (--stabilisation); FE_ERR_USAGE naming the words. */
+int fe_stabilisation_parse(const char *word, enum fe_stabilisation *s);
 
 extern const char fe_case_schema[]; /* generated from io/fesim.xsd */
 extern const unsigned long fe_case_schema_size;

@@ -76,6 +76,7 @@ static const struct fe_assembly_kernels assembly_cpu = {
              .mass_apply = fe_mass_apply_cpu,
              .evaluate = fe_evaluate_cpu,
              .count_indefinite = fe_count_indefinite_cpu},
+    .fct = {.lumped_mass = fe_fct_lumped_mass_cpu, .step = fe_fct_step_cpu},
 };
 
 static void destroy_cpu(struct fe_backend *be) { free(be); }

@@ -16,11 +16,16 @@ CHECK is one of
                 bit for bit
   signal        SIGTERM during a run: exit 143 after writing a checkpoint, from which
                 --restart reaches the uninterrupted run's stat rows and final field
+  bounds        for each strategy (or --assembly), every stat row's min and max within
+                [--lo - --tol, --hi + --tol], the final fields of the strategies equal
+                to --rtol; with --revolution (the case ends where it began), the L1
+                and L2 errors of the final field against the initial one (lumped-mass
+                weighted), at most --max-l1 and --max-l2 when given
   backends      on the GPU, each strategy (lma, addto, matfree; atomic and deterministic
                 scatter) matches the CPU's
                 final field to --rtol and meet --max-l2; exit 77 (skip) without a GPU
-Options --size, --dt, --end, --splitting, --every override the case file; --assembly
-and --backend are passed to fesim.
+Options --size, --dt, --end, --splitting, --every override the case file; --assembly,
+--stabilisation and --backend are passed to fesim.
 Exit 0 when the criterion holds; 1 with a message otherwise.
 Only the Python standard library is used.
 """
@@ -141,9 +146,59 @@ def read_vtk_field(path, field):
     sys.exit(f"{path}: no point field {field}")
 
 
+def read_vtk_mesh(path):
+    """(points, cells) of a binary legacy VTK file written by fesim: points as (x, y, z)
+    tuples, cells as tuples of point indices."""
+    with open(path, "rb") as f:
+        data = f.read()
+    pos = 0
+    points = cells = None
+    while pos < len(data) and (points is None or cells is None):
+        end = data.index(b"\n", pos)
+        words = data[pos:end].decode("ascii", "replace").split()
+        pos = end + 1
+        if words and words[0] == "POINTS":
+            n, fmt = int(words[1]), ">%d%s" % (3 * int(words[1]), "d" if words[2] == "double" else "f")
+            size = struct.calcsize(fmt)
+            flat = struct.unpack(fmt, data[pos:pos + size])
+            points = [flat[3 * i:3 * i + 3] for i in range(n)]
+            pos += size
+        elif words and words[0] == "CELLS":
+            flat = struct.unpack(">%di" % int(words[2]), data[pos:pos + 4 * int(words[2])])
+            cells, k = [], 0
+            while k < len(flat):
+                cells.append(flat[k + 1:k + 1 + flat[k]])
+                k += 1 + flat[k]
+            pos += 4 * int(words[2])
+    return points, cells
+
+
+def lumped_masses(points, cells):
+    """The lumped mass of each point: the measure of its cells over their vertex count."""
+    m = [0.0] * len(points)
+    for c in cells:
+        p = [points[i] for i in c]
+        e = [[p[k][a] - p[0][a] for a in range(3)] for k in range(1, len(c))]
+        if len(c) == 3:
+            cx = e[0][1] * e[1][2] - e[0][2] * e[1][1]
+            cy = e[0][2] * e[1][0] - e[0][0] * e[1][2]
+            cz = e[0][0] * e[1][1] - e[0][1] * e[1][0]
+            measure = 0.5 * math.sqrt(cx * cx + cy * cy + cz * cz)
+        else:
+            measure = abs(e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1])
+                          - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0])
+                          + e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])) / 6
+        for i in c:
+            m[i] += measure / len(c)
+    return m
+
+
+def dumps(outdir, name):
+    return sorted(f for f in os.listdir(outdir) if f.startswith(name + "_") and f.endswith(".vtk"))
+
+
 def final_field(outdir, name, tracer):
-    files = sorted(f for f in os.listdir(outdir) if f.startswith(name + "_") and f.endswith(".vtk"))
-    return read_vtk_field(os.path.join(outdir, files[-1]), tracer)
+    return read_vtk_field(os.path.join(outdir, dumps(outdir, name)[-1]), tracer)
 
 
 def tracer_name(case_dir):
@@ -159,7 +214,7 @@ def main():
     p.add_argument("fesim")
     p.add_argument("case_dir")
     p.add_argument("check", choices=["error", "order", "time-order", "conservation", "strategies", "backends",
-                                      "restart", "signal"])
+                                      "restart", "signal", "bounds"])
     p.add_argument("--every-checkpoint", type=int, default=10)
     p.add_argument("--size", type=float)
     p.add_argument("--dt", type=float)
@@ -173,10 +228,18 @@ def main():
     p.add_argument("--min-order", type=float)
     p.add_argument("--max-order", type=float)
     p.add_argument("--rtol", type=float)
+    p.add_argument("--lo", type=float, default=0.0)
+    p.add_argument("--hi", type=float, default=1.0)
+    p.add_argument("--tol", type=float, default=1e-12)
+    p.add_argument("--revolution", action="store_true")
+    p.add_argument("--max-l1", type=float)
+    p.add_argument("--stabilisation", default=None)
     p.add_argument("--assembly", default=None)
     p.add_argument("--backend", default=None, help="cpu or cuda; with cuda, exit 77 (skip) without a GPU")
     a = p.parse_args()
     extra = ["--assembly", a.assembly] if a.assembly else []
+    if a.stabilisation:
+        extra += ["--stabilisation", a.stabilisation]
     if a.backend:
         extra += ["--backend", a.backend]
         probe = subprocess.run([a.fesim, "--quiet", *extra, "--check", os.path.join(a.case_dir, "case.xml")],
@@ -275,6 +338,33 @@ def main():
                 same_vtk = open(os.path.join(out, last), "rb").read() == open(os.path.join(part, last), "rb").read()
                 print(f"restarted from {ckpts[0]}: identical stat rows {same}, final dump identical {same_vtk}")
                 ok = same and same_vtk
+        elif a.check == "bounds":
+            ok = True
+            strategies = [a.assembly] if a.assembly else ["lma", "addto", "matfree"]
+            plain = [x for x in extra if x not in ("--assembly", a.assembly)] if a.assembly else extra
+            fields = {}
+            for s in strategies:
+                path, name, out = make_case(a.case_dir, work, s, **over)
+                run(a.fesim, path, [*plain, "--assembly", s], skip_without_gpu=True)
+                rows = read_stat(out, name)
+                lo, hi = min(r["min"] for r in rows), max(r["max"] for r in rows)
+                good = lo >= a.lo - a.tol and hi <= a.hi + a.tol
+                files = dumps(out, name)
+                fields[s] = read_vtk_field(os.path.join(out, files[-1]), tracer_name(a.case_dir))
+                report = f"{s}: range over the run [{lo:.17g}, {hi:.17g}]"
+                if a.revolution:
+                    start = read_vtk_field(os.path.join(out, files[0]), tracer_name(a.case_dir))
+                    m = lumped_masses(*read_vtk_mesh(os.path.join(out, files[-1])))
+                    l1 = sum(w * abs(x - y) for w, x, y in zip(m, fields[s], start))
+                    l2 = math.sqrt(sum(w * (x - y) ** 2 for w, x, y in zip(m, fields[s], start)))
+                    report += f", after one revolution L1 {l1:.4e} L2 {l2:.4e}"
+                    good = good and (a.max_l1 is None or l1 <= a.max_l1) and (a.max_l2 is None or l2 <= a.max_l2)
+                print(report + ("" if good else "  <- FAIL"))
+                ok = ok and good
+            for s in strategies[1:]:
+                diff = max(abs(x - y) for x, y in zip(fields[strategies[0]], fields[s]))
+                print(f"max |T_{strategies[0]} - T_{s}| = {diff:.3e}")
+                ok = ok and (a.rtol is None or diff <= a.rtol)
         elif a.check == "backends":
             ok = True
             probe = subprocess.run([a.fesim, "--quiet", "--backend", "cuda", "--check",

@@ -1,0 +1,73 @@
+/* The limited step of flux-corrected transport (assembly/fct.h): its work
+ * arrays on the backend, and the backend's loops run over them. */
+#include "assembly/fct.h"
+
+#include <stdlib.h>
+
+#include "assembly/kernels.h"
+#include "core/error.h"
+#include "solvers/vec.h"
+
+struct fe_fct {
+  struct fe_space *space;
+  struct fe_vec *ml, *ulow, *p_plus, *p_minus, *r_plus, *r_minus, *courant;
+  double *cell_rate, *cell_diag, *flux;
+};
+
+int fe_fct_create(struct fe_space *space, struct fe_fct **out)
+{
+  struct fe_fct *f;
+  FE_CALLOC(1, &f);
+  f->space = space;
+  const struct fe_backend *be = space->be;
+  const size_t n = (size_t)space->n_nodes, nc = (size_t)space->n_cells;
+  struct fe_vec **v[] = {&f->ml,     &f->ulow,    &f->p_plus, &f->p_minus,
+                         &f->r_plus, &f->r_minus, &f->courant};
+  int err = FE_SUCCESS;
+  for (size_t i = 0; !err && i < sizeof v / sizeof *v; i++) err = fe_vec_create(be, n, v[i]);
+  const size_t nv = (size_t)space->nv, np = (size_t)FE_FCT_PAIRS(space->d);
+  if (!err) err = fe_backend_alloc(be, nc * nv * sizeof(double), NULL, &f->cell_rate);
+  if (!err) err = fe_backend_alloc(be, nc * nv * sizeof(double), NULL, &f->cell_diag);
+  if (!err) err = fe_backend_alloc(be, nc * np * sizeof(double), NULL, &f->flux);
+  if (!err) err = be->assembly->fct.lumped_mass(space, f->ml->a);
+  if (err) {
+    fe_fct_destroy(f);
+    return err;
+  }
+  *out = f;
+  return FE_SUCCESS;
+}
+
+void fe_fct_destroy(struct fe_fct *f)
+{
+  if (!f) return;
+  struct fe_vec *v[] = {f->ml, f->ulow, f->p_plus, f->p_minus, f->r_plus, f->r_minus, f->courant};
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
+  double *dev[] = {f->cell_rate, f->cell_diag, f->flux};
+  for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) fe_backend_free(f->space->be, dev[i]);
+  free(f);
+}
+
+int fe_fct_step(struct fe_fct *f, const double *velocity, const struct fe_vec *u,
+                const struct fe_vec *udot, double dt, struct fe_vec *out, double *courant)
+{
+  const struct fe_fct_arrays a = {.velocity = velocity,
+                                  .u = u->a,
+                                  .udot = udot ? udot->a : NULL,
+                                  .ml = f->ml->a,
+                                  .dt = dt,
+                                  .cell_rate = f->cell_rate,
+                                  .cell_diag = f->cell_diag,
+                                  .flux = f->flux,
+                                  .ulow = f->ulow->a,
+                                  .p_plus = f->p_plus->a,
+                                  .p_minus = f->p_minus->a,
+                                  .r_plus = f->r_plus->a,
+                                  .r_minus = f->r_minus->a,
+                                  .courant = courant ? f->courant->a : NULL,
+                                  .out = out->a};
+  FE_CALL(f->space->be->assembly->fct.step(f->space, &a));
+  if (!courant) return FE_SUCCESS;
+  double lo;
+  return fe_vec_minmax(f->courant, &lo, courant);
+}
