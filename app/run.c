@@ -285,17 +285,43 @@ static double cfl_estimate(const struct fe_sim *s, const double *velocity)
   return cfl;
 }
 
+/* The low-order Courant number of flux-corrected transport at the first step: one limited step
+ * of a zero field on the run's backend (velocity: n_nodes * dim values at the start). */
+static int fct_courant(const struct fe_sim *s, const double *velocity, double *courant)
+{
+  struct fe_space *space = NULL;
+  struct fe_fct *fct = NULL;
+  struct fe_vec *u = NULL, *out = NULL;
+  double *vel = NULL;
+  const size_t n = (size_t)s->m->n_nodes;
+  int err = fe_space_create(s->be, s->m, s->bcs->is_dirichlet, &space);
+  if (!err) err = fe_fct_create(space, &fct);
+  if (!err) err = fe_backend_alloc(s->be, n * (size_t)s->m->dim * sizeof(double), velocity, &vel);
+  if (!err) err = fe_vec_create(s->be, n, &u);
+  if (!err) err = fe_vec_create(s->be, n, &out);
+  if (!err) err = fe_vec_set(u, 0.0);
+  if (!err) err = fe_fct_step(fct, vel, u, NULL, fe_schedule_length(&s->sched, 1), out, courant);
+  fe_vec_destroy(u);
+  fe_vec_destroy(out);
+  fe_backend_free(s->be, vel);
+  fe_fct_destroy(fct);
+  fe_space_destroy(space);
+  return err;
+}
+
 /* --check: what the run would do, the CFL number from the velocity at the start. */
 static int print_check(const struct fe_sim *s)
 {
   const struct fe_case *c = s->c;
   const struct fe_mesh *m = s->m;
   const int advects = fe_scheme_advects(c);
-  double *velocity = NULL, cfl = 0;
+  const int fct = advects && c->stabilisation == FE_STABILISATION_FCT;
+  double *velocity = NULL, cfl = 0, courant = 0;
   if (advects) {
     FE_MALLOC(m->n_nodes * m->dim, &velocity);
-    const int err = fe_eval_velocity(c, m, c->t_start, velocity);
+    int err = fe_eval_velocity(c, m, c->t_start, velocity);
     if (!err) cfl = cfl_estimate(s, velocity);
+    if (!err && fct) err = fct_courant(s, velocity, &courant);
     free(velocity);
     FE_CALL(err);
   }
@@ -318,7 +344,6 @@ static int print_check(const struct fe_sim *s)
   printf("          %ld Dirichlet nodes; other boundaries: zero flux\n", s->bcs->n_dirichlet);
   printf("time      %.9g to %.9g, dt %.9g, %ld steps (last step %.9g)\n", c->t_start, c->t_end,
          c->dt, s->sched.n_steps, fe_schedule_length(&s->sched, s->sched.n_steps));
-  const int fct = advects && c->stabilisation == FE_STABILISATION_FCT;
   printf("scheme    %s splitting, advection %s, %s mass, theta %g\n",
          c->splitting == FE_SPLIT_STRANG ? "strang" : "lie",
          fct       ? "ssp-rk3 fct (flux-corrected, bounded)"
@@ -326,6 +351,11 @@ static int print_check(const struct fe_sim *s)
                    : "none",
          c->mass == FE_MASS_LUMPED ? "lumped" : "consistent", c->theta);
   if (advects) printf("CFL       %.3g (max |u| dt / h at t = %.9g)\n", cfl, c->t_start);
+  if (fct && courant > 0)
+    printf("FCT       low-order Courant number %.3g at t = %.9g (bounded when <= 1: dt <= %.3g)\n",
+           courant, c->t_start, fe_schedule_length(&s->sched, 1) / courant);
+  if (fct && !(courant > 0))
+    printf("FCT       low-order Courant number 0 at t = %.9g (no flow)\n", c->t_start);
   printf("solver    CG, %s, rtol %g, atol %g, max %d iterations\n",
          c->preconditioner == FE_PC_JACOBI ? "jacobi" : "no preconditioner", c->rtol, c->atol,
          c->max_iterations);

@@ -20,7 +20,8 @@ CHECK is one of
                 [--lo - --tol, --hi + --tol], the final fields of the strategies equal
                 to --rtol; with --revolution (the case ends where it began), the L1
                 and L2 errors of the final field against the initial one (lumped-mass
-                weighted), at most --max-l1 and --max-l2 when given
+                weighted), at most --max-l1 and --max-l2 when given; with --outside, the
+                range must leave those bounds instead (a scheme that is not bounded)
   backends      on the GPU, each strategy (lma, addto, matfree; atomic and deterministic
                 scatter) matches the CPU's
                 final field to --rtol and meet --max-l2; exit 77 (skip) without a GPU
@@ -232,14 +233,14 @@ def main():
     p.add_argument("--hi", type=float, default=1.0)
     p.add_argument("--tol", type=float, default=1e-12)
     p.add_argument("--revolution", action="store_true")
+    p.add_argument("--outside", action="store_true")
     p.add_argument("--max-l1", type=float)
     p.add_argument("--stabilisation", default=None)
     p.add_argument("--assembly", default=None)
     p.add_argument("--backend", default=None, help="cpu or cuda; with cuda, exit 77 (skip) without a GPU")
     a = p.parse_args()
-    extra = ["--assembly", a.assembly] if a.assembly else []
-    if a.stabilisation:
-        extra += ["--stabilisation", a.stabilisation]
+    stab = ["--stabilisation", a.stabilisation] if a.stabilisation else []
+    extra = (["--assembly", a.assembly] if a.assembly else []) + stab
     if a.backend:
         extra += ["--backend", a.backend]
         probe = subprocess.run([a.fesim, "--quiet", *extra, "--check", os.path.join(a.case_dir, "case.xml")],
@@ -341,14 +342,14 @@ def main():
         elif a.check == "bounds":
             ok = True
             strategies = [a.assembly] if a.assembly else ["lma", "addto", "matfree"]
-            plain = [x for x in extra if x not in ("--assembly", a.assembly)] if a.assembly else extra
+            plain = [*stab, *(["--backend", a.backend] if a.backend else [])]
             fields = {}
             for s in strategies:
                 path, name, out = make_case(a.case_dir, work, s, **over)
                 run(a.fesim, path, [*plain, "--assembly", s], skip_without_gpu=True)
                 rows = read_stat(out, name)
                 lo, hi = min(r["min"] for r in rows), max(r["max"] for r in rows)
-                good = lo >= a.lo - a.tol and hi <= a.hi + a.tol
+                good = (lo >= a.lo - a.tol and hi <= a.hi + a.tol) != a.outside
                 files = dumps(out, name)
                 fields[s] = read_vtk_field(os.path.join(out, files[-1]), tracer_name(a.case_dir))
                 report = f"{s}: range over the run [{lo:.17g}, {hi:.17g}]"
@@ -374,14 +375,14 @@ def main():
                 return SKIP
             # the CPU reference once (its strategies agree to round-off: the strategies checks)
             path, name, out = make_case(a.case_dir, work, "cpu", **over)
-            run(a.fesim, path, ["--backend", "cpu"])
+            run(a.fesim, path, ["--backend", "cpu", *stab])
             reference = final_field(out, name, tracer_name(a.case_dir))
             scale = max(abs(x) for x in reference)
             for variant in (["--assembly", "lma"], ["--assembly", "lma", "--deterministic"], ["--assembly", "addto"],
                             ["--assembly", "matfree"], ["--assembly", "matfree", "--deterministic"]):
                 tag = "_".join(v.strip("-") for v in variant)
                 path, name, out = make_case(a.case_dir, work, f"cuda_{tag}", **over)
-                run(a.fesim, path, ["--backend", "cuda", *variant], skip_without_gpu=True)
+                run(a.fesim, path, ["--backend", "cuda", *variant, *stab], skip_without_gpu=True)
                 field = final_field(out, name, tracer_name(a.case_dir))
                 l2 = read_stat(out, name)[-1].get("l2_error")
                 diff = max(abs(x - y) for x, y in zip(field, reference)) / scale
@@ -393,7 +394,7 @@ def main():
             fields = {}
             for s in ("lma", "addto", "matfree"):
                 path, name, out = make_case(a.case_dir, work, s, **over)
-                run(a.fesim, path, ["--assembly", s])
+                run(a.fesim, path, ["--assembly", s, *stab])
                 fields[s] = final_field(out, name, tracer_name(a.case_dir))
             scale = max(abs(x) for x in fields["lma"])
             ok = True
