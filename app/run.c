@@ -326,6 +326,9 @@ static int print_check(const struct fe_sim *s)
     FE_CALL(err);
   }
   printf("case      %s (%s)\n", c->name, c->path);
+  for (int i = 0; i < c->params.n; i++) /* each evaluated once, when the case was read */
+    printf("%s %s = %.15g%s", i ? "," : "parameters", c->params.names[i], c->params.values[i],
+           i + 1 < c->params.n ? "" : "\n");
   printf("mesh      %s: %dD, %d nodes, %d %s\n", m->path, m->dim, m->n_nodes, m->n_cells,
          m->dim == 2 ? "triangles" : "tetrahedra");
   for (int b = 0; b < c->n_boundaries; b++) {

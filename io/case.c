@@ -475,7 +475,8 @@ static int param_line(const char *name, xmlNode *parameters)
   return 0;
 }
 
-static int read_param(struct reader *r, xmlNode *p, xmlNode *parameters)
+/* The name of <param> p, checked, as parameter ps->n. */
+static int read_param_name(struct reader *r, xmlNode *p, xmlNode *parameters)
 {
   struct fe_params *ps = &r->c->params;
   xmlChar *s = xmlGetNoNsProp(p, BAD_CAST "name");
@@ -488,21 +489,33 @@ static int read_param(struct reader *r, xmlNode *p, xmlNode *parameters)
              "'%s' is not a valid parameter name; expected a letter or '_' followed by letters, "
              "digits or '_'",
              name);
-  NODE_CHECK(
-      !fe_expr_name_reserved(name), r, p, "name",
-      "'%s' is a reserved name; parameters may not be named x y z t pi e or after a function",
-      name);
+  NODE_CHECK(!fe_expr_name_reserved(name), r, p, "name",
+             "'%s' is a reserved name; parameters may not be named x y z t pi e and or, nor "
+             "after a function",
+             name);
   for (int i = 0; i < ps->n - 1; i++)
     NODE_CHECK(strcmp(ps->names[i], name), r, p, "name",
                "parameter '%s' is already defined at line %d", name, param_line(name, parameters));
-  char *text;
-  FE_CALL(text_of(p, &text));
-  int ok = parse_double(text, &ps->values[ps->n - 1]) && isfinite(ps->values[ps->n - 1]);
-  free(text);
-  NODE_CHECK(ok, r, p, "name", "the value of a parameter must be a finite number");
   return FE_SUCCESS;
 }
 
+/* The value of parameter i, <param> p: an expression of the parameters above it. */
+static int read_param_value(struct reader *r, xmlNode *p, int i)
+{
+  struct fe_params *ps = &r->c->params;
+  char tag[FE_QUOTE_SIZE + 16], q[FE_QUOTE_SIZE];
+  if (strlen(ps->names[i]) > FE_QUOTE_MAX) /* cut as node_error cuts it */
+    snprintf(tag, sizeof tag, "param name=%s", fe_quote(ps->names[i], FE_QUOTE_MAX, q, sizeof q));
+  else
+    snprintf(tag, sizeof tag, "param name=\"%s\"", ps->names[i]);
+  xmlChar *text = xmlNodeGetContent(p);
+  int err = fe_expr_constant(text ? (const char *)text : "", ps, i, r->path, (int)xmlGetLineNo(p),
+                             tag, &ps->values[i]);
+  xmlFree(text);
+  return err;
+}
+
+/* Every name first, so that a value using a later parameter is told so. */
 static int read_parameters(struct reader *r, xmlNode *n)
 {
   int count = 0;
@@ -511,7 +524,10 @@ static int read_parameters(struct reader *r, xmlNode *n)
   FE_CALLOC(count, &r->c->params.names);
   FE_CALLOC(count, &r->c->params.values);
   for (xmlNode *p = n->children; p; p = p->next)
-    if (is_element(p, "param")) FE_CALL(read_param(r, p, n));
+    if (is_element(p, "param")) FE_CALL(read_param_name(r, p, n));
+  int i = 0;
+  for (xmlNode *p = n->children; p; p = p->next)
+    if (is_element(p, "param")) FE_CALL(read_param_value(r, p, i++));
   return FE_SUCCESS;
 }
 

@@ -4,6 +4,7 @@
 #include "io/program.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,22 +16,26 @@ struct fe_expr {
   struct fe_program program; /* parsed and checked by fe_program_compile; evaluated everywhere */
 };
 
-#define EXPECTED                                                                                   \
-  "the variables x y z t, the parameters%s, the constants pi e, the operators + - * / ^ and the "  \
-  "functions sin cos tan asin acos atan sinh cosh tanh exp log sqrt abs"
+#define OPERATORS_FUNCTIONS                                                                        \
+  "the operators + - * / ^ < <= > >= == != and or, and the functions sin cos tan asin acos atan "  \
+  "sinh cosh tanh exp log sqrt abs floor erf min max atan2 if"
+#define EXPECTED "the variables x y z t, the parameters%s, the constants pi e, " OPERATORS_FUNCTIONS
+#define EXPECTED_CONSTANT                                                                          \
+  "numbers, the constants pi e, the parameters defined above it%s, " OPERATORS_FUNCTIONS
 
 int fe_expr_name_reserved(const char *name) { return fe_program_name_builtin(name); }
 
-/* " (k L)" for the "expected" part of messages; " (none defined)" without parameters. */
-static void param_list(const struct fe_params *p, char *buf, size_t size)
+/* " (k L)", the first n parameters, for the "expected" part of messages;
+ * " (none defined)" without parameters. */
+static void param_list(const struct fe_params *p, int n, char *buf, size_t size)
 {
   buf[0] = '\0';
-  if (!p || p->n == 0) {
+  if (!p || n == 0) {
     snprintf(buf, size, " (none defined)");
     return;
   }
   size_t used = (size_t)snprintf(buf, size, " (");
-  for (int i = 0; i < p->n && used < size; i++)
+  for (int i = 0; i < n && used < size; i++)
     used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? " " : "", p->names[i]);
   if (used < size) snprintf(buf + used, size - used, ")");
 }
@@ -39,15 +44,17 @@ struct context {
   const char *file, *element;
   int line;
   const struct fe_params *params;
+  int usable;   /* parameters usable: the first `usable` */
+  int constant; /* a parameter's value */
 };
 
 /* "<what> at column C of expression '<text>': <detail>; expected <expected>",
  * the text cut by fe_quote; "in expression" where the fault is the whole text. */
 static int expr_error(const struct context *cx, const char *text, const struct fe_program_error *pe)
 {
-  char plist[256], names[512], quoted[FE_QUOTE_SIZE], at[48];
-  param_list(cx->params, plist, sizeof plist);
-  snprintf(names, sizeof names, EXPECTED, plist);
+  char plist[256], names[640], quoted[FE_QUOTE_SIZE], at[48];
+  param_list(cx->params, cx->usable, plist, sizeof plist);
+  snprintf(names, sizeof names, cx->constant ? EXPECTED_CONSTANT : EXPECTED, plist);
   const char *expected = pe->expected[0] ? pe->expected : names;
   if (pe->fault == FE_PROGRAM_EMPTY)
     return fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
@@ -77,7 +84,8 @@ static int normalize(const char *text, char **out)
   return FE_SUCCESS;
 }
 
-/* Which of x y z t the program reads (none is ever folded away). */
+/* Which of x y z t the program reads (one is folded away only in the branch
+ * an if with a constant condition does not take). */
 static void note_dependencies(struct fe_expr *e)
 {
   for (int i = 0; i < e->program.n; i++) {
@@ -110,7 +118,11 @@ static int expr_init(struct fe_expr *e, const char *text, const struct context *
 int fe_expr_create(const char *text, const struct fe_params *params, const char *file, int line,
                    const char *element, struct fe_expr **expr)
 {
-  struct context cx = {file ? file : "expression", element ? element : "expression", line, params};
+  struct context cx = {.file = file ? file : "expression",
+                       .element = element ? element : "expression",
+                       .line = line,
+                       .params = params,
+                       .usable = params ? params->n : 0};
   struct fe_expr *e;
   *expr = NULL;
   FE_CALLOC(1, &e);
@@ -121,6 +133,28 @@ int fe_expr_create(const char *text, const struct fe_params *params, const char 
   }
   *expr = e;
   return FE_SUCCESS;
+}
+
+int fe_expr_constant(const char *text, const struct fe_params *params, int usable, const char *file,
+                     int line, const char *element, double *value)
+{
+  struct context cx = {file, element, line, params, usable, .constant = 1};
+  char *trimmed;
+  FE_CALL(normalize(text ? text : "", &trimmed));
+  struct fe_program_error pe;
+  int err = fe_program_compile_constant(trimmed, params, usable, value, &pe);
+  if (err == FE_ERR_INPUT) err = expr_error(&cx, trimmed, &pe);
+  if (!err && !isfinite(*value)) {
+    char quoted[FE_QUOTE_SIZE];
+    err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                         "%s:%d: <%s>: expression %s is %s; expected a finite value", file, line,
+                         element, fe_quote(trimmed, FE_QUOTE_MAX, quoted, sizeof quoted),
+                         isnan(*value) ? "nan"
+                         : *value > 0  ? "inf"
+                                       : "-inf");
+  }
+  free(trimmed);
+  return err;
 }
 
 void fe_expr_destroy(struct fe_expr *e)

@@ -1,18 +1,22 @@
 /* The expression grammar of docs/case-format.md, parsed once into fe_program
  * bytecode; every check of an expression's text is made here.
  *
- *   expression = term { ("+" | "-") term }
- *   term       = unary { ("*" | "/") unary }
- *   unary      = "-" unary | power
- *   power      = primary { "^" ( "-" unary | primary ) }
- *   primary    = number | variable | parameter | constant
- *              | function "(" expression ")" | "(" expression ")"
+ *   expression  = conjunction { "or" conjunction }
+ *   conjunction = comparison { "and" comparison }
+ *   comparison  = sum [ ("<" | "<=" | ">" | ">=" | "==" | "!=") sum ]
+ *   sum         = term { ("+" | "-") term }
+ *   term        = unary { ("*" | "/") unary }
+ *   unary       = "-" unary | power
+ *   power       = primary { "^" ( "-" unary | primary ) }
+ *   primary     = number | variable | parameter | constant
+ *               | function "(" expression { "," expression } ")" | "(" expression ")"
  *
- * so a unary minus binds below ^ (-2^2 is -4) and ^ groups to the left (2^3^2
- * is 64).  Sums, products and ^ chains are loops; the parser recurses only
- * at a "(" (a group or a function's argument) and a unary "-", and each of
- * those counts against FE_PROGRAM_NESTING, so no text can exhaust the C
- * stack.  Constants are folded as they are emitted. */
+ * so a unary minus binds below ^ (-2^2 is -4), ^ groups to the left (2^3^2
+ * is 64) and comparisons do not chain (0 < x < 1 is refused).  Each loop of
+ * the grammar is a loop here; the parser recurses only at a "(" (a group or a
+ * function's arguments) and a unary "-", and each of those counts against
+ * FE_PROGRAM_NESTING, so no text can exhaust the C stack.  Constants are
+ * folded as they are emitted. */
 #include "io/program.h"
 
 #include <stdio.h>
@@ -29,9 +33,33 @@
 static const char *const variables[] = {"x", "y", "z", "t"}; /* FE_OP_X + i */
 static const char *const constants[] = {"pi", "e"};
 static const double constant_values[] = {3.14159265358979323846, 2.71828182845904523536};
-static const char *const functions[] = {
-    "sin",  "cos",  "tan", "asin", "acos", "atan", "sinh",
-    "cosh", "tanh", "exp", "log",  "sqrt", "abs"}; /* FE_OP_SIN + i */
+static const char *const words[] = {"and", "or"};
+static const char *const functions[] = {"sin",  "cos",  "tan", "asin",  "acos", "atan", "sinh",
+                                        "cosh", "tanh", "exp", "log",   "sqrt", "abs",  "floor",
+                                        "erf",  "min",  "max", "atan2", "if"};
+static const struct {
+  unsigned char op, arguments;
+  const char *usage; /* for a call with another number of arguments */
+} function_ops[] = {{FE_OP_SIN, 1, "sin(a)"},
+                    {FE_OP_COS, 1, "cos(a)"},
+                    {FE_OP_TAN, 1, "tan(a)"},
+                    {FE_OP_ASIN, 1, "asin(a)"},
+                    {FE_OP_ACOS, 1, "acos(a)"},
+                    {FE_OP_ATAN, 1, "atan(a)"},
+                    {FE_OP_SINH, 1, "sinh(a)"},
+                    {FE_OP_COSH, 1, "cosh(a)"},
+                    {FE_OP_TANH, 1, "tanh(a)"},
+                    {FE_OP_EXP, 1, "exp(a)"},
+                    {FE_OP_LOG, 1, "log(a)"},
+                    {FE_OP_SQRT, 1, "sqrt(a)"},
+                    {FE_OP_ABS, 1, "abs(a)"},
+                    {FE_OP_FLOOR, 1, "floor(a)"},
+                    {FE_OP_ERF, 1, "erf(a)"},
+                    {FE_OP_MIN, 2, "min(a, b)"},
+                    {FE_OP_MAX, 2, "max(a, b)"},
+                    {FE_OP_ATAN2, 2, "atan2(y, x)"},
+                    {FE_OP_SELECT, 3, "if(condition, a, b)"}}; /* functions[i] */
+#define MAX_ARGUMENTS 3
 
 #define EXPECT_OPERAND "a number, a name, '-' or '('"
 
@@ -46,7 +74,16 @@ enum token_kind {
   TOK_MINUS,
   TOK_STAR,
   TOK_SLASH,
-  TOK_CARET
+  TOK_CARET,
+  TOK_COMMA,
+  TOK_LT,
+  TOK_LE,
+  TOK_GT,
+  TOK_GE,
+  TOK_EQ,
+  TOK_NE,
+  TOK_AND,
+  TOK_OR
 };
 
 struct token {
@@ -59,9 +96,12 @@ struct compiler {
   const char *text;
   char *scratch; /* a copy of the text, where a token is cut out for strtod and messages */
   const struct fe_params *params;
+  int usable;   /* the first `usable` parameters may be used; the others are defined later */
+  int constant; /* a parameter's value: no x y z t */
   struct token tok, prev; /* the current token and the one before it */
   int nesting;            /* "(" and unary "-" open around the current token */
   int open;               /* "(" among them: may a ')' follow an operand? */
+  int comma;              /* the innermost "(" is a call that takes another argument */
   /* the program as emitted: at most one instruction per token, so the text's
    * length bounds it; it is checked against FE_PROGRAM_MAX at the end */
   unsigned char *op;
@@ -88,6 +128,7 @@ int fe_program_name_builtin(const char *name)
   const int len = (int)strlen(name);
   return find(name, len, variables, COUNT(variables)) >= 0 ||
          find(name, len, constants, COUNT(constants)) >= 0 ||
+         find(name, len, words, COUNT(words)) >= 0 ||
          find(name, len, functions, COUNT(functions)) >= 0;
 }
 
@@ -191,12 +232,23 @@ static int unexpected_character(struct compiler *c, int at)
   return fail(c, FE_PROGRAM_CHARACTER, at, what, "", "");
 }
 
+/* "<=" ">=" "==" "!=": the kind, or TOK_END. */
+static enum token_kind pair_kind(const char *s)
+{
+  static const char *const pairs[] = {"<=", ">=", "==", "!="};
+  static const enum token_kind kinds[] = {TOK_LE, TOK_GE, TOK_EQ, TOK_NE};
+  for (int i = 0; i < COUNT(pairs); i++)
+    if (s[0] == pairs[i][0] && s[1] == pairs[i][1]) return kinds[i];
+  return TOK_END;
+}
+
 /* The next token into c->tok; the current one becomes c->prev. */
 static int advance(struct compiler *c)
 {
-  static const char singles[] = "()+-*/^";
-  static const enum token_kind single_kinds[] = {TOK_LPAREN, TOK_RPAREN, TOK_PLUS, TOK_MINUS,
-                                                 TOK_STAR,   TOK_SLASH,  TOK_CARET};
+  static const char singles[] = "()+-*/^,<>";
+  static const enum token_kind single_kinds[] = {TOK_LPAREN, TOK_RPAREN, TOK_PLUS,  TOK_MINUS,
+                                                 TOK_STAR,   TOK_SLASH,  TOK_CARET, TOK_COMMA,
+                                                 TOK_LT,     TOK_GT};
   const char *s = c->text;
   struct token t = {TOK_END, c->tok.at + c->tok.len, 0, 0};
   while (is_space(s[t.at])) t.at++;
@@ -207,11 +259,18 @@ static int advance(struct compiler *c)
   } else if (is_digit(ch) || (ch == '.' && is_digit(s[t.at + 1]))) {
     FE_CALL(read_number(c, &t));
   } else if (is_name_start(ch)) {
-    t.kind = TOK_NAME;
     while (is_name_char(s[t.at + t.len])) t.len++;
+    const int w = find(s + t.at, t.len, words, COUNT(words));
+    t.kind = w == 0 ? TOK_AND : w == 1 ? TOK_OR : TOK_NAME;
+  } else if (pair_kind(s + t.at) != TOK_END) {
+    t.kind = pair_kind(s + t.at);
+    t.len = 2;
   } else if (single) {
     t.kind = single_kinds[single - singles];
     t.len = 1;
+  } else if (ch == '=') {
+    return fail(c, FE_PROGRAM_CHARACTER, t.at, "unexpected character '='", "",
+                "'==' to compare two values");
   } else {
     return unexpected_character(c, t.at);
   }
@@ -273,26 +332,32 @@ static int operator_expected(struct compiler *c, const struct token *open)
   if (c->tok.kind == TOK_RPAREN && !open)
     return fail(c, FE_PROGRAM_PARENTHESES, c->tok.at, "unbalanced parentheses",
                 "found ')' without a matching '('", "an operator");
-  return syntax_error(c, c->open ? "an operator or ')'" : "an operator");
+  return syntax_error(c, c->comma  ? "an operator, ',' or ')'"
+                         : c->open ? "an operator or ')'"
+                                   : "an operator");
 }
 
 /* ---- emitting, with constants folded ---- */
 
-static int is_binary(int op) { return op >= FE_OP_ADD && op <= FE_OP_POW; }
+/* The values an instruction takes from the stack (io/program.h's ranges). */
+static int arity(int op)
+{
+  return op <= FE_OP_T ? 0 : op <= FE_OP_OR ? 2 : op == FE_OP_SELECT ? 3 : 1;
+}
 
+/* An operation on constants alone (its operands are the last instructions,
+ * each a constant) becomes the constant it evaluates to. */
 static void emit(struct compiler *c, int op, double value, int at)
 {
-  const int n = c->n;
-  if (op >= FE_OP_NEG && n >= 1 && c->op[n - 1] == FE_OP_CONST) {
-    struct fe_program one = {2, {FE_OP_CONST, (unsigned char)op}, {c->value[n - 1]}};
-    c->value[n - 1] = fe_program_eval(&one, 0, 0, 0, 0);
-    return;
-  }
-  if (is_binary(op) && n >= 2 && c->op[n - 1] == FE_OP_CONST && c->op[n - 2] == FE_OP_CONST) {
-    struct fe_program two = {
-        3, {FE_OP_CONST, FE_OP_CONST, (unsigned char)op}, {c->value[n - 2], c->value[n - 1]}};
-    c->value[n - 2] = fe_program_eval(&two, 0, 0, 0, 0);
-    c->n--;
+  const int n = c->n, k = arity(op);
+  int folds = k > 0 && n >= k;
+  for (int j = n - k; folds && j < n; j++) folds = c->op[j] == FE_OP_CONST;
+  if (folds) {
+    struct fe_program fold = {k + 1, {0}, {0}};
+    for (int j = 0; j < k; j++) fold.value[j] = c->value[n - k + j];
+    fold.op[k] = (unsigned char)op;
+    c->value[n - k] = fe_program_eval(&fold, 0, 0, 0, 0);
+    c->n = n - k + 1;
     return;
   }
   c->op[n] = (unsigned char)op;
@@ -318,28 +383,69 @@ static int enter(struct compiler *c)
   return fail(c, FE_PROGRAM_TOO_DEEP, c->tok.at, "nesting too deep", detail, expected);
 }
 
-/* "(" expression ")", at the "(" */
-static int parenthesized(struct compiler *c)
+/* "(" expression ")", a group (takes 0), or a function's arguments "("
+ * expression { "," expression } ")" of which it takes `takes` (a "," is
+ * expected after fewer), at the "(": how many in *count, where the code of
+ * the first MAX_ARGUMENTS starts in start[]. */
+static int parenthesized(struct compiler *c, int takes, int *count, int start[MAX_ARGUMENTS])
 {
   const struct token open = c->tok;
+  const int comma = c->comma;
   FE_CALL(enter(c));
   c->open++;
-  FE_CALL(advance(c));
-  FE_CALL(expression(c));
+  *count = 0;
+  do {
+    c->comma = *count + 1 < takes;
+    FE_CALL(advance(c));
+    if (*count < MAX_ARGUMENTS) start[*count] = c->n;
+    FE_CALL(expression(c));
+    ++*count;
+  } while (takes && c->tok.kind == TOK_COMMA);
   if (c->tok.kind != TOK_RPAREN) return operator_expected(c, &open);
+  c->comma = comma;
   c->open--;
   c->nesting--;
   return advance(c);
 }
 
-/* `name` "(" expression ")", at the "(" */
+/* "min(x, y, z)": found 3 arguments to 'min'; expected 2 arguments, as in min(a, b). */
+static int argument_count(struct compiler *c, const struct token *name, int f, int count)
+{
+  char q[TOKEN_QUOTE_SIZE], detail[TOKEN_QUOTE_SIZE + 48], expected[96];
+  snprintf(detail, sizeof detail, "found %d argument%s to %s", count, count == 1 ? "" : "s",
+           quote(c, name, q, sizeof q));
+  const int n = function_ops[f].arguments;
+  snprintf(expected, sizeof expected, "%d argument%s, as in %s", n, n == 1 ? "" : "s",
+           function_ops[f].usage);
+  return fail(c, FE_PROGRAM_ARGUMENTS, name->at, "wrong number of arguments", detail, expected);
+}
+
+/* if(c, a, b) with a constant condition is the code of the branch it takes
+ * (a NaN condition is left to the machine, whose value is NaN). */
+static int select_folds(struct compiler *c, const int start[MAX_ARGUMENTS])
+{
+  if (start[1] - start[0] != 1 || c->op[start[0]] != FE_OP_CONST || isnan(c->value[start[0]]))
+    return 0;
+  const int from = c->value[start[0]] != 0 ? start[1] : start[2];
+  const int to = c->value[start[0]] != 0 ? start[2] : c->n, n = to - from;
+  memmove(c->op + start[0], c->op + from, (size_t)n * sizeof *c->op);
+  memmove(c->value + start[0], c->value + from, (size_t)n * sizeof *c->value);
+  memmove(c->at + start[0], c->at + from, (size_t)n * sizeof *c->at);
+  c->n = start[0] + n;
+  return 1;
+}
+
+/* `name` "(" arguments ")", at the "(" */
 static int call(struct compiler *c, const struct token *name)
 {
   const char *s = c->text + name->at;
   const int f = find(s, name->len, functions, COUNT(functions));
   if (f >= 0) {
-    FE_CALL(parenthesized(c));
-    emit(c, FE_OP_SIN + f, 0, name->at);
+    int count, start[MAX_ARGUMENTS];
+    FE_CALL(parenthesized(c, function_ops[f].arguments, &count, start));
+    if (count != function_ops[f].arguments) return argument_count(c, name, f, count);
+    if (function_ops[f].op != FE_OP_SELECT || !select_folds(c, start))
+      emit(c, function_ops[f].op, 0, name->at);
     return FE_SUCCESS;
   }
   if (find(s, name->len, variables, COUNT(variables)) >= 0 ||
@@ -351,20 +457,37 @@ static int call(struct compiler *c, const struct token *name)
   return fail(c, FE_PROGRAM_UNKNOWN_FUNCTION, name->at, what, "", "");
 }
 
+/* A parameter's value may not use x y z t, nor a parameter defined after it. */
+static int not_constant(struct compiler *c, const struct token *name, int variable)
+{
+  char q[TOKEN_QUOTE_SIZE], what[TOKEN_QUOTE_SIZE + 48];
+  if (variable) {
+    snprintf(what, sizeof what, "variable %s in a parameter", quote(c, name, q, sizeof q));
+    return fail(c, FE_PROGRAM_NOT_CONSTANT, name->at, what,
+                "a parameter is one number, evaluated when the case is read", "");
+  }
+  snprintf(what, sizeof what, "parameter %s used before its definition",
+           quote(c, name, q, sizeof q));
+  return fail(c, FE_PROGRAM_LATER_PARAMETER, name->at, what,
+              "a parameter may use only the parameters defined above it", "");
+}
+
 /* A name that is not called: a variable, a constant or a parameter. */
 static int operand(struct compiler *c, const struct token *name)
 {
   const char *s = c->text + name->at;
   int i;
-  if ((i = find(s, name->len, variables, COUNT(variables))) >= 0)
+  if ((i = find(s, name->len, variables, COUNT(variables))) >= 0) {
+    if (c->constant) return not_constant(c, name, 1);
     emit(c, FE_OP_X + i, 0, name->at);
-  else if ((i = find(s, name->len, constants, COUNT(constants))) >= 0)
+  } else if ((i = find(s, name->len, constants, COUNT(constants))) >= 0) {
     emit(c, FE_OP_CONST, constant_values[i], name->at);
-  else if ((i = find_param(c->params, s, name->len)) >= 0)
+  } else if ((i = find_param(c->params, s, name->len)) >= 0) {
+    if (i >= c->usable) return not_constant(c, name, 0);
     emit(c, FE_OP_CONST, c->params->values[i], name->at);
-  else if (find(s, name->len, functions, COUNT(functions)) >= 0)
+  } else if (find(s, name->len, functions, COUNT(functions)) >= 0) {
     return syntax_error(c, "'('"); /* "sin x": found 'x' after the function 'sin' */
-  else {
+  } else {
     char q[TOKEN_QUOTE_SIZE], what[TOKEN_QUOTE_SIZE + 24];
     snprintf(what, sizeof what, "unknown variable %s", quote(c, name, q, sizeof q));
     return fail(c, FE_PROGRAM_UNKNOWN_VARIABLE, name->at, what, "", "");
@@ -375,12 +498,13 @@ static int operand(struct compiler *c, const struct token *name)
 static int primary(struct compiler *c)
 {
   const struct token t = c->tok;
+  int count, start[MAX_ARGUMENTS];
   switch (t.kind) {
   case TOK_NUMBER: emit(c, FE_OP_CONST, t.value, t.at); return advance(c);
   case TOK_NAME:
     FE_CALL(advance(c));
     return c->tok.kind == TOK_LPAREN ? call(c, &t) : operand(c, &t);
-  case TOK_LPAREN: return parenthesized(c);
+  case TOK_LPAREN: return parenthesized(c, 0, &count, start);
   default: return syntax_error(c, EXPECT_OPERAND);
   }
 }
@@ -423,7 +547,7 @@ static int term(struct compiler *c)
   return FE_SUCCESS;
 }
 
-static int expression(struct compiler *c)
+static int sum(struct compiler *c)
 {
   FE_CALL(term(c));
   while (c->tok.kind == TOK_PLUS || c->tok.kind == TOK_MINUS) {
@@ -431,6 +555,61 @@ static int expression(struct compiler *c)
     FE_CALL(advance(c));
     FE_CALL(term(c));
     emit(c, op.kind == TOK_PLUS ? FE_OP_ADD : FE_OP_SUB, 0, op.at);
+  }
+  return FE_SUCCESS;
+}
+
+/* The opcode of a comparison token, or -1. */
+static int comparison_op(enum token_kind kind)
+{
+  switch (kind) {
+  case TOK_LT: return FE_OP_LT;
+  case TOK_LE: return FE_OP_LE;
+  case TOK_GT: return FE_OP_GT;
+  case TOK_GE: return FE_OP_GE;
+  case TOK_EQ: return FE_OP_EQ;
+  case TOK_NE: return FE_OP_NE;
+  default: return -1;
+  }
+}
+
+/* At most one comparison: 0 < x < 1 would compare 0 < x, a truth value, with 1. */
+static int comparison(struct compiler *c)
+{
+  FE_CALL(sum(c));
+  const struct token op = c->tok;
+  if (comparison_op(op.kind) < 0) return FE_SUCCESS;
+  FE_CALL(advance(c));
+  FE_CALL(sum(c));
+  emit(c, comparison_op(op.kind), 0, op.at);
+  if (comparison_op(c->tok.kind) < 0) return FE_SUCCESS;
+  char q[TOKEN_QUOTE_SIZE], detail[TOKEN_QUOTE_SIZE + 64];
+  snprintf(detail, sizeof detail, "found %s after a comparison: comparisons do not chain",
+           quote(c, &c->tok, q, sizeof q));
+  return fail(c, FE_PROGRAM_SYNTAX, c->tok.at, "syntax error", detail,
+              "'and' between two comparisons, as in 0 < x and x < 1");
+}
+
+static int conjunction(struct compiler *c)
+{
+  FE_CALL(comparison(c));
+  while (c->tok.kind == TOK_AND) {
+    const int at = c->tok.at;
+    FE_CALL(advance(c));
+    FE_CALL(comparison(c));
+    emit(c, FE_OP_AND, 0, at);
+  }
+  return FE_SUCCESS;
+}
+
+static int expression(struct compiler *c)
+{
+  FE_CALL(conjunction(c));
+  while (c->tok.kind == TOK_OR) {
+    const int at = c->tok.at;
+    FE_CALL(advance(c));
+    FE_CALL(conjunction(c));
+    emit(c, FE_OP_OR, 0, at);
   }
   return FE_SUCCESS;
 }
@@ -450,7 +629,7 @@ static int check_stack(struct compiler *c)
 {
   int depth = 0, most = 0, first = -1;
   for (int i = 0; i < c->n; i++) {
-    depth += c->op[i] <= FE_OP_T ? 1 : is_binary(c->op[i]) ? -1 : 0;
+    depth += 1 - arity(c->op[i]);
     if (depth > most) most = depth;
     if (depth > FE_PROGRAM_STACK && first < 0) first = i;
   }
@@ -482,12 +661,18 @@ static int too_long_text(struct compiler *c)
   return fail(c, FE_PROGRAM_TOO_LONG, -1, "too many characters", "", expected);
 }
 
-int fe_program_compile(const char *text, const struct fe_params *params, struct fe_program *p,
-                       struct fe_program_error *err)
+/* The first `usable` of `params` may be used; `constant`: not x y z t. */
+static int compile_text(const char *text, const struct fe_params *params, int usable, int constant,
+                        struct fe_program *p, struct fe_program_error *err)
 {
   memset(p, 0, sizeof *p);
   memset(err, 0, sizeof *err);
-  struct compiler c = {.text = text, .params = params, .tok = {TOK_START, 0, 0, 0}, .err = err};
+  struct compiler c = {.text = text,
+                       .params = params,
+                       .usable = usable,
+                       .constant = constant,
+                       .tok = {TOK_START, 0, 0, 0},
+                       .err = err};
   const size_t length = strlen(text);
   if (length > FE_PROGRAM_TEXT) return too_long_text(&c);
   const size_t tokens = length + 1;
@@ -504,6 +689,21 @@ int fe_program_compile(const char *text, const struct fe_params *params, struct 
   free(c.value);
   free(c.at);
   return status;
+}
+
+int fe_program_compile(const char *text, const struct fe_params *params, struct fe_program *p,
+                       struct fe_program_error *err)
+{
+  return compile_text(text, params, params ? params->n : 0, 0, p, err);
+}
+
+int fe_program_compile_constant(const char *text, const struct fe_params *params, int usable,
+                                double *value, struct fe_program_error *err)
+{
+  struct fe_program p;
+  FE_CALL(compile_text(text, params, usable, 1, &p, err));
+  *value = fe_program_eval(&p, 0, 0, 0, 0); /* one constant: without x y z t all folds */
+  return FE_SUCCESS;
 }
 
 void fe_program_constant(double value, struct fe_program *p)

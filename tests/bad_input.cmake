@@ -57,7 +57,7 @@ fe_bad_input(theta_too_large [=[theta_too_large\.xml:12: <scheme theta="1\.5">: 
 fe_bad_input(theta_negative [=[theta_negative\.xml:12: <scheme theta="-0\.5">: theta must be in \[0, 1\]]=])
 fe_bad_input(rtol_negative [=[rtol_negative\.xml:13: <solver rtol="-1e-10">: rtol must be >= 0]=])
 fe_bad_input(max_iterations_not_integer [=[max_iterations_not_integer\.xml:13: <solver max_iterations="2\.5">: '2\.5' is not an integer]=])
-fe_bad_input(param_not_number [=[param_not_number\.xml:5: <param>: '1e-3x' is not a number]=])
+fe_bad_input(param_not_number [=[param_not_number\.xml:5: <param name="k">: syntax error at column 5 of expression '1e-3x': found 'x' after the number '1e-3'; expected an operator]=])
 fe_bad_input(mesh_size_negative [=[mesh_size_negative\.xml:4: <mesh size="-0\.1">: size must be > 0]=])
 fe_bad_input(max_iterations_zero [=[max_iterations_zero\.xml:13: <solver max_iterations="0">: max_iterations must be > 0]=])
 fe_bad_input(output_every_zero [=[output_every_zero\.xml:16: <output every="0">: every must be > 0]=])
@@ -116,10 +116,17 @@ fe_bad_input(diffusivity_tensor_indefinite_3d [=[diffusivity_tensor_indefinite_3
 # parameters and expressions
 fe_bad_input(duplicate_param [=[duplicate_param\.xml:6: <param name="k">: parameter 'k' is already defined at line 5]=])
 fe_bad_input(param_shadows_pi [=[param_shadows_pi\.xml:6: <param name="pi">: 'pi' is a reserved name]=])
+fe_bad_input(param_named_if [=[param_named_if\.xml:5: <param name="if">: 'if' is a reserved name; parameters may not be named x y z t pi e and or, nor after a function]=])
+fe_bad_input(param_later [=[param_later\.xml:5: <param name="k">: parameter 'w' used before its definition at column 6 of expression '0\.01\*w': a parameter may use only the parameters defined above it; expected numbers, the constants pi e, the parameters defined above it \(none defined\), the operators ]=])
+fe_bad_input(param_variable [=[param_variable\.xml:5: <param name="k">: variable 'x' in a parameter at column 5 of expression '0\.1\*x': a parameter is one number, evaluated when the case is read; expected numbers, the constants pi e, ]=])
+fe_bad_input(param_not_finite [=[param_not_finite\.xml:5: <param name="k">: expression 'log\(0\)' is -inf; expected a finite value]=])
+fe_bad_input(expr_min_arguments [=[expr_min_arguments\.xml:8: <initial>: wrong number of arguments at column 1 of expression 'min\(x, y, 1\)': found 3 arguments to 'min'; expected 2 arguments, as in min\(a, b\)]=])
+fe_bad_input(expr_if_arguments [=[expr_if_arguments\.xml:8: <initial>: wrong number of arguments at column 1 of expression 'if\(x > 0\.5, 1\)': found 2 arguments to 'if'; expected 3 arguments, as in if\(condition, a, b\)]=])
+fe_bad_input(expr_chained_comparison [=[expr_chained_comparison\.xml:8: <initial>: syntax error at column 9 of expression '0\.2 < x < 0\.4': found '<' after a comparison: comparisons do not chain; expected 'and' between two comparisons, as in 0 < x and x < 1]=])
 fe_bad_input(expr_syntax [=[expr_syntax\.xml:8: <initial>: syntax error at column 2 of expression '2x \+ y': found 'x' after the number '2'; expected an operator]=])
 fe_bad_input(expr_syntax_column [=[expr_syntax_column\.xml:8: <initial>: syntax error at column 38 of expression 'exp\(-\(\(x-0\.25\)\^2 \+ y\^2\)/0\.005\) \+ 0\.5 sin\(pi\*x\)': found 'sin' after the number '0\.5'; expected an operator]=])
 fe_bad_input(expr_unbalanced [=[expr_unbalanced\.xml:8: <initial>: unbalanced parentheses at column 4 of expression 'exp\(-\(\(x-0\.25\)\^2 \+ y\^2/0\.005\)': this '\(' is never closed; expected '\)']=])
-fe_bad_input(expr_empty [=[expr_empty\.xml:8: <initial>: empty expression; expected the variables x y z t, the parameters \(k\), the constants pi e, the operators \+ - \* / \^ and the functions sin cos tan asin acos atan sinh cosh tanh exp log sqrt abs]=])
+fe_bad_input(expr_empty [=[expr_empty\.xml:8: <initial>: empty expression; expected the variables x y z t, the parameters \(k\), the constants pi e, the operators \+ - \* / \^ < <= > >= == != and or, and the functions sin cos tan asin acos atan sinh cosh tanh exp log sqrt abs floor erf min max atan2 if]=])
 fe_bad_input(expr_unknown_variable [=[expr_unknown_variable\.xml:8: <initial>: unknown variable 'w' at column 3 of expression 'x\*w'; expected the variables x y z t, the parameters \(k\), the constants pi e, ]=])
 fe_bad_input(expr_unknown_function [=[expr_unknown_function\.xml:8: <initial>: unknown function 'cot' at column 1 of expression 'cot\(x\)'; expected the variables x y z t, ]=])
 fe_bad_input(expr_bad_character [=[expr_bad_character\.xml:8: <initial>: unexpected character '\[' at column 2 of expression 'x\[1\]'; expected the variables x y z t, ]=])
@@ -185,6 +192,15 @@ add_test(NAME bad_input.expr_constant_sum_400k.run
          COMMAND fesim --quiet --output ${FE_BAD_INPUT_OUT}/expr_constant_sum_400k.run ${case})
 set_tests_properties(bad_input.expr_constant_sum_400k bad_input.expr_constant_sum_400k.run
                      PROPERTIES LABELS bad_input)
+# Parameters that are expressions and a piecewise initial condition (if, and,
+# or, comparisons, min, max, floor, erf, atan2): --check reports the
+# parameters' values, and the case runs (exit 0)
+add_test(NAME bad_input.piecewise COMMAND fesim --check ${FE_BAD_INPUT_DIR}/piecewise.xml)
+add_test(NAME bad_input.piecewise.run
+         COMMAND fesim --quiet --output ${FE_BAD_INPUT_OUT}/piecewise.run ${FE_BAD_INPUT_DIR}/piecewise.xml)
+set_tests_properties(bad_input.piecewise PROPERTIES LABELS bad_input PASS_REGULAR_EXPRESSION
+  "\nparameters k = 0\\.001, w = 6\\.28318530717959, r = 0\\.15, slot = 0\\.05, top = 0\\.575\n")
+set_tests_properties(bad_input.piecewise.run PROPERTIES LABELS bad_input)
 # expressions that are not finite somewhere on the mesh at time@start
 fe_bad_input(nonfinite_initial [=[nonfinite_initial\.xml:8: <initial>: expression 'log\(x\)' is -inf at the node \(x, y\) = \(0, [0-9.e-]+\), t = 0; expected a finite value]=])
 fe_bad_input(nonfinite_source [=[nonfinite_source\.xml:10: <source>: expression '1/\(x - 0\.5\)' is inf at the node \(x, y\) = \(0\.5, [0-9.e-]+\), t = 0; expected a finite value]=])

@@ -1,5 +1,6 @@
 /* The case reader: every field of a full case, the defaults of a minimal one,
- * tensor diffusivities, paths relative to the case file, and the words of the
+ * tensor diffusivities, paths relative to the case file, parameters that are
+ * expressions and a piecewise initial condition, and the words of the
  * command line. */
 #include "assembly/operator.h"
 #include "core/error.h"
@@ -169,6 +170,36 @@ static void check_relative(void)
   CHECK(chdir(cwd) == 0);
 }
 
+/* Parameters evaluated in order, each from those above it; the slotted
+ * cylinder of bad_input/piecewise.xml: 1 inside the disc but not in its slot. */
+static void check_piecewise(void)
+{
+  struct fe_case *c = NULL;
+  CHECK_OK(fe_case_read(data("../bad_input/piecewise.xml"), &c));
+  if (!c) return;
+  CHECK(c->params.n == 5);
+  if (c->params.n == 5) {
+    CHECK(same(c->params.names[1], "w") && same(c->params.names[4], "top"));
+    CHECK(c->params.values[0] == 1e-3);
+    CHECK(c->params.values[1] == 2 * 3.14159265358979323846);
+    CHECK(c->params.values[2] == 0.15);
+    CHECK_CLOSE(c->params.values[3], 0.05, 1e-15);
+    CHECK_CLOSE(c->params.values[4], 0.575, 1e-15);
+  }
+  CHECK(at(c->initial, 0.5, 0.62, 0, 0) == 1);  /* above the slot */
+  CHECK(at(c->initial, 0.5, 0.55, 0, 0) == 0);  /* in the slot */
+  CHECK(at(c->initial, 0.45, 0.45, 0, 0) == 1); /* beside it */
+  CHECK(at(c->initial, 0.5, 0.66, 0, 0) == 0);  /* outside the disc */
+  CHECK(at(c->initial, 0.1, 0.1, 0, 0) == 0);
+  fe_case_destroy(c);
+  c = (struct fe_case *)&c;
+  fe_error_set_quiet(1);
+  CHECK(fe_case_read(data("../bad_input/param_later.xml"), &c) == FE_ERR_INPUT && c == NULL);
+  CHECK(fe_case_read(data("../bad_input/param_variable.xml"), &c) == FE_ERR_INPUT && c == NULL);
+  CHECK(fe_case_read(data("../bad_input/param_not_finite.xml"), &c) == FE_ERR_INPUT && !c);
+  fe_error_set_quiet(0);
+}
+
 static void check_errors(void)
 {
   struct fe_case *c = (struct fe_case *)&c;
@@ -207,6 +238,7 @@ int main(void)
   check_defaults();
   check_tensors();
   check_relative();
+  check_piecewise();
   check_errors();
   check_words();
   TEST_DONE();

@@ -1,7 +1,10 @@
 /* fe_program_compile, the one parser of expressions: values against the same
  * formulas written in C at random points (every operator and function, unary
- * minus below ^, ^ grouping to the left), constants folded, every fault with
- * its column, and the limits of the machine on texts of any length and depth. */
+ * minus below ^, ^ grouping to the left, the precedence of comparisons, and,
+ * or), NaN where it is used and not where it is not (if, and, or), constants
+ * folded, every fault with its column, parameters' values
+ * (fe_program_compile_constant), and the limits of the machine on texts of
+ * any length and depth. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +61,22 @@ FORMULA(f_mul_neg_squared, -18)
 FORMULA(f_rational, x * y * z * t / (1 + pow(x, 2)))
 FORMULA(f_heat, pow(t0 / (t + t0), 1.5) * exp(-pow(x, 2) / (4 * kappa * (t + t0))))
 FORMULA(f_spaces, sin(x) + log(E))
+FORMULA(f_min_max, fmin(x, y) + fmax(z, t) - fmin(-x, -t))
+FORMULA(f_atan2, atan2(y - 1, x - 1) + atan2(-z, t - 1))
+FORMULA(f_floor_erf, floor(4 * x) + erf(y - 1) - floor(-z))
+FORMULA(f_compare, (x < y) + 2 * (x <= y) + 4 * (x > y) + 8 * (x >= y) + 16 * (x == x) + 32 * (x != y) + 64 * (y == 0.1))
+FORMULA(f_compare_sum, x + y < z * 2)
+FORMULA(f_and_or, (x + y < 2 && z > 1) || t < 0.5)
+FORMULA(f_or_and, x < 1 || (y < 1 && z < 1))
+FORMULA(f_neg_compare, -x < -pow(y, 2))
+FORMULA(f_compare_groups, (x < 1) < (y < 1))
+FORMULA(f_truth_arithmetic, 2 * (x > 1) - 1)
+FORMULA(f_if, x < y ? x : y * z)
+FORMULA(f_if_sqrt, x > 1 ? sqrt(x - 1) : -sqrt(1 - x))
+FORMULA(f_if_nested, x < 0.5 ? 1 : y < 0.5 ? 2 : z < 0.5 ? 3 : 4)
+FORMULA(f_slotted, pow(x - 1, 2) + pow(y - 1, 2) < 0.25 && (fabs(x - 1) > 0.1 || y > 1.3) ? 1 : 0)
+FORMULA(f_if_neg_pow, (x > 1 ? 1 : 0) * -pow(y, 2))
+FORMULA(f_params_compare, x * (kappa < alpha) + (beta >= 0))
 /* clang-format on */
 
 static const struct {
@@ -98,6 +117,23 @@ static const struct {
     {"x*y*z*t/(1+x^2)", f_rational},
     {"(t0/(t+t0))^1.5*exp(-x^2/(4*kappa*(t+t0)))", f_heat},
     {" sin (x)\t+\nlog ( e ) ", f_spaces},
+    {"min(x, y) + max(z, t) - min(-x, -t)", f_min_max},
+    {"atan2(y - 1, x - 1) + atan2(-z, t - 1)", f_atan2},
+    {"floor(4*x) + erf(y - 1) - floor(-z)", f_floor_erf},
+    {"(x < y) + 2*(x <= y) + 4*(x > y) + 8*(x >= y) + 16*(x == x) + 32*(x != y) + 64*(y == 0.1)",
+     f_compare},
+    {"x + y < z*2", f_compare_sum},
+    {"x + y < 2 and z > 1 or t < 0.5", f_and_or},
+    {"x < 1 or y < 1 and z < 1", f_or_and},
+    {"-x < -y^2", f_neg_compare},
+    {"(x < 1) < (y < 1)", f_compare_groups},
+    {"2*(x > 1) - 1", f_truth_arithmetic},
+    {"if(x < y, x, y*z)", f_if},
+    {"if(x > 1, sqrt(x - 1), -sqrt(1 - x))", f_if_sqrt},
+    {"if(x < 0.5, 1, if(y < 0.5, 2, if(z < 0.5, 3, 4)))", f_if_nested},
+    {"if((x-1)^2 + (y-1)^2 < 0.25 and (abs(x - 1) > 0.1 or y > 1.3), 1, 0)", f_slotted},
+    {"if(x > 1, 1, 0) * -y^2", f_if_neg_pow},
+    {"x*(kappa < alpha) + (beta >= 0)", f_params_compare},
 };
 
 static int compile(const char *text, struct fe_program *p, struct fe_program_error *err)
@@ -178,6 +214,74 @@ static void check_folding(void)
   free(sum);
   fe_program_constant(2.5, &p);
   CHECK(p.n == 1 && fe_program_eval(&p, 1, 2, 3, 4) == 2.5);
+  /* the new operations fold as the others do */
+  CHECK_OK(compile("min(1, 2) + max(3, -1) + atan2(1, 1) + floor(2.5) + erf(0)", &p, &err));
+  CHECK(p.n == 1 && p.op[0] == FE_OP_CONST);
+  CHECK_CLOSE(p.value[0], 1 + 3 + PI / 4 + 2, 1e-15);
+  CHECK_OK(compile("1 + 2 < 4 and 0 or 1", &p, &err)); /* ((1 + 2 < 4) and 0) or 1 */
+  CHECK(p.n == 1 && p.value[0] == 1);
+  CHECK_OK(compile("1 + 2 < 4 and (0 or 0)", &p, &err));
+  CHECK(p.n == 1 && p.value[0] == 0);
+  CHECK_OK(compile("(kappa <= 0.3) + 2*(alpha == 1.5) + 4*(beta != -2.5) + 8*(1 >= 2)", &p, &err));
+  CHECK(p.n == 1 && p.value[0] == 3);
+  CHECK_OK(compile("if(alpha > 1, 2, 3) * x", &p, &err));
+  CHECK(p.n == 3 && p.op[0] == FE_OP_CONST && p.value[0] == 2 && p.op[1] == FE_OP_X);
+  /* a constant condition keeps the code of its branch only: t is gone */
+  CHECK_OK(compile("if(1 > 2, t, x*2)", &p, &err));
+  CHECK(p.n == 3 && p.op[0] == FE_OP_X && p.op[1] == FE_OP_CONST && p.op[2] == FE_OP_MUL);
+  CHECK_OK(compile("1 + if(kappa, sin(t), x)", &p, &err));
+  CHECK(p.n == 4 && p.op[1] == FE_OP_T && p.op[2] == FE_OP_SIN && p.op[3] == FE_OP_ADD);
+  CHECK_OK(compile("if(0, sqrt(-1), 3)", &p, &err)); /* the NaN not taken is dropped */
+  CHECK(p.n == 1 && p.value[0] == 3);
+  CHECK_OK(compile("if(1, sqrt(-1), 3)", &p, &err));
+  CHECK(p.n == 1 && isnan(p.value[0]));
+  CHECK_OK(compile("if(0/0, x, y)", &p, &err)); /* a NaN condition is the machine's */
+  CHECK(p.n == 4 && p.op[3] == FE_OP_SELECT && isnan(fe_program_eval(&p, 1, 2, 3, 4)));
+  CHECK_OK(compile("if(x > 0, 1, 2)", &p, &err));
+  CHECK(p.n == 6 && p.op[2] == FE_OP_GT && p.op[5] == FE_OP_SELECT);
+  CHECK_OK(compile("min(x, 2*3)", &p, &err));
+  CHECK(p.n == 3 && p.value[1] == 6 && p.op[2] == FE_OP_MIN);
+}
+
+static double eval1(const char *text, double x)
+{
+  struct fe_program p;
+  struct fe_program_error err;
+  if (compile(text, &p, &err)) {
+    fprintf(stderr, "'%s': %s at column %d: %s\n", text, err.what, err.column, err.detail);
+    fe_test_failures++;
+    return -12345;
+  }
+  return fe_program_eval(&p, x, 0, 0, 0);
+}
+
+/* A NaN counts where the value uses it: in the branch an if takes, in a
+ * condition, in min and max, on the side of and / or that decides; it does not
+ * in the branch not taken or the side that does not decide. */
+static void check_nan(void)
+{
+  CHECK(eval1("if(x > 0, sqrt(x), 0)", -4) == 0);
+  CHECK(eval1("if(x > 0, sqrt(x), 0)", 4) == 2);
+  CHECK(eval1("if(x > 0, 0, sqrt(x))", 4) == 0);
+  CHECK(isnan(eval1("if(x > 0, 0, sqrt(x))", -4)));
+  CHECK(eval1("if(x >= 0, log(x), 1/x)", 0) == -INFINITY); /* the taken one, even inf */
+  CHECK(isnan(eval1("if(sqrt(x) > 0, 1, 2)", -1)));
+  CHECK(isnan(eval1("if(sqrt(x), 1, 2)", -1)));
+  CHECK(isnan(eval1("sqrt(x) < 1", -1)) && isnan(eval1("1 == sqrt(x)", -1)));
+  CHECK(isnan(eval1("sqrt(x) != 1", -1)) && isnan(eval1("sqrt(x) >= 1", -1)));
+  CHECK(isnan(eval1("min(sqrt(x), 1)", -1)) && isnan(eval1("min(1, sqrt(x))", -1)));
+  CHECK(isnan(eval1("max(sqrt(x), 1)", -1)) && isnan(eval1("max(1, sqrt(x))", -1)));
+  CHECK(eval1("x > 0 and sqrt(x) < 1", -1) == 0);
+  CHECK(eval1("x > 0 and sqrt(x) < 1", 0.25) == 1 && eval1("x > 0 and sqrt(x) < 1", 4) == 0);
+  CHECK(isnan(eval1("x < 0 and sqrt(x) < 1", -1)));
+  CHECK(isnan(eval1("sqrt(x) < 1 and 0", -1)));
+  CHECK(eval1("x < 0 or sqrt(x) < 1", -1) == 1);
+  CHECK(isnan(eval1("x > 0 or sqrt(x) < 1", -1)));
+  CHECK(isnan(eval1("sqrt(x) < 1 or 1", -1)));
+  CHECK(eval1("1/x > 0", 0) == 1); /* inf compares as a number */
+  CHECK(eval1("2 and x", 3) == 1 && eval1("x or 0", -0.5) == 1 && eval1("0 or x", 0) == 0);
+  CHECK(eval1("min(x, 0)", -0.0) == 0 && eval1("atan2(0, x)", -1) == PI);
+  CHECK(eval1("floor(x)", -0.5) == -1 && eval1("erf(x)", 40) == 1);
 }
 
 /* What a refused text gets: the fault, its column and the words of the message. */
@@ -243,7 +347,7 @@ static void check_faults(void)
   check_fault("K", FE_PROGRAM_UNKNOWN_VARIABLE, 1, "unknown variable 'K'", "", "");
   check_fault("ln2", FE_PROGRAM_UNKNOWN_VARIABLE, 1, "unknown variable 'ln2'", "", "");
   check_fault("1 + cot(x)", FE_PROGRAM_UNKNOWN_FUNCTION, 5, "unknown function 'cot'", "", "");
-  check_fault("erf(x)", FE_PROGRAM_UNKNOWN_FUNCTION, 1, "unknown function 'erf'", "", "");
+  check_fault("erfc(x)", FE_PROGRAM_UNKNOWN_FUNCTION, 1, "unknown function 'erfc'", "", "");
   check_fault("step (x)", FE_PROGRAM_UNKNOWN_FUNCTION, 1, "unknown function 'step'", "", "");
   /* parentheses */
   check_fault("(x", FE_PROGRAM_PARENTHESES, 1, "unbalanced parentheses", "this '(' is never closed",
@@ -257,6 +361,117 @@ static void check_faults(void)
   /* numbers */
   check_fault("2*1e999", FE_PROGRAM_NUMBER, 3, "number out of range",
               "'1e999' is beyond the largest double (1.8e308)", "a finite number");
+  /* arguments */
+  check_fault("min(x, y, 1)", FE_PROGRAM_ARGUMENTS, 1, "wrong number of arguments",
+              "found 3 arguments to 'min'", "2 arguments, as in min(a, b)");
+  check_fault("if(x > 0, 1)", FE_PROGRAM_ARGUMENTS, 1, "wrong number of arguments",
+              "found 2 arguments to 'if'", "3 arguments, as in if(condition, a, b)");
+  check_fault("2*atan2(x)", FE_PROGRAM_ARGUMENTS, 3, "wrong number of arguments",
+              "found 1 argument to 'atan2'", "2 arguments, as in atan2(y, x)");
+  check_fault("max (x)", FE_PROGRAM_ARGUMENTS, 1, "wrong number of arguments",
+              "found 1 argument to 'max'", "2 arguments, as in max(a, b)");
+  check_fault("sin(x, y)", FE_PROGRAM_ARGUMENTS, 1, "wrong number of arguments",
+              "found 2 arguments to 'sin'", "1 argument, as in sin(a)");
+  check_fault("x + floor(1, 2, 3, 4)", FE_PROGRAM_ARGUMENTS, 5, "wrong number of arguments",
+              "found 4 arguments to 'floor'", "1 argument, as in floor(a)");
+  check_fault("min()", FE_PROGRAM_SYNTAX, 5, "syntax error", "found ')' after '('", OPERAND);
+  check_fault("min(, 1)", FE_PROGRAM_SYNTAX, 5, "syntax error", "found ',' after '('", OPERAND);
+  check_fault("min(1,)", FE_PROGRAM_SYNTAX, 7, "syntax error", "found ')' after ','", OPERAND);
+  check_fault("min(x, y", FE_PROGRAM_PARENTHESES, 4, "unbalanced parentheses",
+              "this '(' is never closed", "')'");
+  /* where another argument may follow, a ',' is expected too */
+  check_fault("min(2x, 1)", FE_PROGRAM_SYNTAX, 6, "syntax error", "found 'x' after the number '2'",
+              "an operator, ',' or ')'");
+  check_fault("min(1, 2x)", FE_PROGRAM_SYNTAX, 9, "syntax error", "found 'x' after the number '2'",
+              "an operator or ')'");
+  check_fault("if(x, (2x), 1)", FE_PROGRAM_SYNTAX, 9, "syntax error",
+              "found 'x' after the number '2'", "an operator or ')'");
+  check_fault("if(x, (2) 3, 1)", FE_PROGRAM_SYNTAX, 11, "syntax error", "found '3' after ')'",
+              "an operator, ',' or ')'");
+  check_fault("(1, 2)", FE_PROGRAM_SYNTAX, 3, "syntax error", "found ',' after the number '1'",
+              "an operator or ')'");
+  check_fault("1, 2", FE_PROGRAM_SYNTAX, 2, "syntax error", "found ',' after the number '1'",
+              "an operator");
+  check_fault("if x", FE_PROGRAM_SYNTAX, 4, "syntax error", "found 'x' after the function 'if'",
+              "'('");
+  /* comparisons, and, or */
+  check_fault("0 < x < 1", FE_PROGRAM_SYNTAX, 7, "syntax error",
+              "found '<' after a comparison: comparisons do not chain",
+              "'and' between two comparisons, as in 0 < x and x < 1");
+  check_fault("x == y != 1", FE_PROGRAM_SYNTAX, 8, "syntax error",
+              "found '!=' after a comparison: comparisons do not chain",
+              "'and' between two comparisons, as in 0 < x and x < 1");
+  check_fault("x <", FE_PROGRAM_SYNTAX, 4, "syntax error",
+              "found the end of the expression after '<'", OPERAND);
+  check_fault("x and", FE_PROGRAM_SYNTAX, 6, "syntax error",
+              "found the end of the expression after 'and'", OPERAND);
+  check_fault("or x", FE_PROGRAM_SYNTAX, 1, "syntax error",
+              "found 'or' at the start of the expression", OPERAND);
+  check_fault("x and or y", FE_PROGRAM_SYNTAX, 7, "syntax error", "found 'or' after 'and'",
+              OPERAND);
+  check_fault("x y and 1", FE_PROGRAM_SYNTAX, 3, "syntax error", "found 'y' after the variable 'x'",
+              "an operator");
+  check_fault("x = 1", FE_PROGRAM_CHARACTER, 3, "unexpected character '='", "",
+              "'==' to compare two values");
+  check_fault("x < = 1", FE_PROGRAM_CHARACTER, 5, "unexpected character '='", "",
+              "'==' to compare two values");
+  check_fault("x => 1", FE_PROGRAM_CHARACTER, 3, "unexpected character '='", "",
+              "'==' to compare two values");
+  check_fault("!x", FE_PROGRAM_CHARACTER, 1, "unexpected character '!'", "", "");
+  check_fault("x && y", FE_PROGRAM_CHARACTER, 3, "unexpected character '&'", "", "");
+  check_fault("x || y", FE_PROGRAM_CHARACTER, 3, "unexpected character '|'", "", "");
+  check_fault("and2 + x", FE_PROGRAM_UNKNOWN_VARIABLE, 1, "unknown variable 'and2'", "", "");
+}
+
+/* What fe_program_compile_constant refuses, as check_fault. */
+static void check_constant_fault(const char *text, int usable, enum fe_program_fault fault,
+                                 int column, const char *what, const char *detail)
+{
+  double v;
+  struct fe_program_error err;
+  const int status = fe_program_compile_constant(text, &params, usable, &v, &err);
+  const int ok = status == FE_ERR_INPUT && err.fault == fault && err.column == column &&
+                 !strcmp(err.what, what) && !strcmp(err.detail, detail) && !err.expected[0];
+  if (!ok)
+    fprintf(stderr, "'%.60s': status %d, fault %d, column %d, '%s' / '%s' / '%s'\n", text, status,
+            (int)err.fault, err.column, err.what, err.detail, err.expected);
+  CHECK(ok);
+}
+
+/* A parameter's value: an expression of numbers, pi, e and the parameters
+ * above it (the first `usable`), folded to one number. */
+static void check_constants(void)
+{
+  double v = -1;
+  struct fe_program_error err;
+  CHECK_OK(fe_program_compile_constant("2*pi", &params, 0, &v, &err));
+  CHECK(v == 2 * PI);
+  CHECK_OK(fe_program_compile_constant("2*alpha + kappa^2", &params, 2, &v, &err));
+  CHECK_CLOSE(v, 2 * 1.5 + 0.09, 1e-15);
+  CHECK_OK(fe_program_compile_constant("if(kappa < 1 and e > 2, max(beta, -3) + floor(pi), 0)",
+                                       &params, 3, &v, &err));
+  CHECK(v == -2.5 + 3);
+  CHECK_OK(fe_program_compile_constant("atan2(1, 0) + erf(0) + min(1, 2)", &params, 0, &v, &err));
+  CHECK_CLOSE(v, PI / 2 + 1, 1e-15);
+  CHECK_OK(fe_program_compile_constant("1/0", &params, 0, &v, &err)); /* the caller checks */
+  CHECK(isinf(v));
+  CHECK_OK(fe_program_compile_constant("if(0, sqrt(-1), 1)", &params, 0, &v, &err));
+  CHECK(v == 1);
+  check_constant_fault("2*x", 6, FE_PROGRAM_NOT_CONSTANT, 3, "variable 'x' in a parameter",
+                       "a parameter is one number, evaluated when the case is read");
+  check_constant_fault("if(t > 0, 1, 2)", 6, FE_PROGRAM_NOT_CONSTANT, 4,
+                       "variable 't' in a parameter",
+                       "a parameter is one number, evaluated when the case is read");
+  check_constant_fault("kappa + alpha", 1, FE_PROGRAM_LATER_PARAMETER, 9,
+                       "parameter 'alpha' used before its definition",
+                       "a parameter may use only the parameters defined above it");
+  check_constant_fault("kappa", 0, FE_PROGRAM_LATER_PARAMETER, 1,
+                       "parameter 'kappa' used before its definition",
+                       "a parameter may use only the parameters defined above it");
+  check_constant_fault("2*q", 6, FE_PROGRAM_UNKNOWN_VARIABLE, 3, "unknown variable 'q'", "");
+  check_constant_fault("", 6, FE_PROGRAM_EMPTY, 0, "empty expression", "");
+  CHECK(fe_program_compile_constant("min(1)", &params, 6, &v, &err) == FE_ERR_INPUT &&
+        err.fault == FE_PROGRAM_ARGUMENTS);
 }
 
 /* Nesting, instructions, stack and characters: each limit holds exactly, and
@@ -329,6 +544,42 @@ static void check_limits(void)
   check_fault(s, FE_PROGRAM_TOO_DEEP, 3 * FE_PROGRAM_STACK + 1, "nesting too deep",
               "evaluating it needs 25 intermediate values at once", "at most 24");
   free(s);
+  /* if holds three values at once: if(x, x, if(x, x, ... x)) needs 2 per level and one */
+  s = nest("if(x, x, ", (FE_PROGRAM_STACK - 1) / 2, "x", ")");
+  CHECK_OK(compile(s, &p, &err));
+  CHECK(p.n == 3 * ((FE_PROGRAM_STACK - 1) / 2) + 1 && fe_program_eval(&p, 2, 0, 0, 0) == 2);
+  free(s);
+  s = nest("if(x, x, ", (FE_PROGRAM_STACK + 1) / 2, "x", ")");
+  check_fault(s, FE_PROGRAM_TOO_DEEP, 9 * ((FE_PROGRAM_STACK + 1) / 2) + 1, "nesting too deep",
+              "evaluating it needs 25 intermediate values at once", "at most 24");
+  free(s);
+  s = nest("min(x, ", FE_PROGRAM_STACK - 1, "x", ")");
+  CHECK_OK(compile(s, &p, &err));
+  CHECK(fe_program_eval(&p, 2, 0, 0, 0) == 2);
+  free(s);
+  s = nest("min(x, ", FE_PROGRAM_STACK, "x", ")");
+  check_fault(s, FE_PROGRAM_TOO_DEEP, 7 * FE_PROGRAM_STACK + 1, "nesting too deep",
+              "evaluating it needs 25 intermediate values at once", "at most 24");
+  free(s);
+  s = nest("if(1, ", FE_PROGRAM_NESTING + 1, "x", ", 0)");
+  check_fault(s, FE_PROGRAM_TOO_DEEP, 6 * FE_PROGRAM_NESTING + 3, "nesting too deep",
+              "more than 100 levels of parentheses, function calls and unary minus signs",
+              "at most 100");
+  free(s);
+  s = nest("if(1, ", FE_PROGRAM_NESTING, "x", ", 0)"); /* each folds to its branch */
+  CHECK_OK(compile(s, &p, &err));
+  CHECK(p.n == 1 && p.op[0] == FE_OP_X);
+  free(s);
+  /* -x < x (4 instructions) and 94 times "and x" (2 each): FE_PROGRAM_MAX */
+  s = repeat("-x < x", " and x", 94, "");
+  CHECK_OK(compile(s, &p, &err));
+  CHECK(p.n == FE_PROGRAM_MAX && fe_program_eval(&p, 1, 0, 0, 0) == 1 &&
+        fe_program_eval(&p, -1, 0, 0, 0) == 0);
+  free(s);
+  s = repeat("-x < x", " or x", 95, "");
+  check_fault(s, FE_PROGRAM_TOO_LONG, 0, "too many instructions",
+              "it needs 194 instructions after folding constants", "at most 192");
+  free(s);
   /* FE_PROGRAM_TEXT characters: 1+1+...+1 folds to one constant */
   s = repeat(" 1", "+1", (FE_PROGRAM_TEXT - 2) / 2, " ");
   CHECK(strlen(s) == FE_PROGRAM_TEXT + 1);
@@ -344,7 +595,12 @@ static void check_names(void)
   CHECK(fe_program_name_builtin("x") && fe_program_name_builtin("t"));
   CHECK(fe_program_name_builtin("pi") && fe_program_name_builtin("e"));
   CHECK(fe_program_name_builtin("sqrt") && fe_program_name_builtin("abs"));
-  CHECK(!fe_program_name_builtin("erf") && !fe_program_name_builtin("ln2"));
+  CHECK(fe_program_name_builtin("erf") && fe_program_name_builtin("floor"));
+  CHECK(fe_program_name_builtin("min") && fe_program_name_builtin("max"));
+  CHECK(fe_program_name_builtin("atan2") && fe_program_name_builtin("if"));
+  CHECK(fe_program_name_builtin("and") && fe_program_name_builtin("or"));
+  CHECK(!fe_program_name_builtin("ln2") && !fe_program_name_builtin("not"));
+  CHECK(!fe_program_name_builtin("step") && !fe_program_name_builtin("If"));
   CHECK(!fe_program_name_builtin("k") && !fe_program_name_builtin("xy"));
 }
 
@@ -352,7 +608,9 @@ int main(void)
 {
   check_values();
   check_folding();
+  check_nan();
   check_faults();
+  check_constants();
   check_limits();
   check_names();
   TEST_DONE();
