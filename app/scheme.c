@@ -477,7 +477,7 @@ static int advect(struct fe_scheme *s, double t0, double h)
   return FE_SUCCESS;
 }
 
-/* Shu & Osher's SSP-RK3 (J. Comput. Phys. 77, 1988, eq. 2.18) over [t0, t0 + h], each stage
+/* Shu & Osher's SSP-RK3 (J. Comput. Phys. 77, 1988) over [t0, t0 + h], each stage
  * a limited forward-Euler step (assembly/fct.h) from the Galerkin rate at its time, mixed
  * with the step's start: convex combinations of bounded steps, so the step is bounded too.
  * The low-order Courant number is measured in the first stage when the velocity changes. */

@@ -15,7 +15,7 @@
  *                       mass); not prelimited: zeroing the fluxes with
  *                       f_ij (T_j - T_i) > 0 switches on round-off, which made
  *                       the strategies' answers differ by 5e-4 on the solid-body
- *                       rotation (3e-15 without it, L1 error 2.83e-2 against 2.61e-2);
+ *                       rotation (3e-15 without it);
  *   Zalesak's limiter   (J. Comput. Phys. 31, 1979) with the bounds of T and
  *                       T^L over the cells around each node: P, Q, R per node,
  *                       alpha_ij = min(R+_i, R-_j) for f_ij > 0 (else
