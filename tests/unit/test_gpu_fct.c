@@ -2,9 +2,8 @@
  * the CPU's, 2D and 3D, with and without Dirichlet nodes and mass fluxes: the
  * results to 1e-13, the Courant numbers to 1e-13 relative.  Skips without a GPU. */
 #include <stdio.h>
-#include <string.h>
 
-#include "backends/backends.h"
+#include "backend_gpu.h"
 #include "fct_checks.h"
 
 static void compare(const struct fe_backend *gpu, int dim, int n, int dirichlet, int with_udot)
@@ -27,16 +26,8 @@ static void compare(const struct fe_backend *gpu, int dim, int n, int dirichlet,
 
 int main(void)
 {
-  if (!strstr(fe_backends_built(), "cuda")) {
-    puts("skipped: fesim was built without the CUDA backend");
-    return TEST_SKIP;
-  }
-  if (!fe_backend_available(FE_BACKEND_CUDA)) {
-    puts("skipped: no CUDA device on this machine");
-    return TEST_SKIP;
-  }
-  struct fe_backend *gpu;
-  CHECK_OK(fe_backend_create(FE_BACKEND_CUDA, NULL, &gpu));
+  struct fe_backend *gpu = test_gpu();
+  if (!gpu) return TEST_SKIP;
   for (int dirichlet = 0; dirichlet < 2; dirichlet++)
     for (int with_udot = 0; with_udot < 2; with_udot++) {
       compare(gpu, 2, 24, dirichlet, with_udot);

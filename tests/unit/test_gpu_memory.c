@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend_gpu.h"
 #include "backends/backends.h"
 #include "core/error.h"
 #include "solvers/vec.h"
@@ -35,16 +36,8 @@ static int alloc_captured(const struct fe_backend *be, size_t bytes, char *msg, 
 
 int main(void)
 {
-  if (!strstr(fe_backends_built(), "cuda")) {
-    puts("skipped: fesim was built without the CUDA backend");
-    return TEST_SKIP;
-  }
-  if (!fe_backend_available(FE_BACKEND_CUDA)) {
-    puts("skipped: no CUDA device on this machine");
-    return TEST_SKIP;
-  }
-  struct fe_backend *gpu;
-  CHECK_OK(fe_backend_create(FE_BACKEND_CUDA, NULL, &gpu));
+  struct fe_backend *gpu = test_gpu();
+  if (!gpu) return TEST_SKIP;
   const size_t huge = (size_t)1 << 50; /* 1 PiB */
   char msg[1024];
   CHECK(alloc_captured(gpu, huge, msg, sizeof msg) == FE_ERR_RESOURCE);

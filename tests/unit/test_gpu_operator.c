@@ -8,6 +8,7 @@
 #include "assembly/kernels.h"
 #include "assembly/operator.h"
 #include "backend_cpu.h"
+#include "backend_gpu.h"
 #include "backends/backends.h"
 #include "meshgen.h"
 #include "solvers/cg.h"
@@ -240,16 +241,8 @@ static void cg_agrees(const struct fe_backend *gpu)
 
 int main(void)
 {
-  if (!strstr(fe_backends_built(), "cuda")) {
-    puts("skipped: fesim was built without the CUDA backend");
-    return TEST_SKIP;
-  }
-  if (!fe_backend_available(FE_BACKEND_CUDA)) {
-    puts("skipped: no CUDA device on this machine");
-    return TEST_SKIP;
-  }
-  struct fe_backend *gpu;
-  CHECK_OK(fe_backend_create(FE_BACKEND_CUDA, NULL, &gpu));
+  struct fe_backend *gpu = test_gpu();
+  if (!gpu) return TEST_SKIP;
   const struct fe_form forms[] = {{.mass = 1.0, .diffusion = 0.3}, {.advection = -1.0}, {.mass = 0.7, .diffusion = 0.2, .advection = 0.5}, {.mass = 1.0, .lumped = 1, .diffusion = 0.1},
                                   {.mass = 1.0, .diffusion = 0.2, .absorption = 0.3},
                                   {.mass = 1.0, .lumped = 1, .diffusion = 0.1, .absorption = -0.4}};

@@ -9,6 +9,7 @@
 
 #include "assembly/space.h"
 #include "backend_cpu.h"
+#include "backend_gpu.h"
 #include "backends/backends.h"
 #include "io/program.h"
 #include "meshgen.h"
@@ -89,14 +90,8 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
 
 int main(void)
 {
-  if (!strstr(fe_backends_built(), "cuda")) {
-    puts("skipped: fesim was built without the CUDA backend");
-    return TEST_SKIP;
-  }
-  if (!fe_backend_available(FE_BACKEND_CUDA)) {
-    puts("skipped: no CUDA device on this machine");
-    return TEST_SKIP;
-  }
+  struct fe_backend *gpu = test_gpu();
+  if (!gpu) return TEST_SKIP;
   struct fe_program progs[N_TEXTS];
   for (int i = 0; i < N_TEXTS; i++) {
     struct fe_program_error err;
@@ -108,8 +103,6 @@ int main(void)
   /* the taken branch's NaN is NaN on the host, the one not taken is not */
   CHECK(fe_program_eval(&progs[7], 0.25, 0, 0, 0) == 0);
   CHECK(isnan(fe_program_eval(&progs[8], 0.25, 0, 0, 0)));
-  struct fe_backend *gpu;
-  CHECK_OK(fe_backend_create(FE_BACKEND_CUDA, NULL, &gpu));
   compare(gpu, 2, 16, progs);
   compare(gpu, 3, 6, progs);
   fe_backend_destroy(gpu);
