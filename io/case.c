@@ -503,11 +503,13 @@ static int read_param_name(struct reader *r, xmlNode *p, xmlNode *parameters)
 static int read_param_value(struct reader *r, xmlNode *p, int i)
 {
   struct fe_params *ps = &r->c->params;
-  char tag[FE_QUOTE_SIZE + 16], q[FE_QUOTE_SIZE];
-  if (strlen(ps->names[i]) > FE_QUOTE_MAX) /* cut as node_error cuts it */
+  char tag[FE_QUOTE_SIZE + 16];
+  if (strlen(ps->names[i]) > FE_QUOTE_MAX) { /* cut as node_error cuts it */
+    char q[FE_QUOTE_SIZE];
     snprintf(tag, sizeof tag, "param name=%s", fe_quote(ps->names[i], FE_QUOTE_MAX, q, sizeof q));
-  else
+  } else {
     snprintf(tag, sizeof tag, "param name=\"%s\"", ps->names[i]);
+  }
   xmlChar *text = xmlNodeGetContent(p);
   int err = fe_expr_constant(text ? (const char *)text : "", ps, i, r->path, (int)xmlGetLineNo(p),
                              tag, &ps->values[i]);

@@ -441,7 +441,7 @@ static int call(struct compiler *c, const struct token *name)
   const char *s = c->text + name->at;
   const int f = find(s, name->len, functions, COUNT(functions));
   if (f >= 0) {
-    int count, start[MAX_ARGUMENTS];
+    int count = 0, start[MAX_ARGUMENTS] = {0};
     FE_CALL(parenthesized(c, function_ops[f].arguments, &count, start));
     if (count != function_ops[f].arguments) return argument_count(c, name, f, count);
     if (function_ops[f].op != FE_OP_SELECT || !select_folds(c, start))
@@ -498,7 +498,7 @@ static int operand(struct compiler *c, const struct token *name)
 static int primary(struct compiler *c)
 {
   const struct token t = c->tok;
-  int count, start[MAX_ARGUMENTS];
+  int count = 0, start[MAX_ARGUMENTS] = {0};
   switch (t.kind) {
   case TOK_NUMBER: emit(c, FE_OP_CONST, t.value, t.at); return advance(c);
   case TOK_NAME:
@@ -702,7 +702,7 @@ int fe_program_compile_constant(const char *text, const struct fe_params *params
 {
   struct fe_program p;
   FE_CALL(compile_text(text, params, usable, 1, &p, err));
-  *value = fe_program_eval(&p, 0, 0, 0, 0); /* one constant: without x y z t all folds */
+  *value = p.value[0]; /* without x y z t every operation folds: p is one constant */
   return FE_SUCCESS;
 }
 
