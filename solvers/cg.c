@@ -5,13 +5,13 @@
 
 #include "core/error.h"
 #include "core/timer.h"
+#include "solvers/jacobi.h"
 
 struct fe_cg {
   const struct fe_backend *be;
-  struct fe_vec *r, *z, *p, *q, *dinv;
-  double *scalars; /* on the backend: two (r.z, r.r) pairs used in turn, then p.q */
-  const struct fe_op *dinv_op; /* dinv is 1 / diag of this operator at this version */
-  long dinv_version;
+  struct fe_vec *r, *z, *p, *q;
+  struct fe_jacobi *jacobi;
+  double *scalars;             /* on the backend: two (r.z, r.r) pairs used in turn, then p.q */
   double iteration_seconds;    /* of the last solve, for FE_CG_LOOKAHEAD_AUTO */
 };
 
@@ -33,7 +33,7 @@ int fe_cg_create(const struct fe_backend *be, size_t n, struct fe_cg **cg)
   if (!err) err = fe_vec_create(be, n, &s->z);
   if (!err) err = fe_vec_create(be, n, &s->p);
   if (!err) err = fe_vec_create(be, n, &s->q);
-  if (!err) err = fe_vec_create(be, n, &s->dinv);
+  if (!err) err = fe_jacobi_create(be, n, &s->jacobi);
   const double zeros[5] = {0, 0, 0, 0, 0};
   if (!err) err = fe_backend_alloc(be, sizeof zeros, zeros, &s->scalars);
   if (err) {
@@ -51,43 +51,17 @@ void fe_cg_destroy(struct fe_cg *cg)
   fe_vec_destroy(cg->z);
   fe_vec_destroy(cg->p);
   fe_vec_destroy(cg->q);
-  fe_vec_destroy(cg->dinv);
+  fe_jacobi_destroy(cg->jacobi);
   fe_backend_free(cg->be, cg->scalars);
   free(cg);
 }
 
-static void record(struct fe_cg_result *res, double rnorm)
+void fe_cg_result_record(struct fe_cg_result *res, double rnorm)
 {
   res->history[2] = res->history[1];
   res->history[1] = res->history[0];
   res->history[0] = rnorm;
   res->residual = rnorm;
-}
-
-/* Jacobi: z = r .* dinv, dinv = 1 / diag(A), kept while A is unchanged */
-static int inverse_diagonal(struct fe_cg *cg, struct fe_op *a)
-{
-  if (cg->dinv_op == a && cg->dinv_version == a->version) return FE_SUCCESS;
-  FE_CALL(fe_op_diagonal(a, cg->dinv));
-  FE_CALL(fe_vec_set(cg->z, 1.0));
-  FE_CALL(fe_vec_pointwise_div(cg->dinv, cg->z, cg->dinv));
-  cg->dinv_op = a;
-  cg->dinv_version = a->version;
-  return FE_SUCCESS;
-}
-
-/* Diagonal operators (lumped mass) are solved by the inverse diagonal. */
-static int solve_diagonal(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b,
-                          struct fe_vec *x, struct fe_cg_result *res)
-{
-  FE_CALL(inverse_diagonal(cg, a));
-  FE_CALL(fe_vec_pointwise_mult(x, b, cg->dinv));
-  double lo, hi;
-  FE_CALL(fe_vec_minmax(x, &lo, &hi));
-  res->converged = isfinite(lo) && isfinite(hi);
-  res->iterations = 1;
-  record(res, res->converged ? 0.0 : NAN);
-  return FE_SUCCESS;
 }
 
 /* *out = x . y over the processes, kept on the backend */
@@ -110,13 +84,14 @@ int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struc
 {
   struct fe_vec *r = cg->r, *z = cg->z, *p = cg->p, *q = cg->q;
   const struct fe_backend *be = b->be;
-  const double *dinv = opt->jacobi ? cg->dinv->a : NULL;
+  const struct fe_vec *jacobi = NULL;
   double *pair[2] = {cg->scalars, cg->scalars + 2}, *pq = cg->scalars + 4;
   const size_t n = b->n_owned; /* the kernels reduce over the owned entries */
   *res = (struct fe_cg_result){0};
   FE_CALL(fe_vec_norm(b, &res->rhs_norm));
-  if (a->is_diagonal) return solve_diagonal(cg, a, b, x, res);
-  if (opt->jacobi) FE_CALL(inverse_diagonal(cg, a));
+  if (a->is_diagonal) return fe_jacobi_solve_diagonal(cg->jacobi, a, b, x, z, res);
+  if (opt->jacobi) FE_CALL(fe_jacobi_inverse(cg->jacobi, a, z, &jacobi));
+  const double *dinv = jacobi ? jacobi->a : NULL;
 
   const double target = fmax(opt->rtol * res->rhs_norm, opt->atol);
   double rnorm;
@@ -124,13 +99,13 @@ int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struc
   FE_CALL(fe_vec_copy(b, r));
   FE_CALL(fe_vec_axpy(r, -1.0, q));
   FE_CALL(fe_vec_norm(r, &rnorm));
-  record(res, rnorm);
+  fe_cg_result_record(res, rnorm);
   if (rnorm <= target) {
     res->converged = 1;
     return FE_SUCCESS;
   }
   if (dinv)
-    FE_CALL(fe_vec_pointwise_mult(z, r, cg->dinv));
+    FE_CALL(fe_vec_pointwise_mult(z, r, jacobi));
   else
     FE_CALL(fe_vec_copy(r, z));
   FE_CALL(fe_vec_copy(z, p));
@@ -158,7 +133,7 @@ int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struc
     double rr;
     FE_CALL(be->cg->scalar_wait(be, done % 2, pair[done % 2 ? 0 : 1] + 1, &rr));
     rnorm = sqrt(rr);
-    record(res, rnorm);
+    fe_cg_result_record(res, rnorm);
     res->iterations = done;
     cg->iteration_seconds = (fe_wtime() - start) / done;
     if (!isfinite(rnorm)) return FE_SUCCESS;

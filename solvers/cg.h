@@ -26,6 +26,9 @@ struct fe_cg_result {
   double history[3]; /* the last residual norms, newest first, for messages */
 };
 
+/* rnorm becomes the newest entry of the history and the residual. */
+void fe_cg_result_record(struct fe_cg_result *result, double rnorm);
+
 struct fe_cg;
 
 int fe_cg_create(const struct fe_backend *be, size_t n, struct fe_cg **cg);
