@@ -1,0 +1,56 @@
+#include "solvers/krylov.h"
+
+#include <stdlib.h>
+
+#include "core/error.h"
+#include "solvers/bicgstab.h"
+
+struct fe_krylov {
+  enum fe_krylov_kind kind;
+  struct fe_cg *cg;             /* FE_KRYLOV_CG */
+  struct fe_bicgstab *bicgstab; /* FE_KRYLOV_BICGSTAB */
+};
+
+const char *fe_krylov_name(enum fe_krylov_kind kind)
+{
+  switch (kind) {
+  case FE_KRYLOV_CG: return "cg";
+  case FE_KRYLOV_BICGSTAB: return "bicgstab";
+  }
+  return "unknown";
+}
+
+int fe_krylov_create(const struct fe_backend *be, size_t n, enum fe_krylov_kind kind,
+                     struct fe_krylov **k)
+{
+  FE_CHECK(kind == FE_KRYLOV_CG || kind == FE_KRYLOV_BICGSTAB, FE_ERR_USAGE,
+           "no Krylov solver of kind %d: expected cg or bicgstab", (int)kind);
+  struct fe_krylov *s;
+  FE_CALLOC(1, &s);
+  s->kind = kind;
+  int err =
+      kind == FE_KRYLOV_CG ? fe_cg_create(be, n, &s->cg) : fe_bicgstab_create(be, n, &s->bicgstab);
+  if (err) {
+    free(s);
+    return err;
+  }
+  *k = s;
+  return FE_SUCCESS;
+}
+
+void fe_krylov_destroy(struct fe_krylov *k)
+{
+  if (!k) return;
+  fe_cg_destroy(k->cg);
+  fe_bicgstab_destroy(k->bicgstab);
+  free(k);
+}
+
+enum fe_krylov_kind fe_krylov_kind(const struct fe_krylov *k) { return k->kind; }
+
+int fe_krylov_solve(struct fe_krylov *k, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
+                    const struct fe_cg_options *opt, struct fe_cg_result *result)
+{
+  if (k->kind == FE_KRYLOV_CG) return fe_cg_solve(k->cg, a, b, x, opt, result);
+  return fe_bicgstab_solve(k->bicgstab, a, b, x, opt, result);
+}

@@ -1,0 +1,25 @@
+/* The Krylov solver of one system, of a kind chosen at creation: CG for
+ * symmetric positive definite operators, BiCGStab for non-symmetric ones.
+ * Both take the same options and give the same result (solvers/cg.h). */
+#ifndef FE_KRYLOV_H
+#define FE_KRYLOV_H
+
+#include "solvers/cg.h"
+
+enum fe_krylov_kind { FE_KRYLOV_CG, FE_KRYLOV_BICGSTAB };
+
+/* "cg", "bicgstab" */
+const char *fe_krylov_name(enum fe_krylov_kind kind);
+
+struct fe_krylov;
+
+int fe_krylov_create(const struct fe_backend *be, size_t n, enum fe_krylov_kind kind,
+                     struct fe_krylov **k);
+void fe_krylov_destroy(struct fe_krylov *k);
+enum fe_krylov_kind fe_krylov_kind(const struct fe_krylov *k);
+
+/* fe_cg_solve or fe_bicgstab_solve, by the kind of k. */
+int fe_krylov_solve(struct fe_krylov *k, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
+                    const struct fe_cg_options *opt, struct fe_cg_result *result);
+
+#endif
