@@ -48,7 +48,24 @@ struct fe_form {
   double absorption;       /* e */
   const double *lambda;    /* the absorption rate per cell (backend memory), when e != 0 */
   int uniform_lambda;      /* lambda holds one value, the same in every cell */
+  /* SUPG (fe_supg_tau): the mass, absorption and advection terms tested with
+   * N_i + tau u . grad N_i.  supg is Fluidity's nu_scale (0: plain Galerkin), nu_bar how xi
+   * follows the Peclet number: enum fe_nu_bar of io/case.h (0 optimal, 1 doubly asymptotic,
+   * 2 critical rule, 3 unity).  The diffusivity array is read for tau whatever b is. */
+  double supg;
+  int nu_bar;
 };
+
+/* Whether the form reads the velocity, and whether it has a stiffness-like term (diffusion,
+ * or SUPG's streamline diffusion tau (u . grad N_i)(u . grad N_j)). */
+FE_HOST_DEVICE static inline int fe_form_velocity(const struct fe_form *form)
+{
+  return form->advection != 0 || form->supg != 0;
+}
+FE_HOST_DEVICE static inline int fe_form_stiffness(const struct fe_form *form)
+{
+  return form->diffusion != 0 || (form->supg != 0 && form->advection != 0);
+}
 
 /* The weight of the mass tensor in cell c: a, plus e lambda_c with absorption. */
 FE_HOST_DEVICE static inline double fe_cell_mass_weight(const struct fe_form *form, long c)
@@ -220,62 +237,173 @@ FE_HOST_DEVICE static inline void fe_cell_coords(int d, const int *cells, const 
   }
 }
 
-/* Geometry tensors of cell c for the form: |det J| and G_diff, G_adv (those the
- * form uses), from the coordinates, the P0 diffusivity and the P1 velocity. */
-FE_HOST_DEVICE static inline double fe_cell_geometry(int d, const struct fe_form *form, const int *cells,
-                                                     const double *coords, const double *diffusivity,
-                                                     const double *velocity, long c, double gdiff[9],
-                                                     double gadv[12])
+/* The diffusivity tensor of cell c (FE_NSYM(d) values), or NULL when the form has none. */
+FE_HOST_DEVICE static inline const double *fe_cell_diffusivity(int d, const struct fe_form *form,
+                                                               const double *diffusivity, long c)
+{
+  if (!diffusivity) return 0;
+  return diffusivity + (form->uniform_diffusivity ? 0 : c * FE_NSYM(d));
+}
+
+/* ---- SUPG, as Fluidity's assemble/Upwind_Stabilisation.F90 defines it (Donea & Huerta,
+ * Finite Element Methods for Flow Problems, 2003, section 2.4; Brooks & Hughes, CMAME 32,
+ * 1982): the test function N_i + tau u . grad N_i with
+ *   tau = nu_scale sum_mu xi(Pe_mu) ubar_mu / |u|^2,  ubar_mu = u . e_mu,  Pe_mu = ubar_mu / (2
+ * k_mu), e_mu = x_(mu+1) - x_0 the edges of the reference directions (the J-scaled velocity ubar =
+ * J u, D&H eq. 2.44b), k_mu = e_mu . D e_mu / |e_mu|^2 the diffusivity along e_mu, u the cell's
+ * mean velocity.  In 1D ubar = u h and tau = xi h / (2 |u|) with nu_scale 1/2: the optimal xi is
+ * nodally exact for the steady u c' = k c'' (D&H eq. 2.49). */
+
+/* xi(Pe), odd in Pe, by nu_bar (Upwind_Stabilisation.F90's xi_optimal, xi_doubly_asymptotic,
+ * xi_critical_rule; unity is sign(Pe)).  The optimal coth Pe - 1/Pe by its Laurent series below
+ * |Pe| = 0.1, where the difference loses digits (to 2e-14 there; Fluidity takes 0 below 1e-10
+ * and the difference above). */
+FE_HOST_DEVICE static inline double fe_supg_xi(int nu_bar, double pe)
+{
+  const double a = pe < 0 ? -pe : pe, sign = pe < 0 ? -1.0 : 1.0;
+  switch (nu_bar) {
+  case 0:
+    if (a < 0.1) {
+      const double p2 = pe * pe;
+      return pe * (1.0 / 3 +
+                   p2 * (-1.0 / 45 + p2 * (2.0 / 945 + p2 * (-1.0 / 4725 + p2 * 2.0 / 93555))));
+    }
+    if (a > 11.859499013855018) return sign - 1 / pe; /* coth Pe = sign to 1e-10 */
+    return 1 / tanh(pe) - 1 / pe;
+  case 1: return a <= 3 ? pe / 3 : sign;
+  case 2: return a <= 1 ? 0 : sign - 1 / pe;
+  default: return pe == 0 ? 0 : sign;
+  }
+}
+
+/* tau of one cell: vertex coordinates x, vertex velocities u, its diffusivity (FE_NSYM(d)
+ * values).  0 where the mean velocity is 0; xi = sign(ubar) along an edge without diffusivity
+ * (Pe infinite, the limit of every xi). */
+FE_HOST_DEVICE static inline double fe_supg_tau(int d, const struct fe_form *form,
+                                                const double x[4][3], const double u[4][3],
+                                                const double *dsym)
+{
+  double uc[3] = {0, 0, 0}, u2 = 0;
+  for (int a = 0; a < d; a++) {
+    for (int v = 0; v < d + 1; v++) uc[a] += u[v][a];
+    uc[a] /= d + 1;
+    u2 += uc[a] * uc[a];
+  }
+  if (u2 == 0) return 0;
+  double dm[3][3], nu = 0;
+  fe_sym_expand(d, dsym, dm);
+  for (int mu = 0; mu < d; mu++) {
+    double e[3], ubar = 0, ee = 0, ede = 0;
+    for (int a = 0; a < d; a++) {
+      e[a] = x[mu + 1][a] - x[0][a];
+      ubar += uc[a] * e[a];
+      ee += e[a] * e[a];
+    }
+    if (ubar == 0) continue;
+    for (int a = 0; a < d; a++)
+      for (int b = 0; b < d; b++) ede += e[a] * dm[a][b] * e[b];
+    const double k = ede / ee;
+    nu += (k > 0 ? fe_supg_xi(form->nu_bar, ubar / (2 * k)) : (ubar > 0 ? 1.0 : -1.0)) * ubar;
+  }
+  return form->supg * nu / u2;
+}
+
+/* SUPG's streamline diffusion as a stiffness geometry tensor:
+ * tau int (u . grad N_i)(u . grad N_j) = G_s : K^ij_stiffness with
+ *   G_s^{mu nu} = tau / (|J| |ref|) sum_kl Kmass^kl G_adv^{k mu} G_adv^{l nu}
+ * (G_adv^{k mu} = |J| (Jinv u_k)_mu), added to g with weight c. */
+FE_HOST_DEVICE static inline void fe_geometry_streamline(int d, const struct fe_reference *ref,
+                                                         double absdet, double tau, double c,
+                                                         const double gadv[12], double g[9])
+{
+  const int nv = d + 1;
+  const double f = c * tau / (absdet * ref->volume);
+  for (int mu = 0; mu < d; mu++)
+    for (int nu = 0; nu < d; nu++) {
+      double s = 0;
+      for (int k = 0; k < nv; k++)
+        for (int l = 0; l < nv; l++)
+          s += ref->mass[k * nv + l] * gadv[k * d + mu] * gadv[l * d + nu];
+      g[mu * d + nu] += f * s;
+    }
+}
+
+/* Geometry of cell c for the form, from the coordinates, the P0 diffusivity and the P1
+ * velocity: returns |det J|; gstiff = b G_diff (+ c G_s with SUPG), weighted, when
+ * fe_form_stiffness; gadv = G_adv when fe_form_velocity; *tau SUPG's tau (0 without). */
+FE_HOST_DEVICE static inline double
+fe_cell_geometry(int d, const struct fe_reference *ref, const struct fe_form *form,
+                 const int *cells, const double *coords, const double *diffusivity,
+                 const double *velocity, long c, double gstiff[9], double gadv[12], double *tau)
 {
   double x[4][3], jinv[3][3];
   fe_cell_coords(d, cells, coords, c, x);
   double det = fe_geometry(d, x, jinv);
   double absdet = det < 0 ? -det : det;
-  if (form->diffusion != 0)
-    fe_geometry_diffusion(d, jinv, absdet, diffusivity + (form->uniform_diffusivity ? 0 : c * FE_NSYM(d)), gdiff);
-  if (form->advection != 0) {
+  const double *dsym = fe_cell_diffusivity(d, form, diffusivity, c);
+  *tau = 0;
+  if (fe_form_stiffness(form)) {
+    for (int g = 0; g < d * d; g++) gstiff[g] = 0;
+    if (form->diffusion != 0) {
+      fe_geometry_diffusion(d, jinv, absdet, dsym, gstiff);
+      for (int g = 0; g < d * d; g++) gstiff[g] *= form->diffusion;
+    }
+  }
+  if (fe_form_velocity(form)) {
     double u[4][3];
     for (int v = 0; v < d + 1; v++) {
       int n = cells[c * (d + 1) + v];
       for (int a = 0; a < d; a++) u[v][a] = velocity[(long)n * d + a];
     }
     fe_geometry_advection(d, jinv, absdet, u, gadv);
+    if (form->supg != 0) {
+      *tau = fe_supg_tau(d, form, x, u, dsym);
+      if (form->advection != 0)
+        fe_geometry_streamline(d, ref, absdet, *tau, form->advection, gadv, gstiff);
+    }
   }
   return absdet;
 }
 
-/* Entry k of the element matrix: the contraction for one (i, j); weight is the
- * cell's fe_cell_mass_weight. */
-FE_HOST_DEVICE static inline double fe_element_entry(int d, const struct fe_reference *ref,
-                                                     const struct fe_form *form, double weight,
-                                                     double absdet, const double *gdiff,
-                                                     const double *gadv, int k)
+/* Entry k = i nv + j of the element matrix: the contractions for one (i, j); weight is the
+ * cell's fe_cell_mass_weight.  With SUPG the mass term gains tau int (u . grad N_i) N_j,
+ * which is tau times the advection entry (j, i). */
+FE_HOST_DEVICE static inline double
+fe_element_entry(int d, const struct fe_reference *ref, const struct fe_form *form, double weight,
+                 double absdet, double tau, const double *gstiff, const double *gadv, int k)
 {
+  const int nv = d + 1;
   const double *km = form->lumped ? ref->lumped : ref->mass;
   double s = weight * absdet * km[k];
-  if (form->diffusion != 0) {
+  if (fe_form_stiffness(form)) {
     double t = 0;
-    for (int g = 0; g < d * d; g++) t += gdiff[g] * ref->stiffness[k][g];
-    s += form->diffusion * t;
+    for (int g = 0; g < d * d; g++) t += gstiff[g] * ref->stiffness[k][g];
+    s += t;
   }
   if (form->advection != 0) {
     double t = 0;
-    for (int g = 0; g < (d + 1) * d; g++) t += gadv[g] * ref->advection[k][g];
+    for (int g = 0; g < nv * d; g++) t += gadv[g] * ref->advection[k][g];
     s += form->advection * t;
+  }
+  if (tau != 0 && weight != 0) {
+    const int kt = (k % nv) * nv + k / nv;
+    double t = 0;
+    for (int g = 0; g < nv * d; g++) t += gadv[g] * ref->advection[kt][g];
+    s += weight * tau * t;
   }
   return s;
 }
 
-/* E = (a + e lambda_c) |J| K_mass + b G_diff : K_stiffness + c G_adv : K_advection,
- * weight = a + e lambda_c.  gdiff and gadv are ignored when b or c is 0.  E is
- * nv x nv, row-major. */
+/* E = (a + e lambda_c) (|J| K_mass + tau C^T) + gstiff : K_stiffness + c G_adv : K_advection,
+ * weight = a + e lambda_c, C^T SUPG's (absent when tau is 0).  E is nv x nv, row-major. */
 FE_HOST_DEVICE static inline void fe_element_matrix(int d, const struct fe_reference *ref,
                                                     const struct fe_form *form, double weight,
-                                                    double absdet, const double gdiff[9],
-                                                    const double gadv[12], double e[FE_NK_MAX])
+                                                    double absdet, double tau,
+                                                    const double gstiff[9], const double gadv[12],
+                                                    double e[FE_NK_MAX])
 {
   for (int k = 0; k < (d + 1) * (d + 1); k++)
-    e[k] = fe_element_entry(d, ref, form, weight, absdet, gdiff, gadv, k);
+    e[k] = fe_element_entry(d, ref, form, weight, absdet, tau, gstiff, gadv, k);
 }
 
 /* The full element matrix of cell c for the form: geometry from the
@@ -287,9 +415,10 @@ FE_HOST_DEVICE static inline double fe_cell_matrix(int d, const struct fe_refere
                                                    const double *velocity, long c,
                                                    double e[FE_NK_MAX])
 {
-  double gdiff[9], gadv[12];
-  double absdet = fe_cell_geometry(d, form, cells, coords, diffusivity, velocity, c, gdiff, gadv);
-  fe_element_matrix(d, ref, form, fe_cell_mass_weight(form, c), absdet, gdiff, gadv, e);
+  double gstiff[9], gadv[12], tau;
+  double absdet =
+      fe_cell_geometry(d, ref, form, cells, coords, diffusivity, velocity, c, gstiff, gadv, &tau);
+  fe_element_matrix(d, ref, form, fe_cell_mass_weight(form, c), absdet, tau, gstiff, gadv, e);
   return absdet;
 }
 
@@ -327,11 +456,14 @@ FE_HOST_DEVICE static inline void fe_cell_lma_product(int d, const double *e, in
  * gradients B_{i mu} = dphi_i/dxi_mu and the reference mass Kmass:
  *   K^ij_{mu nu} = |ref| B_{i mu} B_{j nu},   K^ij_{k mu} = Kmass^ik B_{j mu},
  * so the contractions of Knepley & Terrel (eqs. 6-8) apply in factored form
- * (sum factorisation), with w = B^T x_e the reference gradient of x:
- *   diffusion  y_i = |ref| sum_mu B_{i mu} t_mu,  t = G_diff w = Jinv (|J| D (Jinv^T w))
- *   advection  y_i = sum_k Kmass^ik s_k,          s_k = sum_mu G^{k mu} w_mu = |J| u_k . (Jinv^T w)
+ * (sum factorisation), with w = B^T x_e the reference gradient of x and g = Jinv^T w its
+ * physical gradient:
+ *   diffusion  y_i = |ref| sum_mu B_{i mu} t_mu,  t = Jinv (|J| D' g)
+ *   advection  y_i = sum_k Kmass^ik s_k,          s_k = |J| u_k . g
  *   mass       y_i = |J| sum_j Kmass^ij x_j
- * which costs O(d^2 + (d+1)^2) flops instead of the (d+1)^2 d^2 of forming E.
+ * which costs O(d^2 + (d+1)^2) flops instead of the (d+1)^2 d^2 of forming E.  D' is b D,
+ * plus with SUPG c tau U, U = sum_kl Kmass^kl u_k u_l^T / |ref| (the streamline diffusion),
+ * and the mass gains tau |J| sum_k (u_k . grad N_i) (Kmass x_e)_k.
  * Dirichlet vertices: their x enters as 0 (zeroed columns); their row is the
  * identity in the owning cell and 0 elsewhere (fe_dirichlet_entry). */
 FE_HOST_DEVICE static inline void fe_cell_matfree_product(int d, const struct fe_reference *ref,
@@ -341,12 +473,18 @@ FE_HOST_DEVICE static inline void fe_cell_matfree_product(int d, const struct fe
                                                           const double *x, long c, double y[4])
 {
   const int nv = d + 1;
-  double xc[4][3], jinv[3][3], xe[4], xm[4];
+  double xc[4][3], jinv[3][3], xe[4], xm[4], u[4][3], tau = 0;
   fe_cell_coords(d, cells, coords, c, xc);
   const double det = fe_geometry(d, xc, jinv), absdet = det < 0 ? -det : det;
+  const double *dsym = fe_cell_diffusivity(d, form, diffusivity, c);
   for (int j = 0; j < nv; j++) {
     xe[j] = x[cells[c * nv + j]];
     xm[j] = (dmask >> j) & 1u ? 0.0 : xe[j];
+  }
+  if (fe_form_velocity(form)) {
+    for (int k = 0; k < nv; k++)
+      for (int a = 0; a < d; a++) u[k][a] = velocity[(long)cells[c * nv + k] * d + a];
+    if (form->supg != 0) tau = fe_supg_tau(d, form, xc, u, dsym);
   }
   const double *km = form->lumped ? ref->lumped : ref->mass, weight = fe_cell_mass_weight(form, c);
   for (int i = 0; i < nv; i++) {
@@ -354,7 +492,25 @@ FE_HOST_DEVICE static inline void fe_cell_matfree_product(int d, const struct fe
     for (int j = 0; j < nv; j++) v += km[i * nv + j] * xm[j];
     y[i] = weight * absdet * v;
   }
-  if (form->diffusion != 0 || form->advection != 0) {
+  if (tau != 0 && weight != 0) {
+    double mx[4];
+    for (int k = 0; k < nv; k++) {
+      double v = 0;
+      for (int j = 0; j < nv; j++) v += ref->mass[k * nv + j] * xm[j];
+      mx[k] = v;
+    }
+    for (int i = 0; i < nv; i++) {
+      double v = 0;
+      for (int k = 0; k < nv; k++) {
+        double ug = 0; /* u_k . grad N_i = (Jinv u_k) . B_i */
+        for (int mu = 0; mu < d; mu++)
+          for (int a = 0; a < d; a++) ug += ref->grad[i][mu] * jinv[mu][a] * u[k][a];
+        v += ug * mx[k];
+      }
+      y[i] += weight * tau * absdet * v;
+    }
+  }
+  if (fe_form_stiffness(form) || form->advection != 0) {
     double w[3], g[3]; /* reference and physical gradients of x */
     for (int mu = 0; mu < d; mu++) {
       double v = 0;
@@ -366,9 +522,20 @@ FE_HOST_DEVICE static inline void fe_cell_matfree_product(int d, const struct fe
       for (int mu = 0; mu < d; mu++) v += jinv[mu][a] * w[mu];
       g[a] = v;
     }
-    if (form->diffusion != 0) {
+    if (fe_form_stiffness(form)) {
       double dm[3][3], q[3], t[3];
-      fe_sym_expand(d, diffusivity + (form->uniform_diffusivity ? 0 : c * FE_NSYM(d)), dm);
+      fe_sym_expand(d, dsym, dm);
+      for (int a = 0; a < d; a++)
+        for (int b = 0; b < d; b++) {
+          double s = form->diffusion * dm[a][b];
+          if (tau != 0 && form->advection != 0) {
+            double uu = 0;
+            for (int k = 0; k < nv; k++)
+              for (int l = 0; l < nv; l++) uu += ref->mass[k * nv + l] * u[k][a] * u[l][b];
+            s += form->advection * tau * uu / ref->volume;
+          }
+          dm[a][b] = s;
+        }
       for (int a = 0; a < d; a++) {
         double v = 0;
         for (int b = 0; b < d; b++) v += dm[a][b] * g[b];
@@ -382,15 +549,14 @@ FE_HOST_DEVICE static inline void fe_cell_matfree_product(int d, const struct fe
       for (int i = 0; i < nv; i++) {
         double v = 0;
         for (int mu = 0; mu < d; mu++) v += ref->grad[i][mu] * t[mu];
-        y[i] += form->diffusion * ref->volume * v;
+        y[i] += ref->volume * v;
       }
     }
     if (form->advection != 0) {
       double sk[4];
       for (int k = 0; k < nv; k++) {
-        const long n = cells[c * nv + k];
         double v = 0;
-        for (int a = 0; a < d; a++) v += velocity[n * d + a] * g[a];
+        for (int a = 0; a < d; a++) v += u[k][a] * g[a];
         sk[k] = absdet * v;
       }
       for (int i = 0; i < nv; i++) {

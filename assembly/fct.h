@@ -85,7 +85,9 @@ FE_HOST_DEVICE static inline void fe_fct_cell_fluxes(int d, const struct fe_refe
                               .uniform_diffusivity = 0,
                               .absorption = 0,
                               .lambda = NULL,
-                              .uniform_lambda = 0};
+                              .uniform_lambda = 0,
+                              .supg = 0,
+                              .nu_bar = 0};
   double am[FE_NK_MAX], ue[4], ud[4] = {0, 0, 0, 0};
   const double absdet = fe_cell_matrix(d, ref, &adv, cells, coords, NULL, a->velocity, c, am);
   for (int j = 0; j < nv; j++) {

@@ -161,7 +161,7 @@ int fe_operator_assemble(struct fe_op *op, const struct fe_form *form,
   a->times.count++;
   a->form = f;
   a->coef = *coef;
-  op->is_diagonal = form->lumped && form->diffusion == 0 && form->advection == 0;
+  op->is_diagonal = form->lumped && form->diffusion == 0 && form->advection == 0 && form->supg == 0;
   op->version++;
   return FE_SUCCESS;
 }

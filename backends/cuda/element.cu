@@ -65,30 +65,33 @@ __global__ void __launch_bounds__(EPB *TPE)
                           double *e, int shift)
 {
   const int nv = D + 1, nk = nv * nv;
-  __shared__ double s_det[EPB], s_gdiff[D * D][EPB], s_gadv[(D + 1) * D][EPB];
+  __shared__ double s_det[EPB], s_tau[EPB], s_gstiff[D * D][EPB], s_gadv[(D + 1) * D][EPB];
   const long c0 = (long)blockIdx.x * EPB;
   const int t = threadIdx.x;
+  const int stiff = fe_form_stiffness(&form), adv = fe_form_velocity(&form);
   if (t < EPB && c0 + t < n_cells) {
-    double gdiff[9], gadv[12];
-    s_det[t] = fe_cell_geometry(D, &form, cells, coords, diff, vel, c0 + t, gdiff, gadv);
-    if (form.diffusion != 0)
-      for (int g = 0; g < D * D; g++) s_gdiff[g][t] = gdiff[g];
-    if (form.advection != 0)
+    double gstiff[9], gadv[12];
+    s_det[t] = fe_cell_geometry(D, &c_ref[D - 2], &form, cells, coords, diff, vel, c0 + t, gstiff,
+                                gadv, &s_tau[t]);
+    if (stiff)
+      for (int g = 0; g < D * D; g++) s_gstiff[g][t] = gstiff[g];
+    if (adv)
       for (int g = 0; g < (D + 1) * D; g++) s_gadv[g][t] = gadv[g];
   }
   __syncthreads();
   const int el = t % EPB;
   const long c = c0 + el;
   if (c >= n_cells) return;
-  double gdiff[9], gadv[12];
-  if (form.diffusion != 0)
-    for (int g = 0; g < D * D; g++) gdiff[g] = s_gdiff[g][el];
-  if (form.advection != 0)
+  double gstiff[9], gadv[12];
+  if (stiff)
+    for (int g = 0; g < D * D; g++) gstiff[g] = s_gstiff[g][el];
+  if (adv)
     for (int g = 0; g < (D + 1) * D; g++) gadv[g] = s_gadv[g][el];
   const unsigned dm = dmask[c];
   const double weight = fe_cell_mass_weight(&form, c);
   for (int k = t / EPB; k < nk; k += TPE) {
-    const double v = fe_element_entry(D, &c_ref[D - 2], &form, weight, s_det[el], gdiff, gadv, k);
+    const double v =
+        fe_element_entry(D, &c_ref[D - 2], &form, weight, s_det[el], s_tau[el], gstiff, gadv, k);
     e[fe_block_index(c, k, nk, shift)] = fe_dirichlet_entry(k / nv, k % nv, dm, v);
   }
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "assembly/reference.h"
+#include "io/case.h"
 #include "test.h"
 
 static const struct fe_form MASS = {.mass = 1}, LUMPED = {.mass = 1, .lumped = 1}, DIFF = {.diffusion = 1},
@@ -202,8 +203,151 @@ static void absorption(void)
   }
 }
 
+/* ---- SUPG (assembly/element.h, Fluidity's Upwind_Stabilisation.F90) */
+
+static void supg_xi(void)
+{
+  const int opt = FE_NU_BAR_OPTIMAL, da = FE_NU_BAR_DOUBLY_ASYMPTOTIC, cr = FE_NU_BAR_CRITICAL_RULE,
+            un = FE_NU_BAR_UNITY;
+  CHECK_CLOSE(fe_supg_xi(opt, 2.0), 1 / tanh(2.0) - 0.5, 1e-15);
+  CHECK_CLOSE(fe_supg_xi(opt, 0.3), 1 / tanh(0.3) - 1 / 0.3, 1e-14);
+  CHECK_CLOSE(fe_supg_xi(opt, 20.0), 1 - 1 / 20.0, 1e-15);
+  /* the series below 0.1 against coth - 1/p in long double, either side of the switch */
+  const double ps[3] = {0.0999, 0.1001, 0.05};
+  for (int k = 0; k < 3; k++) {
+    const long double p = ps[k], exact = 1 / tanhl(p) - 1 / p;
+    CHECK(fabs(fe_supg_xi(opt, ps[k]) - (double)exact) <= 5e-14 * (double)exact);
+  }
+  CHECK_CLOSE(fe_supg_xi(opt, 1e-6), 1e-6 / 3 - 1e-18 / 45, 1e-15);
+  CHECK(fe_supg_xi(opt, 0) == 0);
+  CHECK_CLOSE(fe_supg_xi(da, 1.5), 0.5, 1e-15);
+  CHECK_CLOSE(fe_supg_xi(da, 4.0), 1.0, 1e-15);
+  CHECK_CLOSE(fe_supg_xi(cr, 0.5), 0.0, 1e-15);
+  CHECK_CLOSE(fe_supg_xi(cr, 2.0), 0.5, 1e-15);
+  CHECK_CLOSE(fe_supg_xi(un, 0.1), 1.0, 1e-15);
+  for (int nb = 0; nb < 4; nb++) /* odd in Pe */
+    for (double p = 0.25; p < 30; p *= 1.7) CHECK(fe_supg_xi(nb, -p) == -fe_supg_xi(nb, p));
+}
+
+/* 1D-like cells: tau = xi(Pe) h / (2 |u|) with Pe = |u| h / (2 k) (Donea & Huerta eq. 2.49),
+ * whichever vertex the flow leaves from; no diffusivity: xi = 1. */
+static void supg_tau(void)
+{
+  const double h = 0.1, k = 0.05;
+  const struct fe_form form = {.supg = 0.5, .nu_bar = FE_NU_BAR_OPTIMAL};
+  const double a[4][3] = {{0, 0}, {h, 0}, {0, h}}, b[4][3] = {{h, h}, {0, h}, {h, 0}};
+  const double u1[4][3] = {{1, 0}, {1, 0}, {1, 0}}, u2[4][3] = {{2, 0}, {2, 0}, {2, 0}};
+  const double iso[3] = {k, 0, k}, aniso[3] = {k, 0, 7.0}, none[3] = {0, 0, 0};
+  const double xi1 = fe_supg_xi(0, 1.0), xi2 = fe_supg_xi(0, 2.0);
+  CHECK_CLOSE(fe_supg_tau(2, &form, a, u1, iso), xi1 * h / 2, 1e-15);
+  CHECK_CLOSE(fe_supg_tau(2, &form, b, u1, iso), xi1 * h / 2, 1e-15);
+  CHECK_CLOSE(fe_supg_tau(2, &form, a, u1, aniso), xi1 * h / 2, 1e-15); /* k along the flow */
+  CHECK_CLOSE(fe_supg_tau(2, &form, a, u2, iso), xi2 * h / 4, 1e-15);
+  CHECK_CLOSE(fe_supg_tau(2, &form, a, u2, none), h / 4, 1e-15);
+  const double still[4][3] = {{0, 0}, {0, 0}, {0, 0}};
+  CHECK(fe_supg_tau(2, &form, a, still, iso) == 0);
+  const struct fe_form scaled = {.supg = 1.0, .nu_bar = FE_NU_BAR_UNITY};
+  CHECK_CLOSE(fe_supg_tau(2, &scaled, a, u1, iso), h, 1e-15);
+}
+
+/* Gradients of the barycentric coordinates of a cell. */
+static void barycentric_gradients(int d, const double x[4][3], double g[4][3])
+{
+  double jinv[3][3];
+  fe_geometry(d, x, jinv);
+  for (int a = 0; a < d; a++) {
+    g[0][a] = 0;
+    for (int mu = 0; mu < d; mu++) {
+      g[mu + 1][a] = jinv[mu][a];
+      g[0][a] -= jinv[mu][a];
+    }
+  }
+}
+
+/* The SUPG element matrix by quadrature exact for quadratics (edge midpoints of a triangle,
+ * the 4-point rule of a tetrahedron), against the tensor contractions and the matrix-free
+ * product, consistent and lumped. */
+static void supg_quadrature(int d)
+{
+  const double x2[4][3] = {{0.1, 0.2}, {1.3, 0.4}, {0.5, 1.1}};
+  const double x3[4][3] = {{0.1, 0.2, 0.0}, {1.2, 0.3, 0.1}, {0.4, 1.1, 0.2}, {0.3, 0.4, 0.9}};
+  const double u[4][3] = {{1.0, 0.3, -0.2}, {0.7, 0.5, 0.1}, {1.2, -0.1, 0.3}, {0.9, 0.2, 0.4}};
+  const double dsym2[3] = {0.03, 0.01, 0.02}, dsym3[6] = {0.03, 0.01, 0.0, 0.02, 0.005, 0.04};
+  const double(*x)[3] = d == 2 ? x2 : x3;
+  const double *dsym = d == 2 ? dsym2 : dsym3;
+  const int nv = d + 1;
+  double g[4][3], jinv[3][3];
+  barycentric_gradients(d, x, g);
+  const double det = fe_geometry(d, x, jinv), vol = fabs(det) / (d == 2 ? 2 : 6);
+  /* quadrature points in barycentric coordinates, equal weights */
+  double q[4][4];
+  const int nq = d == 2 ? 3 : 4;
+  const double qa = 0.5854101966249685, qb = 0.1381966011250105;
+  for (int p = 0; p < nq; p++)
+    for (int v = 0; v < nv; v++) q[p][v] = d == 2 ? (v == p ? 0.0 : 0.5) : (v == p ? qa : qb);
+  for (int lumped = 0; lumped < 2; lumped++) {
+    const struct fe_form form = {.mass = 0.7,
+                                 .lumped = lumped,
+                                 .diffusion = 0.3,
+                                 .advection = -1.3,
+                                 .supg = 0.5,
+                                 .nu_bar = FE_NU_BAR_OPTIMAL};
+    const double tau = fe_supg_tau(d, &form, x, u, dsym);
+    CHECK(tau > 0);
+    double dm[3][3];
+    fe_sym_expand(d, dsym, dm);
+    double expect[16] = {0};
+    for (int i = 0; i < nv; i++)
+      for (int j = 0; j < nv; j++) {
+        double mass = 0, supg_mass = 0, adv = 0, stream = 0, diff = 0;
+        for (int p = 0; p < nq; p++) {
+          double up[3] = {0, 0, 0};
+          for (int v = 0; v < nv; v++)
+            for (int a = 0; a < d; a++) up[a] += q[p][v] * u[v][a];
+          double ugi = 0, ugj = 0;
+          for (int a = 0; a < d; a++) {
+            ugi += up[a] * g[i][a];
+            ugj += up[a] * g[j][a];
+          }
+          mass += q[p][i] * q[p][j] / nq;
+          supg_mass += tau * ugi * q[p][j] / nq;
+          adv += q[p][i] * ugj / nq;
+          stream += tau * ugi * ugj / nq;
+        }
+        for (int a = 0; a < d; a++)
+          for (int b = 0; b < d; b++) diff += g[i][a] * dm[a][b] * g[j][b];
+        if (lumped) mass = i == j ? 1.0 / nv : 0.0;
+        expect[i * nv + j] = vol * (form.mass * (mass + supg_mass) + form.diffusion * diff +
+                                    form.advection * (adv + stream));
+      }
+    double e[16];
+    element(d, x, dsym, u, &form, e);
+    check_matrix(nv, e, expect, 1.0, 1e-14);
+    struct fe_reference ref;
+    fe_reference_init(d, &ref);
+    const int cells[4] = {0, 1, 2, 3};
+    double coords[12], vel[12], y[4];
+    for (int v = 0; v < nv; v++)
+      for (int a = 0; a < d; a++) {
+        coords[v * d + a] = x[v][a];
+        vel[v * d + a] = u[v][a];
+      }
+    const double xv[4] = {1.0, -2.0, 0.5, 0.25};
+    fe_cell_matfree_product(d, &ref, &form, cells, coords, dsym, vel, 0, xv, 0, y);
+    for (int i = 0; i < nv; i++) {
+      double ex = 0;
+      for (int j = 0; j < nv; j++) ex += expect[i * nv + j] * xv[j];
+      CHECK_CLOSE(y[i], ex, 1e-14);
+    }
+  }
+}
+
 int main(void)
 {
+  supg_xi();
+  supg_tau();
+  supg_quadrature(2);
+  supg_quadrature(3);
   reference_triangle();
   absorption();
   stretched_anisotropic();
