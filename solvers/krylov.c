@@ -14,8 +14,8 @@ struct fe_krylov {
 const char *fe_krylov_name(enum fe_krylov_kind kind)
 {
   switch (kind) {
-  case FE_KRYLOV_CG: return "cg";
-  case FE_KRYLOV_BICGSTAB: return "bicgstab";
+  case FE_KRYLOV_CG: return "CG";
+  case FE_KRYLOV_BICGSTAB: return "BiCGStab";
   }
   return "unknown";
 }

@@ -8,7 +8,7 @@
 
 enum fe_krylov_kind { FE_KRYLOV_CG, FE_KRYLOV_BICGSTAB };
 
-/* "cg", "bicgstab" */
+/* "CG", "BiCGStab": the solver in messages and summaries */
 const char *fe_krylov_name(enum fe_krylov_kind kind);
 
 struct fe_krylov;

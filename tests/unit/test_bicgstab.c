@@ -351,8 +351,8 @@ static void solve_directly(enum fe_krylov_kind kind, struct fe_op *a, const stru
 /* The front: names, kinds, and each kind solving as its own solver does */
 static void krylov_front(void)
 {
-  CHECK(!strcmp(fe_krylov_name(FE_KRYLOV_CG), "cg"));
-  CHECK(!strcmp(fe_krylov_name(FE_KRYLOV_BICGSTAB), "bicgstab"));
+  CHECK(!strcmp(fe_krylov_name(FE_KRYLOV_CG), "CG"));
+  CHECK(!strcmp(fe_krylov_name(FE_KRYLOV_BICGSTAB), "BiCGStab"));
   CHECK(!strcmp(fe_krylov_name((enum fe_krylov_kind)7), "unknown"));
   struct fe_krylov *k;
   fe_error_set_quiet(1);
