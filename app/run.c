@@ -15,6 +15,7 @@
 #include "app/fields.h"
 #include "app/outputs.h"
 #include "app/scheme.h"
+#include "app/stability.h"
 #include "assembly/measure.h"
 #include "backends/backends.h"
 #include "core/error.h"
@@ -160,6 +161,7 @@ static int setup(struct fe_sim *s)
   else
     FE_CALL(fe_strategy_parse(c->strategy, &s->strategy));
   if (o->stabilisation_set) c->stabilisation = o->stabilisation;
+  FE_CALL(fe_case_check_scheme(c));
   FE_CHECK(fe_schedule_init(&s->sched, c->t_start, c->t_end, c->dt, c->output_every,
                             c->checkpoint_every) == FE_STEPS_OK,
            FE_ERR_INPUT, "<time>: the time span cannot be stepped"); /* fe_case_read checks it */
@@ -245,8 +247,11 @@ static void summary(const struct fe_sim *s, double t, long first_step)
          1e3 * (total - out->t_out) / (double)(s->sched.n_steps - first_step));
   printf("  assembly   %9.3f s local, %.3f s global (%d operator assemblies)\n", at.local,
          at.global, at.count);
-  if (sc->has_advection) printf("  advection  %9.3f s, %ld CG iterations\n", sc->t_adv, adv_iters);
-  printf("  diffusion  %9.3f s, %ld CG iterations\n", sc->t_diff, diff_iters);
+  if (sc->has_advection)
+    printf("  advection  %9.3f s, %ld %s iterations\n", sc->t_adv, adv_iters,
+           fe_krylov_name(fe_krylov_kind(sc->mass.solver)));
+  printf("  %-10s %9.3f s, %ld %s iterations\n", sc->implicit_advection ? "adv-diff" : "diffusion",
+         sc->t_diff, diff_iters, fe_krylov_name(fe_krylov_kind(sc->diffusion.solver)));
   printf("  output     %9.3f s, %ld dumps: %s, %s\n", out->t_out, out->n_dumps, out->series_path,
          out->stat_path);
   if (sc->fct)
@@ -347,19 +352,44 @@ static int print_check(const struct fe_sim *s)
   printf("          %ld Dirichlet nodes; other boundaries: zero flux\n", s->bcs->n_dirichlet);
   printf("time      %.9g to %.9g, dt %.9g, %ld steps (last step %.9g)\n", c->t_start, c->t_end,
          c->dt, s->sched.n_steps, fe_schedule_length(&s->sched, s->sched.n_steps));
-  printf("scheme    %s splitting, advection %s, %s mass, theta %g\n",
-         c->splitting == FE_SPLIT_STRANG ? "strang" : "lie",
-         fct       ? "ssp-rk3 fct (flux-corrected, bounded)"
-         : advects ? "rk4"
-                   : "none",
-         c->mass == FE_MASS_LUMPED ? "lumped" : "consistent", c->theta);
+  const int implicit = advects && c->advection == FE_ADVECTION_THETA, supg = fe_scheme_supg(c);
+  if (implicit)
+    printf(
+        "scheme    advection in the theta scheme with the diffusion (unsplit), %s mass, theta %g\n",
+        c->mass == FE_MASS_LUMPED ? "lumped" : "consistent", c->theta);
+  else
+    printf("scheme    %s splitting, advection %s, %s mass, theta %g\n",
+           c->splitting == FE_SPLIT_STRANG ? "strang" : "lie",
+           fct       ? "ssp-rk3 fct (flux-corrected, bounded)"
+           : advects ? "rk4"
+                     : "none",
+           c->mass == FE_MASS_LUMPED ? "lumped" : "consistent", c->theta);
+  if (supg)
+    printf("SUPG      xi %s, nu_scale %g: mass, absorption, advection and source tested with "
+           "N + tau u . grad N\n",
+           fe_nu_bar_name(c->nu_bar), c->nu_scale);
   if (advects) printf("CFL       %.3g (max |u| dt / h at t = %.9g)\n", cfl, c->t_start);
+  if (advects && !fct && !implicit) {
+    const int lumped = c->mass == FE_MASS_LUMPED;
+    const double stable = fe_rk4_stable_courant(lumped, supg ? 2 * c->nu_scale : 0);
+    printf("stability RK4 with %s is stable up to a Courant number of about %.3g (1D Fourier "
+           "analysis, %s mass)%s\n",
+           supg ? "SUPG" : "Galerkin", stable, lumped ? "lumped" : "consistent",
+           cfl > stable ? ": this case's is above it" : "");
+  }
+  if (implicit)
+    printf("stability %s\n", c->theta >= 0.5 ? "no Courant number limit (implicit, theta >= 1/2)"
+                                             : "theta < 1/2: the implicit advection is not "
+                                               "unconditionally stable");
   if (fct && courant > 0)
     printf("FCT       low-order Courant number %.3g at t = %.9g (bounded when <= 1: dt <= %.3g)\n",
            courant, c->t_start, fe_schedule_length(&s->sched, 1) / courant);
   if (fct && !(courant > 0))
     printf("FCT       low-order Courant number 0 at t = %.9g (no flow)\n", c->t_start);
-  printf("solver    CG, %s, rtol %g, atol %g, max %d iterations\n",
+  printf("solver    %s, %s, rtol %g, atol %g, max %d iterations\n",
+         supg       ? "BiCGStab (SUPG: not symmetric)"
+         : implicit ? "BiCGStab (advection in the operator: not symmetric)"
+                    : "CG",
          c->preconditioner == FE_PC_JACOBI ? "jacobi" : "no preconditioner", c->rtol, c->atol,
          c->max_iterations);
   printf("assembly  %s on backend %s\n", fe_strategy_name(s->strategy),

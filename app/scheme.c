@@ -12,7 +12,12 @@
 
 int fe_scheme_advects(const struct fe_case *c)
 {
-  return c->n_velocity > 0 && c->advection == FE_ADVECTION_RK4;
+  return c->n_velocity > 0 && c->advection != FE_ADVECTION_NONE;
+}
+
+int fe_scheme_supg(const struct fe_case *c)
+{
+  return fe_scheme_advects(c) && c->stabilisation == FE_STABILISATION_SUPG;
 }
 
 /* ---------------------------------------------------------------- set-up */
@@ -26,7 +31,9 @@ static int expr_is_zero(const struct fe_expr *e)
 static void classify_terms(struct fe_scheme *s)
 {
   const struct fe_case *c = s->c;
-  s->has_advection = fe_scheme_advects(c);
+  s->has_advection = fe_scheme_advects(c) && c->advection == FE_ADVECTION_RK4;
+  s->implicit_advection = fe_scheme_advects(c) && c->advection == FE_ADVECTION_THETA;
+  s->supg = fe_scheme_supg(c);
   s->adv_tdep = fe_case_time_dependent_velocity(c);
   s->diff_tdep = fe_case_time_dependent_diffusivity(c);
   s->src_tdep = fe_expr_depends_on_t(c->source);
@@ -34,10 +41,10 @@ static void classify_terms(struct fe_scheme *s)
   s->bc_tdep = s->bcs->time_dependent;
   s->absorbs = c->absorption != NULL;
   s->absorption_tdep = s->absorbs && fe_expr_depends_on_t(c->absorption);
-  s->cgo = (struct fe_cg_options){.rtol = c->rtol,
-                                  .atol = c->atol,
-                                  .max_iterations = c->max_iterations,
-                                  .jacobi = c->preconditioner == FE_PC_JACOBI};
+  s->solver_options = (struct fe_cg_options){.rtol = c->rtol,
+                                             .atol = c->atol,
+                                             .max_iterations = c->max_iterations,
+                                             .jacobi = c->preconditioner == FE_PC_JACOBI};
 }
 
 static int create_coefficients(struct fe_scheme *s)
@@ -114,23 +121,27 @@ static int pick_strategy(struct fe_scheme *s, int verbosity)
 static int create_operators(struct fe_scheme *s)
 {
   const size_t n = (size_t)s->m->n_nodes;
+  /* SUPG's mass and advection in the theta scheme are not symmetric: BiCGStab solves them */
+  const enum fe_krylov_kind diffusion_kind =
+      s->supg || s->implicit_advection ? FE_KRYLOV_BICGSTAB : FE_KRYLOV_CG;
+  const enum fe_krylov_kind mass_kind = s->supg ? FE_KRYLOV_BICGSTAB : FE_KRYLOV_CG;
   FE_CALL(fe_operator_create(s->space, s->strategy, &s->diffusion.op));
   FE_CALL(fe_operator_create(s->space, s->strategy, &s->diffusion_rhs));
-  FE_CALL(fe_cg_create(s->be, n, &s->diffusion.cg));
-  s->diffusion.what = "diffusion";
+  FE_CALL(fe_krylov_create(s->be, n, diffusion_kind, &s->diffusion.solver));
+  s->diffusion.what = s->implicit_advection ? "advection-diffusion" : "diffusion";
   if (s->has_advection || !s->src_zero) {
     FE_CALL(fe_operator_create(s->space, s->strategy, &s->mass.op));
-    struct fe_form mass = {.mass = 1.0, .lumped = s->c->mass == FE_MASS_LUMPED};
-    FE_CALL(fe_operator_assemble(s->mass.op, &mass, &s->coef));
+    if (!s->supg) { /* else at the times it is used: it depends on u and D */
+      struct fe_form mass = {.mass = 1.0, .lumped = s->c->mass == FE_MASS_LUMPED};
+      FE_CALL(fe_operator_assemble(s->mass.op, &mass, &s->coef));
+    }
   }
   if (s->has_advection) {
     FE_CALL(fe_operator_create(s->space, s->strategy, &s->advection));
-    FE_CALL(fe_cg_create(s->be, n, &s->mass.cg));
+    FE_CALL(fe_krylov_create(s->be, n, mass_kind, &s->mass.solver));
     s->mass.what = "advection mass";
     if (s->c->stabilisation == FE_STABILISATION_FCT) FE_CALL(fe_fct_create(s->space, &s->fct));
   }
-  s->adv_time = s->diff_time = NAN;
-  s->diff_tau = 0;
   return FE_SUCCESS;
 }
 
@@ -143,6 +154,7 @@ int fe_scheme_create(const struct fe_case *c, const struct fe_bcs *bcs, struct f
   *s = (struct fe_scheme){
       .c = c, .m = space->mesh, .bcs = bcs, .be = space->be, .space = space, .cp = cp};
   s->strategy = strategy;
+  s->adv_time = s->diff_time = s->mass_time = s->vel_time = s->kappa_time = NAN;
   classify_terms(s);
   int err = create_coefficients(s);
   if (!err) err = create_vectors(s);
@@ -161,8 +173,8 @@ void fe_scheme_destroy(struct fe_scheme *s)
   if (!s) return;
   struct fe_op *ops[] = {s->mass.op, s->advection, s->diffusion.op, s->diffusion_rhs};
   for (int i = 0; i < 4; i++) fe_op_destroy(ops[i]);
-  fe_cg_destroy(s->mass.cg);
-  fe_cg_destroy(s->diffusion.cg);
+  fe_krylov_destroy(s->mass.solver);
+  fe_krylov_destroy(s->diffusion.solver);
   fe_fct_destroy(s->fct);
   struct fe_vec *v[] = {s->tracer,    s->rhs,           s->boundary,           s->load,
                         s->load_old,  s->mass_load,     s->rk4_stage,          s->rk4_rate,
@@ -296,7 +308,9 @@ static int solve(struct fe_scheme *s, struct fe_system *sys, const struct fe_vec
   struct fe_cg_result r;
   FE_CALL(fe_backend_sync(s->be)); /* the solve's own time, not the work queued before it */
   const double start = fe_wtime();
-  FE_CALL(fe_cg_solve(sys->cg, sys->op, rhs, sys->solution, &s->cgo, &r));
+  const struct fe_cg_options *o = &s->solver_options;
+  const char *name = fe_krylov_name(fe_krylov_kind(sys->solver));
+  FE_CALL(fe_krylov_solve(sys->solver, sys->op, rhs, sys->solution, o, &r));
   s->t_cg += fe_wtime() - start;
   sys->iterations += r.iterations;
   if (r.converged) return FE_SUCCESS;
@@ -310,16 +324,67 @@ static int solve(struct fe_scheme *s, struct fe_system *sys, const struct fe_vec
   if (!finite || !isfinite(r.rhs_norm))
     FE_RAISE(
         FE_ERR_NUMERICAL,
-        "the %s solve broke down with non-finite values at step %ld (t = %.9g): %d CG iterations, "
+        "the %s solve broke down with non-finite values at step %ld (t = %.9g): %d %s iterations, "
         "last residuals%s, right-hand side norm %.3e; the scheme is unstable at this dt: try a "
         "smaller dt",
-        sys->what, s->step, t, r.iterations, last, r.rhs_norm);
+        sys->what, s->step, t, r.iterations, name, last, r.rhs_norm);
   FE_RAISE(
       FE_ERR_NUMERICAL,
-      "the %s solve did not converge at step %ld (t = %.9g): %d CG iterations, last residuals%s, "
+      "the %s solve did not converge at step %ld (t = %.9g): %d %s iterations, last residuals%s, "
       "target max(rtol %.1e * %.3e, atol %.1e); try a smaller dt or a larger <solver "
       "max_iterations>",
-      sys->what, s->step, t, r.iterations, last, s->cgo.rtol, r.rhs_norm, s->cgo.atol);
+      sys->what, s->step, t, r.iterations, name, last, o->rtol, r.rhs_norm, o->atol);
+}
+
+/* ---------------------------------------------------------------- coefficients at a time */
+
+/* The form's SUPG: Fluidity's nu_scale and nu_bar with stabilisation="supg", none without. */
+static void supg_form(const struct fe_scheme *s, struct fe_form *f)
+{
+  f->supg = s->supg ? s->c->nu_scale : 0;
+  f->nu_bar = (int)s->c->nu_bar;
+}
+
+/* s->vel = u(t) on the backend; evaluated once when u does not depend on t. */
+static int velocity_at(struct fe_scheme *s, double t)
+{
+  if (t == s->vel_time || (!s->adv_tdep && !isnan(s->vel_time))) return FE_SUCCESS;
+  evaluating(s, FE_EVAL_VELOCITY, t);
+  FE_CALL(fe_coefficients_velocity(s->cp, t, s->vel));
+  s->vel_time = t;
+  return FE_SUCCESS;
+}
+
+/* s->diff = D(t) on the backend, once when D does not depend on t; a time-dependent one is
+ * checked where it is evaluated (read with the stat row: fe_scheme_check_diffusivity). */
+static int diffusivity_at(struct fe_scheme *s, double t)
+{
+  if (t == s->kappa_time || (!s->diff_tdep && !isnan(s->kappa_time))) return FE_SUCCESS;
+  evaluating(s, FE_EVAL_DIFFUSIVITY, t);
+  FE_CALL(fe_coefficients_diffusivity(s->cp, t, s->diff));
+  if (s->diff_tdep) {
+    const long m = s->coef.uniform_diffusivity ? 1 : s->m->n_cells;
+    FE_CALL(fe_space_count_indefinite(s->space, m, s->diff, s->indefinite));
+    if (s->n_diff_checked < 4) s->diff_checked[s->n_diff_checked++] = t;
+  }
+  s->kappa_time = t;
+  return FE_SUCCESS;
+}
+
+/* With SUPG the mass M + tau C^T depends on u and D: assembled at t when they change.
+ * Without, it was assembled once. */
+static int assemble_mass(struct fe_scheme *s, double t)
+{
+  if (!s->supg) return FE_SUCCESS;
+  const int tdep = s->adv_tdep || s->diff_tdep;
+  if (t == s->mass_time || (!tdep && !isnan(s->mass_time))) return FE_SUCCESS;
+  FE_CALL(velocity_at(s, t));
+  FE_CALL(diffusivity_at(s, t));
+  struct fe_form mass = {.mass = 1.0, .lumped = s->c->mass == FE_MASS_LUMPED};
+  supg_form(s, &mass);
+  FE_CALL(fe_operator_assemble(s->mass.op, &mass, &s->coef));
+  s->mass_time = t;
+  return FE_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- diffusion */
@@ -342,30 +407,38 @@ static int evaluate_absorption(struct fe_scheme *s, double t)
            lo, t);
 }
 
+/* The operators of the diffusion pair read u when advection is in them or SUPG tests them. */
+static int diffusion_reads_velocity(const struct fe_scheme *s)
+{
+  return s->implicit_advection || s->supg;
+}
+
 static int assemble_diffusion(struct fe_scheme *s, double tau, double tmid)
 {
-  const int retime = (s->diff_tdep || s->absorption_tdep) && tmid != s->diff_time;
+  const int tdep =
+      s->diff_tdep || s->absorption_tdep || (diffusion_reads_velocity(s) && s->adv_tdep);
+  const int retime = tdep && tmid != s->diff_time;
   if (tau == s->diff_tau && !retime) return FE_SUCCESS;
   if (s->absorbs && (s->absorption_tdep || s->diff_tau == 0)) FE_CALL(evaluate_absorption(s, tmid));
-  if ((retime && s->diff_tdep) || s->diff_tau == 0) {
-    evaluating(s, FE_EVAL_DIFFUSIVITY, tmid);
-    FE_CALL(fe_coefficients_diffusivity(s->cp, tmid, s->diff));
-    if (s->diff_tdep) { /* checked where it is evaluated; read with the stat row */
-      const long m = s->coef.uniform_diffusivity ? 1 : s->m->n_cells;
-      FE_CALL(fe_space_count_indefinite(s->space, m, s->diff, s->indefinite));
-      if (s->n_diff_checked < 4) s->diff_checked[s->n_diff_checked++] = tmid;
-    }
-  }
+  FE_CALL(diffusivity_at(s, tmid));
+  if (diffusion_reads_velocity(s)) FE_CALL(velocity_at(s, tmid));
   const double th = s->c->theta;
   const int lumped = s->c->mass == FE_MASS_LUMPED;
-  /* (M + theta tau (K + Lambda)) T1 = (M - (1 - theta) tau (K + Lambda)) T0 + loads */
-  const double absorb = s->absorbs ? 1.0 : 0.0;
-  struct fe_form lhs = {
-      .mass = 1.0, .lumped = lumped, .diffusion = th * tau, .absorption = absorb * th * tau};
+  /* (M + theta tau (K + Lambda + C)) T1 = (M - (1 - theta) tau (K + Lambda + C)) T0 + loads,
+   * C with advection="theta"; with SUPG M and C tested with N + tau_s u . grad N */
+  const double absorb = s->absorbs ? 1.0 : 0.0, adv = s->implicit_advection ? 1.0 : 0.0;
+  struct fe_form lhs = {.mass = 1.0,
+                        .lumped = lumped,
+                        .diffusion = th * tau,
+                        .advection = adv * th * tau,
+                        .absorption = absorb * th * tau};
   struct fe_form rhs = {.mass = 1.0,
                         .lumped = lumped,
                         .diffusion = -(1 - th) * tau,
+                        .advection = -adv * (1 - th) * tau,
                         .absorption = -absorb * (1 - th) * tau};
+  supg_form(s, &lhs);
+  supg_form(s, &rhs);
   FE_CALL(fe_operator_assemble(s->diffusion.op, &lhs, &s->coef));
   FE_CALL(fe_operator_assemble(s->diffusion_rhs, &rhs, &s->coef));
   s->diff_tau = tau;
@@ -393,6 +466,7 @@ static int add_loads(struct fe_scheme *s, double t0, double t1, double tau)
 {
   if (!s->src_zero) {
     FE_CALL(theta_load(s, FE_EVAL_SOURCE, s->src_tdep, t0, t1));
+    FE_CALL(assemble_mass(s, 0.5 * (t0 + t1))); /* SUPG: f tested with N + tau u . grad N */
     FE_CALL(fe_op_apply_full(s->mass.op, s->load, s->mass_load));
     FE_CALL(fe_vec_axpy(s->rhs, tau, s->mass_load));
   }
@@ -431,10 +505,16 @@ static int diffuse(struct fe_scheme *s, double t0, double tau)
 
 static int assemble_advection(struct fe_scheme *s, double t)
 {
-  if (t == s->adv_time || (!s->adv_tdep && !isnan(s->adv_time))) return FE_SUCCESS;
-  evaluating(s, FE_EVAL_VELOCITY, t);
-  FE_CALL(fe_coefficients_velocity(s->cp, t, s->vel));
-  struct fe_form adv = {.advection = -1.0}; /* M dT/dt = -C T */
+  FE_CALL(assemble_mass(s, t));
+  const int tdep = s->adv_tdep || (s->supg && s->diff_tdep);
+  if (t == s->adv_time || (!tdep && !isnan(s->adv_time))) {
+    if (s->fct) FE_CALL(velocity_at(s, t)); /* the limiter reads u(t) */
+    return FE_SUCCESS;
+  }
+  FE_CALL(velocity_at(s, t));
+  if (s->supg) FE_CALL(diffusivity_at(s, t));
+  struct fe_form adv = {.advection = -1.0}; /* M dT/dt = -C T; SUPG: -(C + S) */
+  supg_form(s, &adv);
   FE_CALL(fe_operator_assemble(s->advection, &adv, &s->coef));
   s->adv_time = t;
   return FE_SUCCESS;

@@ -1,23 +1,26 @@
-/* The split scheme for dT/dt + u . grad T = div(K grad T) + f (docs/numerics.md):
+/* The scheme for dT/dt + u . grad T = div(K grad T) + f (docs/numerics.md):
  * Strang (half a diffusion step, the advection step, half a diffusion step) or
- * Lie (advection, then diffusion); classical RK4 for advection, the theta
- * scheme for diffusion, strong Dirichlet values, source and Neumann loads. */
+ * Lie (advection, then diffusion); classical RK4 for advection (SSP-RK3 of limited steps with
+ * FCT), the theta scheme for diffusion, strong Dirichlet values, source and Neumann loads.
+ * With advection="theta" the advection is in the theta scheme with the diffusion, unsplit;
+ * with SUPG the mass, absorption, advection and source are tested with N + tau u . grad N. */
 #ifndef FE_SCHEME_H
 #define FE_SCHEME_H
 
 #include "app/coefficients.h"
 #include "assembly/fct.h"
 #include "assembly/operator.h"
-#include "solvers/cg.h"
+#include "solvers/krylov.h"
 
-/* A solved operator and what its solves keep: CG's work vectors and Jacobi
- * diagonal, and the last solution, which is the next solve's first guess. */
+/* A solved operator and what its solves keep: its Krylov solver (CG, or BiCGStab when the
+ * operator is not symmetric) with its work vectors and Jacobi diagonal, and the last solution,
+ * which is the next solve's first guess. */
 struct fe_system {
   struct fe_op *op;
-  struct fe_cg *cg;
+  struct fe_krylov *solver;
   struct fe_vec *solution;
   const char *what;      /* the solve in messages */
-  int iterations;        /* CG iterations of the current step */
+  int iterations;        /* Krylov iterations of the current step */
   long total_iterations; /* of the steps completed */
 };
 
@@ -47,15 +50,21 @@ struct fe_scheme {
   struct fe_space *space;
   const struct fe_coefficient_programs *cp;
   enum fe_strategy strategy; /* the one the operators use ("auto" picked at creation) */
-  int has_advection, adv_tdep, diff_tdep, src_tdep, src_zero, bc_tdep;
+  int has_advection;         /* split, explicit advection (rk4; ssp-rk3 with fct) */
+  int implicit_advection;    /* advection="theta": in the diffusion pair's operators */
+  int supg;                  /* stabilisation="supg" of an advected case */
+  int adv_tdep, diff_tdep, src_tdep, src_zero, bc_tdep;
   int absorbs, absorption_tdep; /* an <absorption> rate, and whether it depends on t */
-  struct fe_cg_options cgo;
-  /* operators: M dT/dt = -C T (RK4); (M + theta tau K) T1 = (M - (1 - theta) tau K) T0 + loads */
+  struct fe_cg_options solver_options; /* both Krylov solvers' */
+  /* operators: M dT/dt = -C T (RK4); (M + theta tau K) T1 = (M - (1 - theta) tau K) T0 + loads
+   * (K + C with advection="theta"); with SUPG M + tau_s C^T and C + S (element.h) */
   struct fe_system mass;                /* M; solved when advecting, applied to the source */
   struct fe_system diffusion;           /* M + theta tau K */
   struct fe_op *advection;              /* -C */
   struct fe_op *diffusion_rhs;          /* M - (1 - theta) tau K */
   double adv_time, diff_tau, diff_time; /* what advection and diffusion were assembled for */
+  double mass_time;                     /* the SUPG mass's time (it depends on u and D) */
+  double vel_time, kappa_time;          /* the times vel and diff hold (NAN: none yet) */
   /* coefficients on the backend */
   struct fe_coefficients coef;
   double *vel, *diff;
@@ -85,9 +94,11 @@ struct fe_scheme {
   double t_adv, t_diff, t_cg;
 };
 
-/* Whether the case is advected (a velocity, and advection "rk4"): by classical RK4, or with
- * stabilisation="fct" by SSP-RK3 of limited steps. */
+/* Whether the case is advected (a velocity, and advection "rk4" or "theta"): by classical RK4,
+ * with stabilisation="fct" by SSP-RK3 of limited steps, or implicitly in the theta scheme. */
 int fe_scheme_advects(const struct fe_case *c);
+/* Whether SUPG tests the advected case's equation (stabilisation="supg"). */
+int fe_scheme_supg(const struct fe_case *c);
 
 /* The scheme's operators and vectors for the case on space (whose backend and mesh it
  * takes); strategy "auto" is decided here (a note when verbosity > 0).  The tracer is

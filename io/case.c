@@ -24,11 +24,16 @@
 /* Words of the case file and the command line, indexed by enum value. */
 static const char *const splitting_words[] = {[FE_SPLIT_STRANG] = "strang", [FE_SPLIT_LIE] = "lie"};
 static const char *const advection_words[] = {
-    [FE_ADVECTION_RK4] = "rk4", [FE_ADVECTION_NONE] = "none"};
+    [FE_ADVECTION_RK4] = "rk4", [FE_ADVECTION_NONE] = "none", [FE_ADVECTION_THETA] = "theta"};
 static const char *const mass_words[] = {
     [FE_MASS_CONSISTENT] = "consistent", [FE_MASS_LUMPED] = "lumped"};
-static const char *const stabilisation_words[] = {
-    [FE_STABILISATION_NONE] = "none", [FE_STABILISATION_FCT] = "fct"};
+static const char *const stabilisation_words[] = {[FE_STABILISATION_NONE] = "none",
+                                                  [FE_STABILISATION_FCT] = "fct",
+                                                  [FE_STABILISATION_SUPG] = "supg"};
+static const char *const nu_bar_words[] = {[FE_NU_BAR_OPTIMAL] = "optimal",
+                                           [FE_NU_BAR_DOUBLY_ASYMPTOTIC] = "doubly_asymptotic",
+                                           [FE_NU_BAR_CRITICAL_RULE] = "critical_rule",
+                                           [FE_NU_BAR_UNITY] = "unity"};
 static const char *const pc_words[] = {[FE_PC_JACOBI] = "jacobi", [FE_PC_NONE] = "none"};
 static const char *const tensor_names[6] = {"xx", "xy", "xz", "yy", "yz", "zz"};
 
@@ -798,12 +803,19 @@ static int read_scheme(struct reader *r, xmlNode *n)
   struct fe_case *c = r->c;
   if (!n) return FE_SUCCESS;
   int s = (int)c->splitting, a = (int)c->advection, m = (int)c->mass, st = (int)c->stabilisation;
+  int nb = (int)c->nu_bar;
+  c->scheme_line = (int)xmlGetLineNo(n);
   FE_CALL(attr_double(r, n, "theta", &c->theta));
   NODE_CHECK(c->theta >= 0 && c->theta <= 1, r, n, "theta", "theta must be in [0, 1]");
   FE_CALL(attr_word(r, n, "splitting", splitting_words, COUNT(splitting_words), &s));
   FE_CALL(attr_word(r, n, "advection", advection_words, COUNT(advection_words), &a));
   FE_CALL(attr_word(r, n, "mass", mass_words, COUNT(mass_words), &m));
   FE_CALL(attr_word(r, n, "stabilisation", stabilisation_words, COUNT(stabilisation_words), &st));
+  FE_CALL(attr_word(r, n, "nu_bar", nu_bar_words, COUNT(nu_bar_words), &nb));
+  FE_CALL(attr_double(r, n, "nu_scale", &c->nu_scale));
+  NODE_CHECK(c->nu_scale >= 0 && isfinite(c->nu_scale), r, n, "nu_scale",
+             "nu_scale must be a finite number >= 0");
+  c->nu_bar = (enum fe_nu_bar)nb;
   c->splitting = (enum fe_splitting)s;
   c->advection = (enum fe_advection)a;
   c->mass = (enum fe_mass)m;
@@ -907,6 +919,8 @@ static int case_create(const char *path, struct fe_case **out)
   c->advection = FE_ADVECTION_RK4;
   c->mass = FE_MASS_CONSISTENT;
   c->stabilisation = FE_STABILISATION_NONE;
+  c->nu_bar = FE_NU_BAR_OPTIMAL;
+  c->nu_scale = 0.5;
   c->rtol = 1e-10;
   c->atol = 1e-14;
   c->max_iterations = 1000;
@@ -984,8 +998,22 @@ const char *fe_stabilisation_name(enum fe_stabilisation s) { return stabilisatio
 int fe_stabilisation_parse(const char *word, enum fe_stabilisation *s)
 {
   const int k = word_index(word, stabilisation_words, COUNT(stabilisation_words));
-  FE_CHECK(k >= 0, FE_ERR_USAGE, "unknown stabilisation '%s'; expected one of %s, %s", word,
-           stabilisation_words[0], stabilisation_words[1]);
+  FE_CHECK(k >= 0, FE_ERR_USAGE, "unknown stabilisation '%s'; expected one of %s, %s, %s", word,
+           stabilisation_words[0], stabilisation_words[1], stabilisation_words[2]);
   *s = (enum fe_stabilisation)k;
   return FE_SUCCESS;
+}
+
+const char *fe_nu_bar_name(enum fe_nu_bar n) { return nu_bar_words[n]; }
+
+int fe_case_check_scheme(const struct fe_case *c)
+{
+  if (c->stabilisation != FE_STABILISATION_FCT || c->advection != FE_ADVECTION_THETA)
+    return FE_SUCCESS;
+  char shown[FE_QUOTE_SIZE];
+  FE_RAISE(FE_ERR_INPUT,
+           "%s:%d: <scheme>: stabilisation 'fct' with advection 'theta': flux correction limits "
+           "explicit steps; expected advection 'rk4' with fct, or stabilisation 'supg' or 'none' "
+           "with advection 'theta'",
+           fe_path_shown(c->path, shown, sizeof shown), c->scheme_line);
 }

@@ -6,9 +6,20 @@
 #include "io/expr.h"
 
 enum fe_splitting { FE_SPLIT_STRANG, FE_SPLIT_LIE };
-enum fe_advection { FE_ADVECTION_RK4, FE_ADVECTION_NONE };
+/* rk4: explicit, split from the diffusion; theta: in the theta scheme with the diffusion, one
+ * implicit solve per step and no splitting (Fluidity's continuous-Galerkin advection-diffusion) */
+enum fe_advection { FE_ADVECTION_RK4, FE_ADVECTION_NONE, FE_ADVECTION_THETA };
 enum fe_mass { FE_MASS_CONSISTENT, FE_MASS_LUMPED };
-enum fe_stabilisation { FE_STABILISATION_NONE, FE_STABILISATION_FCT };
+enum fe_stabilisation { FE_STABILISATION_NONE, FE_STABILISATION_FCT, FE_STABILISATION_SUPG };
+/* How SUPG's xi follows the cell Peclet number: Fluidity's nu_bar_optimal,
+ * nu_bar_doubly_asymptotic, nu_bar_critical_rule, nu_bar_unity (assembly/element.h
+ * fe_supg_xi takes these values) */
+enum fe_nu_bar {
+  FE_NU_BAR_OPTIMAL,
+  FE_NU_BAR_DOUBLY_ASYMPTOTIC,
+  FE_NU_BAR_CRITICAL_RULE,
+  FE_NU_BAR_UNITY
+};
 enum fe_preconditioner { FE_PC_JACOBI, FE_PC_NONE };
 enum fe_bc_kind { FE_BC_DIRICHLET, FE_BC_NEUMANN };
 
@@ -48,6 +59,9 @@ struct fe_case {
   enum fe_advection advection;
   enum fe_mass mass;
   enum fe_stabilisation stabilisation; /* default none */
+  enum fe_nu_bar nu_bar;               /* SUPG's xi; default optimal */
+  double nu_scale;                     /* SUPG's nu_scale; default 0.5 */
+  int scheme_line;                     /* line of <scheme>, 0 when absent */
   double rtol, atol;
   int max_iterations;
   enum fe_preconditioner preconditioner;
@@ -69,8 +83,13 @@ struct fe_case {
 int fe_case_read(const char *path, struct fe_case **c);
 void fe_case_destroy(struct fe_case *c);
 
-/* "none", "fct" */
+/* "none", "fct", "supg" */
 const char *fe_stabilisation_name(enum fe_stabilisation s);
+/* "optimal", "doubly_asymptotic", "critical_rule", "unity" */
+const char *fe_nu_bar_name(enum fe_nu_bar n);
+/* The scheme's choices that exclude each other, checked after the command line's overrides:
+ * FE_ERR_INPUT naming <scheme>'s line (fct limits explicit steps: advection "rk4" only). */
+int fe_case_check_scheme(const struct fe_case *c);
 /* The spelling of scheme@stabilisation (--stabilisation); FE_ERR_USAGE naming the words. */
 int fe_stabilisation_parse(const char *word, enum fe_stabilisation *s);
 

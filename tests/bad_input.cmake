@@ -42,7 +42,7 @@ fe_bad_input(unknown_attribute [=[unknown_attribute\.xml:6: <time step="3">: the
 fe_bad_input(missing_time [=[missing_time\.xml:2: <fesim>: missing <time>]=])
 fe_bad_input(velocity_missing_y [=[velocity_missing_y\.xml:7: <velocity>: missing <y>]=])
 fe_bad_input(dt_not_number [=[dt_not_number\.xml:6: <time dt="abc">: 'abc' is not a number]=])
-fe_bad_input(unknown_stabilisation [=[unknown_stabilisation\.xml:12: <scheme stabilisation="supg">: the value 'supg' is not one of {'none', 'fct'}]=])
+fe_bad_input(unknown_stabilisation [=[unknown_stabilisation\.xml:12: <scheme stabilisation="upwind">: the value 'upwind' is not one of {'none', 'fct', 'supg'}]=])
 fe_bad_input(unknown_strategy [=[unknown_strategy\.xml:14: <assembly strategy="csr">: the value 'csr' is not one of {'addto', 'lma', 'matfree', 'auto'}]=])
 fe_bad_input(unknown_backend [=[unknown_backend\.xml:15: <backend>: the value 'gpu' is not one of {'cpu', 'cuda', 'auto'}]=])
 fe_bad_input(boundary_two_conditions [=[boundary_two_conditions\.xml:10: <neumann>: unexpected element in <boundary>]=])
@@ -350,7 +350,7 @@ fe_bad_usage(option_as_value [=[option '--output' needs a value \(DIR\); found t
 fe_bad_usage(empty_value [=[option '--output' needs a value \(DIR\); found an empty one]=] --output= ${fe_good})
 fe_bad_usage(flag_with_value [=[option '--force' takes no value; found '--force=yes']=] --force=yes ${fe_good})
 fe_bad_usage(bad_backend [=[unknown backend 'gpu'; expected one of auto, cpu, cuda]=] --backend gpu ${fe_good})
-fe_bad_usage(bad_stabilisation [=[unknown stabilisation 'upwind'; expected one of none, fct]=] --stabilisation upwind ${fe_good})
+fe_bad_usage(bad_stabilisation [=[unknown stabilisation 'upwind'; expected one of none, fct, supg]=] --stabilisation upwind ${fe_good})
 fe_bad_usage(no_case [=[no case file given]=] --check)
 fe_bad_usage(two_cases [=[one case file expected, found 'b\.xml' after 'a\.xml']=] a.xml b.xml)
 # after --, a name that begins with - is the case file
