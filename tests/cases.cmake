@@ -298,3 +298,30 @@ fe_case_gpu_check(solid_body_rotation bounds bounds --backend cuda --size 0.02 -
                   --rtol 1e-12 --max-l1 3.0e-2 --max-l2 9.2e-2)
 fe_case_gpu_check(advection_diffusion_3d fct backends --size 0.1 --end 0.2 --stabilisation fct
                   --rtol 1e-9)
+
+# The steady boundary layer u c' = k c'' (Donea & Huerta): SUPG with the optimal xi is nodally
+# exact at every grid Peclet number, Galerkin oscillates past Pe = 1.
+fe_case(boundary_layer c velocity c_exact c_error)
+foreach(pe 0.5 1 5 25)
+  fe_case_check(boundary_layer supg_exact_pe${pe} error --param Pe=${pe} --max-l2 1e-12 --max-linf 1e-12)
+endforeach()
+fe_case_check(boundary_layer supg_strategies strategies --param Pe=25 --rtol 1e-11)
+fe_case_check(boundary_layer galerkin_pe5_oscillates bounds --param Pe=5 --stabilisation none
+              --assembly lma --outside --lo 0 --hi 1 --tol 0.5)
+fe_case_check(boundary_layer galerkin_pe05_monotone bounds --param Pe=0.5 --stabilisation none
+              --assembly lma --lo 0 --hi 1 --tol 1e-12)
+fe_case_gpu(boundary_layer --param Pe=5 --max-l2 1e-12)
+fe_case_gpu_check(boundary_layer supg_exact error --param Pe=25 --max-l2 1e-12 --max-linf 1e-12)
+
+# A top hat down a channel with an inflow value: FCT stays in [0, 1] on every strategy, SUPG
+# overshoots less than Galerkin (the ranges at size 0.04: Galerkin [-0.63, 1.40], SUPG
+# [-0.22, 1.19], FCT [-6e-19, 1]).
+fe_case(channel_top_hat T velocity T_exact T_error)
+fe_case_check(channel_top_hat fct_bounded bounds --size 0.04 --dt 0.01 --rtol 1e-12)
+fe_case_check(channel_top_hat supg_range bounds --size 0.04 --dt 0.01 --stabilisation supg
+              --assembly lma --lo -0.25 --hi 1.25 --tol 0)
+fe_case_check(channel_top_hat galerkin_range bounds --size 0.04 --dt 0.01 --stabilisation none
+              --assembly lma --outside --lo -0.25 --hi 1.25 --tol 0)
+fe_case_gpu(channel_top_hat --size 0.04 --dt 0.01)
+fe_case_gpu_check(channel_top_hat supg backends --size 0.04 --dt 0.01 --stabilisation supg --rtol 1e-9)
+fe_case_gpu_check(channel_top_hat fct_bounded bounds --size 0.04 --dt 0.01 --rtol 1e-12)

@@ -25,8 +25,8 @@ CHECK is one of
   backends      on the GPU, each strategy (lma, addto, matfree; atomic and deterministic
                 scatter) matches the CPU's
                 final field to --rtol and meet --max-l2; exit 77 (skip) without a GPU
-Options --size, --dt, --end, --splitting, --every override the case file; --assembly,
---stabilisation and --backend are passed to fesim.
+Options --size, --dt, --end, --splitting, --every and --param NAME=VALUE (repeated) override
+the case file; --assembly, --stabilisation and --backend are passed to fesim.
 Exit 0 when the criterion holds; 1 with a message otherwise.
 Only the Python standard library is used.
 """
@@ -41,10 +41,15 @@ import xml.etree.ElementTree as ET
 
 
 def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None, every=None,
-              checkpoint=None):
+              checkpoint=None, params=None):
     """Write a copy of case.xml with overrides into work/tag.xml; returns (path, name)."""
     tree = ET.parse(os.path.join(case_dir, "case.xml"))
     root = tree.getroot()
+    for name, value in (params or {}).items():
+        param = root.find(f"parameters/param[@name='{name}']")
+        if param is None:
+            sys.exit(f"{case_dir}/case.xml has no parameter {name}")
+        param.text = value
     mesh = root.find("mesh")
     mesh.set("file", os.path.abspath(os.path.join(case_dir, mesh.get("file"))))
     if size is not None:
@@ -221,6 +226,7 @@ def main():
     p.add_argument("--dt", type=float)
     p.add_argument("--end", type=float)
     p.add_argument("--splitting")
+    p.add_argument("--param", action="append", default=[], help="NAME=VALUE: a <param> of the case")
     p.add_argument("--sizes", type=lambda s: [float(x) for x in s.split(",")])
     p.add_argument("--dts", type=lambda s: [float(x) for x in s.split(",")])
     p.add_argument("--cfl", type=float, help="dt = cfl * size in order checks")
@@ -248,7 +254,8 @@ def main():
         if probe.returncode == 4:
             print(f"skipped: {probe.stderr.strip()}")
             return SKIP
-    over = dict(size=a.size, dt=a.dt, end=a.end, splitting=a.splitting)
+    over = dict(size=a.size, dt=a.dt, end=a.end, splitting=a.splitting,
+                params=dict(kv.split("=", 1) for kv in a.param))
 
     with tempfile.TemporaryDirectory() as work:
         if a.check == "error":
