@@ -15,7 +15,7 @@
 #include "app/fields.h"
 #include "app/outputs.h"
 #include "app/scheme.h"
-#include "assembly/measure.h"
+#include "assembly/courant.h"
 #include "backends/backends.h"
 #include "core/error.h"
 #include "core/timer.h"
@@ -255,34 +255,16 @@ static void summary(const struct fe_sim *s, double t, long first_step)
   fe_bounds_summary(&s->bounds);
 }
 
-/* max over cells of |u| dt / h, h the cell's smallest height (estimated) */
-static double cfl_estimate(const struct fe_sim *s, const double *velocity)
+/* The Courant number of a step of length 1 at the velocity given (host): the cell loop the
+ * run uses on its backend (assembly/courant.h). */
+static int courant_rate_host(const struct fe_sim *s, const double *velocity, double *rate)
 {
-  const struct fe_mesh *m = s->m;
-  double cfl = 0;
-  for (long e = 0; e < m->n_cells; e++) {
-    double umax = 0, lmax = 0;
-    for (int i = 0; i < m->nv; i++) {
-      const long a = m->cells[e * m->nv + i];
-      double u2 = 0;
-      for (int k = 0; k < m->dim; k++) u2 += velocity[a * m->dim + k] * velocity[a * m->dim + k];
-      umax = fmax(umax, sqrt(u2));
-      for (int j = i + 1; j < m->nv; j++) {
-        const long b = m->cells[e * m->nv + j];
-        double l2 = 0;
-        for (int k = 0; k < m->dim; k++) {
-          double dx = m->coords[a * m->dim + k] - m->coords[b * m->dim + k];
-          l2 += dx * dx;
-        }
-        lmax = fmax(lmax, sqrt(l2));
-      }
-    }
-    /* minimum height: d |K| / largest facet, with |K| <= facet * h / d */
-    double vol = fe_cell_measure(m, e);
-    double h = m->dim == 2 ? 2 * vol / lmax : 3 * vol / (0.433013 * lmax * lmax);
-    cfl = fmax(cfl, umax * s->c->dt / h);
-  }
-  return cfl;
+  double *inv_height;
+  FE_MALLOC(s->m->n_cells, &inv_height);
+  fe_courant_inverse_heights(s->m, inv_height);
+  *rate = fe_courant_rate_host(s->m, inv_height, velocity);
+  free(inv_height);
+  return FE_SUCCESS;
 }
 
 /* The low-order Courant number of flux-corrected transport at the first step: one limited step
@@ -316,11 +298,12 @@ static int print_check(const struct fe_sim *s)
   const struct fe_mesh *m = s->m;
   const int advects = fe_scheme_advects(c);
   const int fct = advects && c->stabilisation == FE_STABILISATION_FCT;
-  double *velocity = NULL, cfl = 0, courant = 0;
+  double *velocity = NULL, cfl = 0, rate = 0, courant = 0;
   if (advects) {
     FE_MALLOC(m->n_nodes * m->dim, &velocity);
     int err = fe_eval_velocity(c, m, c->t_start, velocity);
-    if (!err) cfl = cfl_estimate(s, velocity);
+    if (!err) err = courant_rate_host(s, velocity, &rate);
+    cfl = rate * c->dt;
     if (!err && fct) err = fct_courant(s, velocity, &courant);
     free(velocity);
     FE_CALL(err);
