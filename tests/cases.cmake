@@ -298,3 +298,18 @@ fe_case_gpu_check(solid_body_rotation bounds bounds --backend cuda --size 0.02 -
                   --rtol 1e-12 --max-l1 3.0e-2 --max-l2 9.2e-2)
 fe_case_gpu_check(advection_diffusion_3d fct backends --size 0.1 --end 0.2 --stabilisation fct
                   --rtol 1e-9)
+
+# Time steps from a Courant number (<time cfl dt_max>): a flow that speeds up six times keeps
+# every step at cfl 0.5 (the stat file's courant column, to 1e-9) once dt_max no longer limits
+# it, with steps inversely proportional to the speed (dt (0.2 + t) constant to 1e-9), shortened
+# only to land on the dump times and on end; the case against its exact solution, the
+# strategies alike, a restart bit for bit (stat rows, dumps) from a checkpoint mid-run; on the
+# GPU (label gpu) the same steps as the CPU's and the same field.
+fe_case(accelerating_flow T velocity T_exact T_error)
+fe_case_check(accelerating_flow cfl cfl --speed "0.2 + t" --min-capped 5 --min-at-cfl 20)
+fe_case_check(accelerating_flow error error --max-l2 2.5e-3)
+fe_case_check(accelerating_flow strategies strategies --rtol 1e-9)
+fe_case_check(accelerating_flow restart restart --every-checkpoint 20)
+fe_case_gpu(accelerating_flow --max-l2 2.5e-3)
+fe_case_gpu_check(accelerating_flow cfl cfl --speed "0.2 + t" --min-capped 5 --min-at-cfl 20
+                  --rtol 1e-12)
