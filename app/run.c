@@ -327,6 +327,23 @@ static int fct_courant(const struct fe_sim *s, const double *velocity, double h,
   return err;
 }
 
+/* FE_ERR_NUMERICAL: the step after `step` (ended at t) cannot be taken: the Courant number
+ * (rate, of a step of length 1) makes the steps too short to go on (status, fe_schedule_next). */
+static int steps_too_short(const struct fe_schedule *sc, long step, double t, double rate,
+                           const struct fe_step *st, enum fe_steps_status status)
+{
+  if (status == FE_STEPS_TOO_MANY)
+    FE_RAISE(FE_ERR_NUMERICAL,
+             "after %ld steps, at t = %.9g of %.9g, the steps are still %.3g long (cfl %g: the "
+             "largest |u| / h is %g): more than %.0e steps; the flow is too fast for the mesh "
+             "and the time span",
+             step, t, sc->end, st->length, sc->cfl, rate, (double)FE_MAX_STEPS);
+  FE_RAISE(FE_ERR_NUMERICAL,
+           "at t = %.9g the Courant number asks for a step of %.3g (cfl %g: the largest |u| / h "
+           "is %g), too short to advance the time; the flow is too fast for the mesh",
+           t, st->length, sc->cfl, rate);
+}
+
 /* --check's time steps: a fixed dt, or the rule of cfl and the first step it takes. */
 static void print_time(const struct fe_sim *s, const struct fe_step *first)
 {
@@ -367,11 +384,10 @@ static int print_check(const struct fe_sim *s)
     FE_MALLOC(m->n_nodes * m->dim, &velocity);
     int err = fe_eval_velocity(c, m, c->t_start, velocity);
     if (!err) err = courant_rate_host(s, velocity, &rate);
-    if (!err && fe_schedule_next(&s->sched, 0, c->t_start, rate, &first) != FE_STEPS_OK)
-      err = fe_error_raise(FE_ERR_NUMERICAL, __FILE__, __LINE__,
-                           "the Courant number %g of a step of length 1 at t = %.9g asks for a "
-                           "step too short to advance the time",
-                           rate, c->t_start);
+    const enum fe_steps_status status =
+        err ? FE_STEPS_OK : fe_schedule_next(&s->sched, 0, c->t_start, rate, &first);
+    if (status != FE_STEPS_OK)
+      err = steps_too_short(&s->sched, 0, c->t_start, rate, &first, status);
     if (!err && fct) err = fct_courant(s, velocity, first.length, &courant);
     free(velocity);
     FE_CALL(err);
@@ -497,22 +513,10 @@ static int step_rate(struct fe_sim *s, double t, double *rate)
  * t.  FE_ERR_NUMERICAL when the Courant number makes the steps too short to go on. */
 static int next_step(struct fe_sim *s, double t, double *rate, struct fe_step *st)
 {
-  const struct fe_schedule *sc = &s->sched;
   FE_CALL(step_rate(s, t, rate));
-  switch (fe_schedule_next(sc, s->step, t, *rate, st)) {
-  case FE_STEPS_OK: return FE_SUCCESS;
-  case FE_STEPS_TOO_MANY:
-    FE_RAISE(FE_ERR_NUMERICAL,
-             "after %ld steps, at t = %.9g of %.9g, the steps are still %.3g long (cfl %g: the "
-             "largest |u| / h is %g): more than %.0e steps; the flow is too fast for the mesh "
-             "and the time span",
-             s->step, t, sc->end, st->length, sc->cfl, *rate, (double)FE_MAX_STEPS);
-  default:
-    FE_RAISE(FE_ERR_NUMERICAL,
-             "at t = %.9g the Courant number asks for a step of %.3g (cfl %g: the largest |u| / h "
-             "is %g), too short to advance the time; the flow is too fast for the mesh",
-             t, st->length, sc->cfl, *rate);
-  }
+  const enum fe_steps_status status = fe_schedule_next(&s->sched, s->step, t, *rate, st);
+  return status == FE_STEPS_OK ? FE_SUCCESS
+                               : steps_too_short(&s->sched, s->step, t, *rate, st, status);
 }
 
 /* The step st and its stat row (which checks the field is finite), at the schedule's t1 as

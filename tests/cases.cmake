@@ -313,3 +313,8 @@ fe_case_check(accelerating_flow restart restart --every-checkpoint 20)
 fe_case_gpu(accelerating_flow --max-l2 2.5e-3)
 fe_case_gpu_check(accelerating_flow cfl cfl --speed "0.2 + t" --min-capped 5 --min-at-cfl 20
                   --rtol 1e-12)
+# A flow too fast for the mesh: the step its Courant number allows does not change the time;
+# exit 3, the state kept in a checkpoint; on the CPU and (label gpu) the GPU.
+fe_expect_exit_backends(exit.flow_too_fast 3
+  "at t = 1 the Courant number asks for a step of 3\\.01e-22 \\(cfl 0\\.5: the largest \\|u\\| / h is 1\\.65886e\\+21\\), too short to advance the time; the flow is too fast for the mesh\nfesim: the last good state \\(step 0, t = 1\\) is in [^\n]*/too_fast_checkpoint_000000\\.bin"
+  ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/flow_too_fast.xml)
