@@ -81,7 +81,7 @@ static int check_output_dir(const struct fe_outputs *o)
 static int check_output_names(const struct fe_outputs *o)
 {
   const char *name = o->c->name;
-  const long last_dump = fe_schedule_dumps_after(o->sched, o->sched->n_steps) - 1;
+  const long last_dump = fe_schedule_max_dumps(o->sched) - 1;
   char *files[6] = {0}, source[FE_QUOTE_SIZE + 64], p[FE_QUOTE_SIZE];
   long name_max, path_max;
   fe_outdir_limits(o->dir, &name_max, &path_max);
@@ -92,7 +92,9 @@ static int check_output_names(const struct fe_outputs *o)
   if (!err) err = fe_path_printf(&files[2], "%s.run", name);
   if (!err) err = fe_path_printf(&files[3], "%s.vtk.series", name);
   if (!err) err = fe_vtk_path(NULL, name, last_dump, &files[4]);
-  if (!err) err = fe_path_printf(&files[5], "%s_checkpoint_%06ld.bin", name, o->sched->n_steps - 1);
+  if (!err)
+    err = fe_path_printf(&files[5], "%s_checkpoint_%06ld.bin", name,
+                         fe_schedule_max_steps(o->sched) - 1);
   for (int i = 0; !err && i < 6; i++) {
     char *tmp = NULL;
     err = fe_outdir_check_name(o->dir, files[i], name_max, path_max, source);
@@ -166,13 +168,27 @@ static int create_lumped(struct fe_outputs *o, const struct fe_backend *be)
   return err;
 }
 
+/* Room for n dump times: the table grows as dumps are written (a run whose steps come from a
+ * Courant number does not know its number of dumps up front). */
+static int reserve_dumps(struct fe_outputs *o, long n)
+{
+  if (n <= o->dump_capacity) return FE_SUCCESS;
+  long capacity = o->dump_capacity ? o->dump_capacity : 64;
+  while (capacity < n) capacity *= 2;
+  double *grown = realloc(o->dump_times, (size_t)capacity * sizeof *grown);
+  FE_CHECK(grown, FE_ERR_RESOURCE, "out of memory: a table of %ld dump times", capacity);
+  o->dump_times = grown;
+  o->dump_capacity = capacity;
+  return FE_SUCCESS;
+}
+
 int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m, const struct fe_backend *be)
 {
   const struct fe_case *c = o->c;
   const long n = m->n_nodes;
   o->m = m;
   FE_CALL(name_outputs(o));
-  FE_MALLOC(fe_schedule_max_dumps(o->sched), &o->dump_times);
+  FE_CALL(reserve_dumps(o, 1));
   FE_MALLOC(n, &o->h_tracer);
   if (c->n_velocity) FE_MALLOC(n * m->dim, &o->h_velocity);
   if (c->exact) {
@@ -218,6 +234,8 @@ int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_vec *trace
   cp.time = t;
   cp.n_dumps = o->n_dumps;
   cp.dump_times = o->dump_times;
+  cp.cfl = o->sched->cfl;
+  cp.dt_max = o->sched->dt_max;
   cp.field = o->h_tracer;
   char *path;
   FE_CALL(fe_outdir_path(o->dir, &path, "%s_checkpoint_%06ld.bin", o->c->name, step));
@@ -248,11 +266,16 @@ int fe_outputs_check_restart(struct fe_outputs *o)
 /* The checkpoint's counts were bounded by fe_checkpoint_verify: n_dumps <= the dump table,
  * n_nodes = the mesh's. */
 int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_vec *tracer,
-                       long *step)
+                       long *step, double *t)
 {
-  if (!o->opt->restart) return fe_vec_upload(tracer, initial);
+  if (!o->opt->restart) {
+    *t = o->c->t_start;
+    return fe_vec_upload(tracer, initial);
+  }
   struct fe_checkpoint *cp = &o->restart;
   *step = cp->step;
+  *t = cp->time;
+  FE_CALL(reserve_dumps(o, cp->n_dumps));
   o->n_dumps = cp->n_dumps;
   memcpy(o->dump_times, cp->dump_times, (size_t)cp->n_dumps * sizeof *o->dump_times);
   FE_CALL(fe_vec_upload(tracer, cp->field));
@@ -400,9 +423,9 @@ static int error_norms(struct fe_outputs *o, struct fe_scheme *s, struct fe_stat
 }
 
 int fe_outputs_write_stat(struct fe_outputs *o, struct fe_scheme *s, long step, double t, double dt,
-                          double loop_start, struct fe_stat_row *row)
+                          double courant, double loop_start, struct fe_stat_row *row)
 {
-  *row = (struct fe_stat_row){.step = step, .time = t, .dt = dt};
+  *row = (struct fe_stat_row){.step = step, .time = t, .dt = dt, .courant = courant};
   if (s->diff_tdep) FE_CALL(fe_scheme_check_diffusivity(s, step));
   FE_CALL(fe_vec_minmax(s->tracer, &row->min, &row->max));
   if (!isfinite(row->min) || !isfinite(row->max)) FE_CALL(fe_scheme_name_non_finite(s));
@@ -421,6 +444,7 @@ int fe_outputs_write_stat(struct fe_outputs *o, struct fe_scheme *s, long step, 
 int fe_outputs_write_dump(struct fe_outputs *o, struct fe_scheme *s, long step, double t)
 {
   const double start = fe_wtime();
+  FE_CALL(reserve_dumps(o, o->n_dumps + 1));
   FE_CALL(fe_vec_download(s->tracer, o->h_tracer));
   struct fe_vtk_field f[4];
   int nf = 0;

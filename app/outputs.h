@@ -31,7 +31,8 @@ struct fe_outputs {
   long saved_step;              /* step of the newest checkpoint written or restored, or -1 */
   char *saved_path;             /* that checkpoint */
   long n_dumps;
-  double *dump_times;
+  double *dump_times; /* the times of the dumps written, dump_capacity of them at most */
+  long dump_capacity;
   /* on the backend */
   struct fe_vec *lumped;        /* int phi_n: integral = lumped . T */
   struct fe_vec *exact, *error; /* with an exact solution: at the end of step error_step */
@@ -61,15 +62,16 @@ int fe_outputs_claim(const struct fe_outputs *o);
 int fe_outputs_lock(struct fe_outputs *o);
 /* The first writes: NAME.run and the stat file (created, or cut to the restart's row). */
 int fe_outputs_open(struct fe_outputs *o);
-/* tracer = the initial condition (host values), or the verified checkpoint's field, *step
- * its step. */
+/* tracer = the initial condition (host values) and *t the start, or the verified checkpoint's
+ * field, *step and *t its step and time. */
 int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_vec *tracer,
-                       long *step);
+                       long *step, double *t);
 
-/* The stat row after step `step` (ended at t, of length dt), wall clock from loop_start, also
- * returned in *row; it checks the tracer, the error norms and the diffusivity. */
+/* The stat row after step `step` (ended at t, of length dt, its largest Courant number
+ * `courant`), wall clock from loop_start, also returned in *row; it checks the tracer, the
+ * error norms and the diffusivity. */
 int fe_outputs_write_stat(struct fe_outputs *o, struct fe_scheme *s, long step, double t, double dt,
-                          double loop_start, struct fe_stat_row *row);
+                          double courant, double loop_start, struct fe_stat_row *row);
 int fe_outputs_write_dump(struct fe_outputs *o, struct fe_scheme *s, long step, double t);
 /* NAME_checkpoint_NNNNNN.bin of step (ended at t), which then is the newest. */
 int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_vec *tracer, long step,

@@ -16,7 +16,7 @@
 #include "app/outputs.h"
 #include "app/scheme.h"
 #include "app/stability.h"
-#include "assembly/measure.h"
+#include "assembly/courant.h"
 #include "backends/backends.h"
 #include "core/error.h"
 #include "core/timer.h"
@@ -38,6 +38,12 @@ struct fe_sim {
   struct fe_scheme *scheme;
   struct fe_outputs out;
   struct fe_vec *prev; /* the tracer at the start of the step: kept on numerical failure */
+  struct fe_courant *courant; /* the Courant number on the backend (advected cases only) */
+  double *velocity;           /* for it: the velocity at the start of the step, on the backend */
+  int velocity_tdep;          /* whether it depends on t (else measured once) */
+  double rate, rate_time;     /* the Courant number of a step of length 1 at rate_time */
+  double dt_lo, dt_hi;        /* cfl: the shortest and longest step not shortened to land */
+  long at_dt_max;             /* cfl: steps of dt_max */
   struct fe_bounds bounds; /* what the data allow the tracer */
   int fct_warned;          /* the low-order Courant number passed 1 (said once) */
   long step;
@@ -162,9 +168,13 @@ static int setup(struct fe_sim *s)
     FE_CALL(fe_strategy_parse(c->strategy, &s->strategy));
   if (o->stabilisation_set) c->stabilisation = o->stabilisation;
   FE_CALL(fe_case_check_scheme(c));
-  FE_CHECK(fe_schedule_init(&s->sched, c->t_start, c->t_end, c->dt, c->output_every,
-                            c->checkpoint_every) == FE_STEPS_OK,
-           FE_ERR_INPUT, "<time>: the time span cannot be stepped"); /* fe_case_read checks it */
+  const enum fe_steps_status steps =
+      c->cfl > 0 ? fe_schedule_init_cfl(&s->sched, c->t_start, c->t_end, c->cfl, c->dt_max,
+                                        c->output_every, c->output_period, c->checkpoint_every)
+                 : fe_schedule_init(&s->sched, c->t_start, c->t_end, c->dt, c->output_every,
+                                    c->checkpoint_every);
+  FE_CHECK(steps == FE_STEPS_OK, FE_ERR_INPUT,
+           "<time>: the time span cannot be stepped"); /* fe_case_read checks it */
   /* the outputs first: they take no time, meshing may take long */
   FE_CALL(fe_outputs_init(&s->out, o, c, &s->sched));
   if (o->mesh)
@@ -186,7 +196,13 @@ static int create_scheme(struct fe_sim *s)
   FE_CALL(fe_coefficient_programs_create(s->c, s->bcs, s->space, &s->cp));
   FE_CALL(
       fe_scheme_create(s->c, s->bcs, s->space, s->cp, s->strategy, s->opt->verbosity, &s->scheme));
-  return fe_vec_create(s->be, (size_t)s->m->n_nodes, &s->prev);
+  FE_CALL(fe_vec_create(s->be, (size_t)s->m->n_nodes, &s->prev));
+  s->rate_time = NAN;
+  if (!fe_scheme_advects(s->c)) return FE_SUCCESS; /* a Courant number of 0 */
+  s->velocity_tdep = fe_case_time_dependent_velocity(s->c);
+  FE_CALL(fe_courant_create(s->space, &s->courant));
+  return fe_backend_alloc(s->be, (size_t)s->m->n_nodes * s->m->dim * sizeof(double), NULL,
+                          &s->velocity);
 }
 
 /* ---------------------------------------------------------------- reports */
@@ -197,12 +213,26 @@ static void format_duration(double sec, char *buf, size_t n)
   snprintf(buf, n, "%02ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
 }
 
-static void progress(struct fe_sim *s, double t, int final)
+/* "k/n" with a fixed dt; "k" with cfl, whose number of steps is known at the end. */
+static const char *step_count(const struct fe_sim *s, char *buf, size_t n)
 {
+  if (s->sched.cfl > 0)
+    snprintf(buf, n, "%ld", s->step);
+  else
+    snprintf(buf, n, "%ld/%ld", s->step, s->sched.n_steps);
+  return buf;
+}
+
+/* h: the length of the step just taken.  The time left, by steps (fixed dt) or by the
+ * simulated time (cfl). */
+static void progress(struct fe_sim *s, double t, double h, long first_step, double t_first,
+                     int final)
+{
+  char count[48];
   if (s->opt->verbosity >= 2) { /* --verbose: a line per step, terminal or not */
-    fprintf(stderr, "step %ld/%ld  t = %.9g  CG advection %d  diffusion %d  wall %.3f s\n", s->step,
-            s->sched.n_steps, t, s->scheme->mass.iterations, s->scheme->diffusion.iterations,
-            fe_wtime() - s->t_loop0);
+    fprintf(stderr, "step %s  t = %.9g  dt %.9g  CG advection %d  diffusion %d  wall %.3f s\n",
+            step_count(s, count, sizeof count), t, h, s->scheme->mass.iterations,
+            s->scheme->diffusion.iterations, fe_wtime() - s->t_loop0);
     return;
   }
   if (s->opt->verbosity == 0 || !isatty(STDERR_FILENO)) return;
@@ -210,10 +240,12 @@ static void progress(struct fe_sim *s, double t, int final)
   if (!final && now - s->last_progress < 0.2) return;
   s->last_progress = now;
   char eta[32];
-  format_duration((now - s->t_loop0) / (double)s->step * (double)(s->sched.n_steps - s->step), eta,
-                  sizeof eta);
-  fprintf(stderr, "\rstep %ld/%ld  t = %-12.6g  CG advection %4d  diffusion %4d  ETA %s ", s->step,
-          s->sched.n_steps, t, s->scheme->mass.iterations, s->scheme->diffusion.iterations, eta);
+  const double done = s->sched.cfl > 0 ? t - t_first : (double)(s->step - first_step);
+  const double left = s->sched.cfl > 0 ? s->sched.end - t : (double)(s->sched.n_steps - s->step);
+  format_duration((now - s->t_loop0) / done * left, eta, sizeof eta);
+  fprintf(stderr, "\rstep %s  t = %-12.6g  CG advection %4d  diffusion %4d  ETA %s ",
+          step_count(s, count, sizeof count), t, s->scheme->mass.iterations,
+          s->scheme->diffusion.iterations, eta);
   if (final) fputc('\n', stderr);
 }
 
@@ -223,9 +255,10 @@ static void summary(const struct fe_sim *s, double t, long first_step)
   const struct fe_outputs *out = &s->out;
   const struct fe_assembly_times at = fe_scheme_assembly_times(sc);
   const long adv_iters = sc->mass.total_iterations, diff_iters = sc->diffusion.total_iterations;
+  const long steps = s->step - first_step;
   double total = fe_wtime() - s->t_loop0;
   if (s->opt->report)
-    *s->opt->report = (struct fe_run_report){.steps = s->sched.n_steps - first_step,
+    *s->opt->report = (struct fe_run_report){.steps = steps,
                                              .setup = s->t_loop0 - s->t_start,
                                              .loop = total,
                                              .output = out->t_out,
@@ -240,11 +273,9 @@ static void summary(const struct fe_sim *s, double t, long first_step)
                                              .diffusion_iterations = diff_iters};
   if (s->opt->verbosity == 0) return;
   printf("fesim: %s: %ld steps to t = %.9g in %.3f s (backend %s, assembly %s)\n", s->c->name,
-         s->sched.n_steps, t, total, s->be->description,
-         fe_strategy_name(sc->strategy));
+         s->step, t, total, s->be->description, fe_strategy_name(sc->strategy));
   printf("  set-up     %9.3f s (case, mesh, operators)\n", s->t_loop0 - s->t_start);
-  printf("  per step   %9.3f ms (outputs excluded)\n",
-         1e3 * (total - out->t_out) / (double)(s->sched.n_steps - first_step));
+  printf("  per step   %9.3f ms (outputs excluded)\n", 1e3 * (total - out->t_out) / (double)steps);
   printf("  assembly   %9.3f s local, %.3f s global (%d operator assemblies)\n", at.local,
          at.global, at.count);
   if (sc->has_advection)
@@ -254,45 +285,32 @@ static void summary(const struct fe_sim *s, double t, long first_step)
          sc->t_diff, diff_iters, fe_krylov_name(fe_krylov_kind(sc->diffusion.solver)));
   printf("  output     %9.3f s, %ld dumps: %s, %s\n", out->t_out, out->n_dumps, out->series_path,
          out->stat_path);
+  if (s->sched.cfl > 0 && s->dt_hi > 0)
+    printf("  steps      cfl %g: dt from %.3g to %.3g, %ld of them dt_max %g (steps shortened to "
+           "land on output times left out)\n",
+           s->sched.cfl, s->dt_lo, s->dt_hi, s->at_dt_max, s->sched.dt_max);
   if (sc->fct)
     printf("  fct        low-order Courant number at most %.3g (%s)\n", sc->fct_courant,
            sc->fct_courant <= 1 ? "<= 1: no new extrema" : "> 1: bounds not guaranteed");
   fe_bounds_summary(&s->bounds);
 }
 
-/* max over cells of |u| dt / h, h the cell's smallest height (estimated) */
-static double cfl_estimate(const struct fe_sim *s, const double *velocity)
+/* The Courant number of a step of length 1 at the velocity given (host): the cell loop the
+ * run uses on its backend (assembly/courant.h). */
+static int courant_rate_host(const struct fe_sim *s, const double *velocity, double *rate)
 {
-  const struct fe_mesh *m = s->m;
-  double cfl = 0;
-  for (long e = 0; e < m->n_cells; e++) {
-    double umax = 0, lmax = 0;
-    for (int i = 0; i < m->nv; i++) {
-      const long a = m->cells[e * m->nv + i];
-      double u2 = 0;
-      for (int k = 0; k < m->dim; k++) u2 += velocity[a * m->dim + k] * velocity[a * m->dim + k];
-      umax = fmax(umax, sqrt(u2));
-      for (int j = i + 1; j < m->nv; j++) {
-        const long b = m->cells[e * m->nv + j];
-        double l2 = 0;
-        for (int k = 0; k < m->dim; k++) {
-          double dx = m->coords[a * m->dim + k] - m->coords[b * m->dim + k];
-          l2 += dx * dx;
-        }
-        lmax = fmax(lmax, sqrt(l2));
-      }
-    }
-    /* minimum height: d |K| / largest facet, with |K| <= facet * h / d */
-    double vol = fe_cell_measure(m, e);
-    double h = m->dim == 2 ? 2 * vol / lmax : 3 * vol / (0.433013 * lmax * lmax);
-    cfl = fmax(cfl, umax * s->c->dt / h);
-  }
-  return cfl;
+  double *inv_height;
+  FE_MALLOC(s->m->n_cells, &inv_height);
+  fe_courant_inverse_heights(s->m, inv_height);
+  *rate = fe_courant_rate_host(s->m, inv_height, velocity);
+  free(inv_height);
+  return FE_SUCCESS;
 }
 
-/* The low-order Courant number of flux-corrected transport at the first step: one limited step
- * of a zero field on the run's backend (velocity: n_nodes * dim values at the start). */
-static int fct_courant(const struct fe_sim *s, const double *velocity, double *courant)
+/* The low-order Courant number of flux-corrected transport at the first step (of length h): one
+ * limited step of a zero field on the run's backend (velocity: n_nodes * dim values at the
+ * start). */
+static int fct_courant(const struct fe_sim *s, const double *velocity, double h, double *courant)
 {
   struct fe_space *space = NULL;
   struct fe_fct *fct = NULL;
@@ -305,7 +323,7 @@ static int fct_courant(const struct fe_sim *s, const double *velocity, double *c
   if (!err) err = fe_vec_create(s->be, n, &u);
   if (!err) err = fe_vec_create(s->be, n, &out);
   if (!err) err = fe_vec_set(u, 0.0);
-  if (!err) err = fe_fct_step(fct, vel, u, NULL, fe_schedule_length(&s->sched, 1), out, courant);
+  if (!err) err = fe_fct_step(fct, vel, u, NULL, h, out, courant);
   fe_vec_destroy(u);
   fe_vec_destroy(out);
   fe_backend_free(s->be, vel);
@@ -314,21 +332,72 @@ static int fct_courant(const struct fe_sim *s, const double *velocity, double *c
   return err;
 }
 
-/* --check: what the run would do, the CFL number from the velocity at the start. */
+/* FE_ERR_NUMERICAL: the step after `step` (ended at t) cannot be taken: the Courant number
+ * (rate, of a step of length 1) makes the steps too short to go on (status, fe_schedule_next). */
+static int steps_too_short(const struct fe_schedule *sc, long step, double t, double rate,
+                           const struct fe_step *st, enum fe_steps_status status)
+{
+  if (status == FE_STEPS_TOO_MANY)
+    FE_RAISE(FE_ERR_NUMERICAL,
+             "after %ld steps, at t = %.9g of %.9g, the steps are still %.3g long (cfl %g: the "
+             "largest |u| / h is %g): more than %.0e steps; the flow is too fast for the mesh "
+             "and the time span",
+             step, t, sc->end, st->length, sc->cfl, rate, (double)FE_MAX_STEPS);
+  FE_RAISE(FE_ERR_NUMERICAL,
+           "at t = %.9g the Courant number asks for a step of %.3g (cfl %g: the largest |u| / h "
+           "is %g), too short to advance the time; the flow is too fast for the mesh",
+           t, st->length, sc->cfl, rate);
+}
+
+/* --check's time steps: a fixed dt, or the rule of cfl and the first step it takes. */
+static void print_time(const struct fe_sim *s, const struct fe_step *first)
+{
+  const struct fe_case *c = s->c;
+  const struct fe_schedule *sc = &s->sched;
+  if (!(sc->cfl > 0)) {
+    printf("time      %.9g to %.9g, dt %.9g, %ld steps (last step %.9g)\n", c->t_start, c->t_end,
+           c->dt, sc->n_steps, fe_schedule_length(sc, sc->n_steps));
+    return;
+  }
+  printf("time      %.9g to %.9g, each step from the Courant number: cfl %.9g, dt_max %.9g; the "
+         "first step %.9g%s\n",
+         c->t_start, c->t_end, sc->cfl, sc->dt_max, first->length,
+         first->length < sc->dt_max ? "" : " (dt_max)");
+}
+
+static void print_output(const struct fe_sim *s)
+{
+  const struct fe_case *c = s->c;
+  const char *checkpoints = c->checkpoint_every ? "checkpoints" : "no checkpoints";
+  if (c->output_every)
+    printf("output    %s: a dump every %d steps, %s\n", s->out.dir, c->output_every, checkpoints);
+  else
+    printf("output    %s: a dump every %.9g in time (%ld output times and the end), %s\n",
+           s->out.dir, c->output_period, s->sched.n_outputs, checkpoints);
+}
+
+/* --check: what the run would do, the Courant number from the velocity at the start. */
 static int print_check(const struct fe_sim *s)
 {
   const struct fe_case *c = s->c;
   const struct fe_mesh *m = s->m;
   const int advects = fe_scheme_advects(c);
   const int fct = advects && c->stabilisation == FE_STABILISATION_FCT;
-  double *velocity = NULL, cfl = 0, courant = 0;
+  double *velocity = NULL, rate = 0, courant = 0;
+  struct fe_step first;
   if (advects) {
     FE_MALLOC(m->n_nodes * m->dim, &velocity);
     int err = fe_eval_velocity(c, m, c->t_start, velocity);
-    if (!err) cfl = cfl_estimate(s, velocity);
-    if (!err && fct) err = fct_courant(s, velocity, &courant);
+    if (!err) err = courant_rate_host(s, velocity, &rate);
+    const enum fe_steps_status status =
+        err ? FE_STEPS_OK : fe_schedule_next(&s->sched, 0, c->t_start, rate, &first);
+    if (status != FE_STEPS_OK)
+      err = steps_too_short(&s->sched, 0, c->t_start, rate, &first, status);
+    if (!err && fct) err = fct_courant(s, velocity, first.length, &courant);
     free(velocity);
     FE_CALL(err);
+  } else {
+    fe_schedule_next(&s->sched, 0, c->t_start, 0, &first);
   }
   printf("case      %s (%s)\n", c->name, c->path);
   for (int i = 0; i < c->params.n; i++) /* each evaluated once, when the case was read */
@@ -350,8 +419,7 @@ static int print_check(const struct fe_sim *s)
            fe_quote(fe_expr_text(bd->value), FE_QUOTE_MAX, text, sizeof text));
   }
   printf("          %ld Dirichlet nodes; other boundaries: zero flux\n", s->bcs->n_dirichlet);
-  printf("time      %.9g to %.9g, dt %.9g, %ld steps (last step %.9g)\n", c->t_start, c->t_end,
-         c->dt, s->sched.n_steps, fe_schedule_length(&s->sched, s->sched.n_steps));
+  print_time(s, &first);
   const int implicit = advects && c->advection == FE_ADVECTION_THETA, supg = fe_scheme_supg(c);
   if (implicit)
     printf(
@@ -368,7 +436,10 @@ static int print_check(const struct fe_sim *s)
     printf("SUPG      xi %s, nu_scale %g: mass, absorption, advection and source tested with "
            "N + tau u . grad N\n",
            fe_nu_bar_name(c->nu_bar), c->nu_scale);
-  if (advects) printf("CFL       %.3g (max |u| dt / h at t = %.9g)\n", cfl, c->t_start);
+  const double cfl = rate * first.length;
+  if (advects)
+    printf("CFL       %.3g (max |u| dt / h at t = %.9g%s)\n", cfl, c->t_start,
+           c->cfl > 0 ? ", the first step" : "");
   if (advects && !fct && !implicit) {
     const int lumped = c->mass == FE_MASS_LUMPED;
     const double stable = fe_rk4_stable_courant(lumped, supg ? 2 * c->nu_scale : 0);
@@ -383,7 +454,7 @@ static int print_check(const struct fe_sim *s)
                                                "unconditionally stable");
   if (fct && courant > 0)
     printf("FCT       low-order Courant number %.3g at t = %.9g (bounded when <= 1: dt <= %.3g)\n",
-           courant, c->t_start, fe_schedule_length(&s->sched, 1) / courant);
+           courant, c->t_start, first.length / courant);
   if (fct && !(courant > 0))
     printf("FCT       low-order Courant number 0 at t = %.9g (no flow)\n", c->t_start);
   printf("solver    %s, %s, rtol %g, atol %g, max %d iterations\n",
@@ -392,10 +463,8 @@ static int print_check(const struct fe_sim *s)
                     : "CG",
          c->preconditioner == FE_PC_JACOBI ? "jacobi" : "no preconditioner", c->rtol, c->atol,
          c->max_iterations);
-  printf("assembly  %s on backend %s\n", fe_strategy_name(s->strategy),
-         s->be->description);
-  printf("output    %s: a dump every %d steps, %s\n", s->out.dir, c->output_every,
-         c->checkpoint_every ? "checkpoints" : "no checkpoints");
+  printf("assembly  %s on backend %s\n", fe_strategy_name(s->strategy), s->be->description);
+  print_output(s);
   if (s->opt->restart)
     printf("restart   %s: step %ld, t = %.17g, %ld dumps; verified against the case, the mesh and "
            "%s\n",
@@ -418,70 +487,126 @@ static int stopped(struct fe_sim *s, double t)
   return FE_ERR_INTERRUPTED;
 }
 
-/* After a numerical failure in the step from t0: T goes back to the last good
- * state, which a checkpoint keeps (the dumps written so far are untouched).
- * When that state already is in a checkpoint (written on schedule, or the one
- * this run restarted from), that file is named and not written again. */
-static int keep_last_good(struct fe_sim *s, double t0)
+/* The state after s->step, at t, kept in a checkpoint after a numerical failure (the dumps
+ * written so far are untouched).  When that state already is in a checkpoint (written on
+ * schedule, or the one this run restarted from), that file is named and not written again. */
+static int keep_state(struct fe_sim *s, double t)
 {
   const struct fe_outputs *out = &s->out;
-  s->step--;
-  FE_CALL(fe_vec_copy(s->prev, s->scheme->tracer));
   if (out->saved_step != s->step)
-    FE_CALL(fe_outputs_write_checkpoint(&s->out, s->scheme->tracer, s->step, t0));
+    FE_CALL(fe_outputs_write_checkpoint(&s->out, s->scheme->tracer, s->step, t));
   fprintf(stderr,
           "fesim: the last good state (step %ld, t = %.9g) is in %s; the dumps up to t = %.9g are "
           "in %s\n",
-          s->step, t0, out->saved_path, out->dump_times[out->n_dumps - 1], out->series_path);
+          s->step, t, out->saved_path, out->dump_times[out->n_dumps - 1], out->series_path);
   return FE_ERR_NUMERICAL;
 }
 
-/* The step from t0 to t1 = t0 + h and its stat row (which checks the field is
- * finite), at the schedule's t1 as the dumps and checkpoints of the step are:
- * t0 + h may differ from it in the last bit. */
-static int advance(struct fe_sim *s, double t0, double t1, double h)
+/* After a numerical failure in the step from t0: T goes back to the last good state. */
+static int keep_last_good(struct fe_sim *s, double t0)
 {
+  s->step--;
+  FE_CALL(fe_vec_copy(s->prev, s->scheme->tracer));
+  return keep_state(s, t0);
+}
+
+/* The velocity at t, where the Courant number found it not finite, named on the host. */
+static int name_velocity(const struct fe_sim *s, double t, double rate)
+{
+  double *host;
+  FE_MALLOC(s->m->n_nodes * s->m->dim, &host);
+  const int err = fe_eval_velocity(s->c, s->m, t, host); /* FE_ERR_INPUT naming it */
+  free(host);
+  FE_CALL(err);
+  FE_RAISE(FE_ERR_NUMERICAL,
+           "the Courant number at t = %.9g is %g, while every velocity is finite: |u| / h "
+           "overflows",
+           t, rate);
+}
+
+/* *rate = the Courant number of a step of length 1 from t, from the velocity at t on the
+ * backend (measured once when it does not depend on t); 0 when the case is not advected. */
+static int step_rate(struct fe_sim *s, double t, double *rate)
+{
+  *rate = 0;
+  if (!s->courant) return FE_SUCCESS;
+  if (t != s->rate_time && (s->velocity_tdep || isnan(s->rate_time))) {
+    FE_CALL(fe_coefficients_velocity(s->cp, t, s->velocity));
+    FE_CALL(fe_courant_rate(s->courant, s->velocity, &s->rate));
+    if (!isfinite(s->rate)) return name_velocity(s, t, s->rate);
+    s->rate_time = t;
+  }
+  *rate = s->rate;
+  return FE_SUCCESS;
+}
+
+/* The step after s->step, which ended at t, and the Courant number of a step of length 1 from
+ * t.  FE_ERR_NUMERICAL when the Courant number makes the steps too short to go on. */
+static int next_step(struct fe_sim *s, double t, double *rate, struct fe_step *st)
+{
+  FE_CALL(step_rate(s, t, rate));
+  const enum fe_steps_status status = fe_schedule_next(&s->sched, s->step, t, *rate, st);
+  return status == FE_STEPS_OK ? FE_SUCCESS
+                               : steps_too_short(&s->sched, s->step, t, *rate, st, status);
+}
+
+/* The step st and its stat row (which checks the field is finite), at the schedule's t1 as
+ * the dumps and checkpoints of the step are: t0 + length may differ from it in the last bit.
+ * courant: the step's largest Courant number. */
+static int advance(struct fe_sim *s, const struct fe_step *st, double courant)
+{
+  const double t0 = st->t0, h = st->length;
   FE_CALL(fe_vec_copy(s->scheme->tracer, s->prev));
   FE_CALL(fe_scheme_step(s->scheme, s->step, t0, h));
-  const double courant = s->scheme->fct_courant;
-  if (courant > 1 && !s->fct_warned && s->opt->verbosity > 0)
+  const double low = s->scheme->fct_courant;
+  if (low > 1 && !s->fct_warned && s->opt->verbosity > 0)
     fprintf(stderr,
             "fesim: warning: step %ld (t = %.9g): the FCT low-order Courant number is %.3g > 1: "
             "new extrema are possible; a dt of at most %.3g keeps it below 1\n",
-            s->step, t0, courant, h / courant);
-  s->fct_warned |= courant > 1;
+            s->step, t0, low, h / low);
+  s->fct_warned |= low > 1;
   struct fe_stat_row row;
-  FE_CALL(fe_outputs_write_stat(&s->out, s->scheme, s->step, t1, h, s->t_loop0, &row));
-  return fe_bounds_check(&s->bounds, row.min, row.max, s->step, t1);
+  FE_CALL(fe_outputs_write_stat(&s->out, s->scheme, s->step, st->t1, h, courant, s->t_loop0, &row));
+  return fe_bounds_check(&s->bounds, row.min, row.max, s->step, st->t1);
 }
 
-static int time_loop(struct fe_sim *s)
+/* cfl: the range of the steps the Courant number and dt_max chose, for the summary. */
+static void note_step(struct fe_sim *s, const struct fe_step *st)
+{
+  if (!(s->sched.cfl > 0) || st->shortened) return;
+  s->dt_lo = s->dt_hi > 0 ? fmin(s->dt_lo, st->length) : st->length;
+  s->dt_hi = fmax(s->dt_hi, st->length);
+  s->at_dt_max += st->length >= s->sched.dt_max;
+}
+
+static int time_loop(struct fe_sim *s, double t)
 {
   const long first_step = s->step;
-  const struct fe_schedule *sc = &s->sched;
+  const double t_first = t;
   struct fe_outputs *out = &s->out;
   s->t_loop0 = fe_wtime();
-  double t = fe_schedule_time(sc, s->step);
   if (!s->opt->restart) {
     struct fe_stat_row row;
-    FE_CALL(fe_outputs_write_stat(out, s->scheme, s->step, t, 0, s->t_loop0, &row));
+    FE_CALL(fe_outputs_write_stat(out, s->scheme, s->step, t, 0, 0, s->t_loop0, &row));
     FE_CALL(fe_bounds_check(&s->bounds, row.min, row.max, s->step, t));
     FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t));
   }
-  while (s->step < sc->n_steps) {
-    const double t0 = fe_schedule_time(sc, s->step), t1 = fe_schedule_time(sc, s->step + 1);
-    const double h = fe_schedule_length(sc, s->step + 1);
-    s->step++;
-    const int err = advance(s, t0, t1, h);
-    if (err == FE_ERR_NUMERICAL) return keep_last_good(s, t0);
+  while (!fe_schedule_done(&s->sched, s->step, t)) {
+    struct fe_step st;
+    double rate;
+    const int next = next_step(s, t, &rate, &st);
+    if (next == FE_ERR_NUMERICAL) return keep_state(s, t);
+    FE_CALL(next);
+    s->step = st.step;
+    const int err = advance(s, &st, rate * st.length);
+    if (err == FE_ERR_NUMERICAL) return keep_last_good(s, st.t0);
     FE_CALL(err);
-    t = t1;
-    if (fe_schedule_is_dump(sc, s->step))
-      FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t1));
-    if (fe_schedule_is_checkpoint(sc, s->step))
-      FE_CALL(fe_outputs_write_checkpoint(out, s->scheme->tracer, s->step, t1));
-    progress(s, t1, s->step == sc->n_steps);
-    if (stop_signal && s->step < sc->n_steps) return stopped(s, t1);
+    t = st.t1;
+    note_step(s, &st);
+    if (st.dump) FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t));
+    if (st.checkpoint) FE_CALL(fe_outputs_write_checkpoint(out, s->scheme->tracer, s->step, t));
+    progress(s, t, st.length, first_step, t_first, st.last);
+    if (stop_signal && !st.last) return stopped(s, t);
   }
   summary(s, t, first_step);
   return FE_SUCCESS;
@@ -493,6 +618,8 @@ static void sim_destroy(struct fe_sim *s)
 {
   fe_scheme_destroy(s->scheme);
   fe_vec_destroy(s->prev);
+  fe_courant_destroy(s->courant);
+  if (s->be) fe_backend_free(s->be, s->velocity);
   fe_coefficient_programs_destroy(s->cp);
   fe_space_destroy(s->space);
   free(s->initial);
@@ -516,8 +643,9 @@ static int run(struct fe_sim *s)
   FE_CALL(fe_outputs_lock(&s->out));
   catch_stop_signals();
   FE_CALL(fe_outputs_open(&s->out));
-  FE_CALL(fe_outputs_restore(&s->out, s->initial, s->scheme->tracer, &s->step));
-  return time_loop(s);
+  double t;
+  FE_CALL(fe_outputs_restore(&s->out, s->initial, s->scheme->tracer, &s->step, &t));
+  return time_loop(s, t);
 }
 
 int fe_run(const struct fe_options *o)

@@ -104,7 +104,9 @@ static int pick_strategy(struct fe_scheme *s, int verbosity)
 {
   double sec[FE_STRATEGY_AUTO];
   const struct fe_form lhs = {
-      .mass = 1.0, .lumped = s->c->mass == FE_MASS_LUMPED, .diffusion = s->c->theta * s->c->dt};
+      .mass = 1.0,
+      .lumped = s->c->mass == FE_MASS_LUMPED,
+      .diffusion = s->c->theta * (s->c->cfl > 0 ? s->c->dt_max : s->c->dt)}; /* cfl: the longest */
   FE_CALL(fe_coefficients_diffusivity(s->cp, s->c->t_start, s->diff));
   FE_CALL(fe_operator_pick(s->space, &lhs, &s->coef, &s->strategy, sec));
   if (verbosity > 0)

@@ -84,6 +84,14 @@ struct fe_fct_kernels {
   int (*step)(const struct fe_space *s, const struct fe_fct_arrays *a);
 };
 
+/* The Courant number: the cell loop of assembly/courant.h. */
+struct fe_courant_kernels {
+  /* rate[c] = the largest |u| of cell c's vertices times inv_height[c] (velocity: d values per
+   * node) */
+  int (*cell_rates)(const struct fe_space *s, const double *velocity, const double *inv_height,
+                    double *rate);
+};
+
 struct fe_assembly_kernels {
   struct fe_element_kernels element;
   struct fe_lma_kernels lma;
@@ -91,6 +99,7 @@ struct fe_assembly_kernels {
   struct fe_matfree_kernels matfree;
   struct fe_node_kernels node;
   struct fe_fct_kernels fct;
+  struct fe_courant_kernels courant;
 };
 
 #ifdef __cplusplus

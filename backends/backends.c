@@ -25,6 +25,7 @@ static int check_tables(const struct fe_backend *be)
   const struct fe_matfree_kernels *matfree = &be->assembly->matfree;
   const struct fe_node_kernels *node = &be->assembly->node;
   const struct fe_fct_kernels *fct = &be->assembly->fct;
+  const struct fe_courant_kernels *courant = &be->assembly->courant;
   FE_CHECK(be->comm && be->destroy, FE_ERR_USAGE, "backend %s: no communicator or destroy",
            be->name);
   SLOT(vec, malloc);
@@ -64,6 +65,7 @@ static int check_tables(const struct fe_backend *be)
   SLOT(node, count_indefinite);
   SLOT(fct, lumped_mass);
   SLOT(fct, step);
+  SLOT(courant, cell_rates);
   return FE_SUCCESS;
 }
 

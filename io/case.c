@@ -541,13 +541,13 @@ static int read_parameters(struct reader *r, xmlNode *n)
 /* The spacing of doubles at t: the smallest step a time t can take. */
 static double spacing(double t) { return nextafter(fabs(t), INFINITY) - fabs(t); }
 
-/* The time span must be steppable (io/schedule.h): finite, dt visible at both
- * ends, at most FE_MAX_STEPS steps. */
-static int check_steps(struct reader *r, xmlNode *n)
+/* The time span must be steppable (io/schedule.h) by `attr` (dt or dt_max, `step`):
+ * finite, the step visible at both ends, at most FE_MAX_STEPS steps. */
+static int check_steps(struct reader *r, xmlNode *n, const char *attr, double step)
 {
   const struct fe_case *c = r->c;
   long steps;
-  switch (fe_steps_count(c->t_start, c->t_end, c->dt, &steps)) {
+  switch (fe_steps_count(c->t_start, c->t_end, step, &steps)) {
   case FE_STEPS_OK: return FE_SUCCESS;
   case FE_STEPS_SPAN_NOT_FINITE:
     return node_error(r, n, "end", __FILE__, __LINE__,
@@ -556,21 +556,59 @@ static int check_steps(struct reader *r, xmlNode *n)
                       c->t_end, c->t_start);
   case FE_STEPS_DT_LOST_AT_START:
   case FE_STEPS_DT_LOST_AT_END: {
-    const int at_start = c->t_start + c->dt == c->t_start;
+    const int at_start = c->t_start + step == c->t_start;
     const double t = at_start ? c->t_start : c->t_end;
-    return node_error(
-        r, n, "dt", __FILE__, __LINE__,
-        "dt = %.9g is too small for the times: %s == %s (%s = %.9g, where doubles are "
-        "%.9g apart); expected a dt many times larger than that spacing",
-        c->dt, at_start ? "start + dt" : "end - dt", at_start ? "start" : "end",
-        at_start ? "start" : "end", t, spacing(t));
+    const char *where = at_start ? "start" : "end";
+    return node_error(r, n, attr, __FILE__, __LINE__,
+                      "%s = %.9g is too small for the times: %s %c %s == %s (%s = %.9g, where "
+                      "doubles are %.9g apart); expected a %s many times larger than that spacing",
+                      attr, step, where, at_start ? '+' : '-', attr, where, where, t, spacing(t),
+                      attr);
   }
   default:
-    return node_error(r, n, "dt", __FILE__, __LINE__,
-                      "(end - start) / dt = %.9g steps (start = %.9g, end = %.9g); expected at "
+    return node_error(r, n, attr, __FILE__, __LINE__,
+                      "(end - start) / %s = %.9g steps (start = %.9g, end = %.9g); expected at "
                       "most %.0e steps",
-                      (c->t_end - c->t_start) / c->dt, c->t_start, c->t_end, (double)FE_MAX_STEPS);
+                      attr, (c->t_end - c->t_start) / step, c->t_start, c->t_end,
+                      (double)FE_MAX_STEPS);
   }
+}
+
+static int has_attr(xmlNode *n, const char *attr)
+{
+  xmlChar *v = xmlGetNoNsProp(n, BAD_CAST attr);
+  xmlFree(v);
+  return v != NULL;
+}
+
+/* A fixed dt, or cfl with dt_max (steps from the Courant number). */
+static int read_time_rule(struct reader *r, xmlNode *n)
+{
+  struct fe_case *c = r->c;
+  const int dt = has_attr(n, "dt"), cfl = has_attr(n, "cfl"), dt_max = has_attr(n, "dt_max");
+  NODE_CHECK(!(dt && cfl), r, n, "cfl",
+             "found dt and cfl; expected one of them: dt for steps of a fixed length, or cfl with "
+             "dt_max for steps from the Courant number");
+  NODE_CHECK(dt || cfl, r, n, NULL,
+             "found neither dt nor cfl; expected dt=\"...\" (steps of a fixed length) or "
+             "cfl=\"...\" with dt_max=\"...\" (steps from the Courant number)");
+  NODE_CHECK(!dt_max || cfl, r, n, "dt_max",
+             "found dt_max without cfl; expected cfl=\"...\" with it (dt_max bounds the steps the "
+             "Courant number chooses), or no dt_max with a fixed dt");
+  NODE_CHECK(!cfl || dt_max, r, n, "cfl",
+             "found cfl without dt_max; expected dt_max=\"...\" too: the longest step, taken where "
+             "and while the flow is slow or still");
+  if (dt) {
+    FE_CALL(attr_double(r, n, "dt", &c->dt));
+    NODE_CHECK(c->dt > 0, r, n, "dt", "dt must be > 0");
+    return FE_SUCCESS;
+  }
+  FE_CALL(attr_double(r, n, "cfl", &c->cfl));
+  FE_CALL(attr_double(r, n, "dt_max", &c->dt_max));
+  NODE_CHECK(c->cfl > 0, r, n, "cfl", "found cfl = %g; expected a Courant number > 0", c->cfl);
+  NODE_CHECK(c->dt_max > 0, r, n, "dt_max", "found dt_max = %g; expected a longest step > 0",
+             c->dt_max);
+  return FE_SUCCESS;
 }
 
 static int read_time(struct reader *r, xmlNode *n)
@@ -578,10 +616,9 @@ static int read_time(struct reader *r, xmlNode *n)
   struct fe_case *c = r->c;
   FE_CALL(attr_double(r, n, "start", &c->t_start));
   FE_CALL(attr_double(r, n, "end", &c->t_end));
-  FE_CALL(attr_double(r, n, "dt", &c->dt));
-  NODE_CHECK(c->dt > 0, r, n, "dt", "dt must be > 0");
+  FE_CALL(read_time_rule(r, n));
   NODE_CHECK(c->t_end > c->t_start, r, n, "end", "end must be > start (start=\"%g\")", c->t_start);
-  return check_steps(r, n);
+  return c->cfl > 0 ? check_steps(r, n, "dt_max", c->dt_max) : check_steps(r, n, "dt", c->dt);
 }
 
 static int read_velocity(struct reader *r, xmlNode *n)
@@ -861,6 +898,46 @@ static int read_backend(struct reader *r, xmlNode *n)
   return text_of(n, &r->c->backend);
 }
 
+/* With cfl the steps land on the output times: they must be steppable like a dt. */
+static int check_output_times(struct reader *r, xmlNode *n)
+{
+  struct fe_case *c = r->c;
+  long outputs;
+  const double period = c->output_period;
+  switch (fe_steps_count(c->t_start, c->t_end, period, &outputs)) {
+  case FE_STEPS_OK: c->output_every = 0; return FE_SUCCESS;
+  case FE_STEPS_TOO_MANY:
+    return node_error(r, n, "period", __FILE__, __LINE__,
+                      "found (end - start) / period = %.9g output times; expected at most %.0e "
+                      "(each is the end of a step)",
+                      (c->t_end - c->t_start) / period, (double)FE_MAX_STEPS);
+  default:
+    return node_error(r, n, "period", __FILE__, __LINE__,
+                      "found period = %.9g, too small for the times %.9g to %.9g (doubles there "
+                      "are %.9g apart); expected a period many times larger than that spacing",
+                      period, c->t_start, c->t_end,
+                      spacing(fmax(fabs(c->t_start), fabs(c->t_end))));
+  }
+}
+
+/* With a fixed dt the dumps follow the steps: period = N dt, read as every = N. */
+static int period_in_steps(struct reader *r, xmlNode *n)
+{
+  struct fe_case *c = r->c;
+  const double ratio = c->output_period / c->dt, every = nearbyint(ratio);
+  xmlNode *time = child(n->parent, "time");
+  NODE_CHECK(
+      every >= 1 && every <= INT_MAX &&
+          fabs(every * c->dt - c->output_period) <= FE_STEP_ROUNDOFF * c->output_period,
+      r, n, "period",
+      "found period = %.9g with dt = %.9g (line %ld), %.9g steps; expected a whole number of "
+      "steps: with a fixed dt the dumps follow the steps (or give <time> cfl and dt_max: "
+      "the steps then land on the output times)",
+      c->output_period, c->dt, time ? xmlGetLineNo(time) : 0L, ratio);
+  c->output_every = (int)every;
+  return FE_SUCCESS;
+}
+
 static int read_output(struct reader *r, xmlNode *n)
 {
   struct fe_case *c = r->c;
@@ -876,7 +953,14 @@ static int read_output(struct reader *r, xmlNode *n)
   }
   FE_CALL(attr_int(r, n, "every", &c->output_every));
   NODE_CHECK(c->output_every > 0, r, n, "every", "every must be > 0 (a period in steps)");
-  return FE_SUCCESS;
+  if (!has_attr(n, "period")) return FE_SUCCESS;
+  NODE_CHECK(!has_attr(n, "every"), r, n, "period",
+             "found every and period; expected one of them: every for a dump every N steps, "
+             "period for a dump every so much time");
+  FE_CALL(attr_double(r, n, "period", &c->output_period));
+  NODE_CHECK(c->output_period > 0, r, n, "period",
+             "found period = %g; expected a time between dumps > 0", c->output_period);
+  return c->cfl > 0 ? check_output_times(r, n) : period_in_steps(r, n);
 }
 
 static int read_checkpoint(struct reader *r, xmlNode *n)

@@ -39,7 +39,10 @@ struct fe_case {
   double mesh_size;         /* 0 when absent */
   int mesh_line;
   struct fe_params params;
-  double t_start, t_end, dt;
+  double t_start, t_end;
+  double dt;                /* the fixed step; 0 with cfl */
+  double cfl, dt_max;       /* cfl > 0: each step's length from the Courant number |u| dt / h,
+                               at most dt_max; 0, 0 with a fixed dt */
   int n_velocity;           /* 0 (absent), 2 (x y) or 3 (x y z) */
   struct fe_expr *velocity[3];
   int velocity_line;
@@ -71,13 +74,16 @@ struct fe_case {
   int deterministic;        /* assembly@deterministic: reproducible LMA and matfree scatter on the GPU */
   char *backend;            /* default "auto" */
   char *output_dir;         /* relative to the working directory; default "." */
-  int output_every;         /* default 1 */
+  int output_every;         /* default 1; 0 with cfl and output_period */
+  double output_period;     /* time between dumps, 0: none given; with a fixed dt, read as
+                               output_every = output_period / dt */
   int checkpoint_every;     /* 0: no checkpoints */
 };
 
 /* Read, validate against the schema (io/fesim.xsd, compiled into the program
  * as fe_case_schema), and check the values
- * (dt > 0, end > start, theta in [0,1], periods > 0, expressions compile, ...).
+ * (dt > 0 or cfl > 0 with dt_max > 0, end > start, theta in [0,1], periods > 0,
+ * expressions compile, ...).
  * Every error is FE_ERR_INPUT with "FILE:LINE: <element>: what was found,
  * what was expected". */
 int fe_case_read(const char *path, struct fe_case **c);

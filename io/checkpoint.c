@@ -13,7 +13,7 @@
 #include "core/hash.h"
 #include "io/outdir.h"
 
-static const char magic[16] = "fesim-ckpt-v2\n";
+static const char magic[16] = "fesim-ckpt-v3\n";
 static const char magic_prefix[] = "fesim-ckpt-v";
 enum { MAX_TEXT = 1 << 20 }; /* bytes in each of the three strings */
 
@@ -116,6 +116,8 @@ int fe_checkpoint_encode(const struct fe_checkpoint *cp, unsigned char **bytes, 
   put_u64(b + FE_CKPT_STEP, (uint64_t)cp->step);
   put_f64(b + FE_CKPT_TIME, cp->time);
   put_u64(b + FE_CKPT_N_DUMPS, (uint64_t)cp->n_dumps);
+  put_f64(b + FE_CKPT_CFL, cp->cfl);
+  put_f64(b + FE_CKPT_DT_MAX, cp->dt_max);
   unsigned char *p = b + FE_CKPT_HEADER;
   for (int i = 0; i < 3; i++) {
     const size_t n = strlen(text[i]);
@@ -161,7 +163,10 @@ static int check_magic(const char *q, const unsigned char *b, size_t size)
            "%s is a checkpoint of format version %s%s; this fesim reads version %d only, whose "
            "checkpoints it can verify: rerun the case from its start",
            q, version[0] ? version : "?",
-           !strcmp(version, "1") ? " (written by an earlier fesim)" : "", FE_CHECKPOINT_VERSION);
+           atoi(version) >= 1 && atoi(version) < FE_CHECKPOINT_VERSION
+               ? " (written by an earlier fesim)"
+               : "",
+           FE_CHECKPOINT_VERSION);
 }
 
 static int check_sum(const char *q, const unsigned char *b, size_t size)
@@ -233,6 +238,8 @@ static int parse(const char *q, const unsigned char *b, struct fe_checkpoint *cp
   cp->step = (long)get_u64(b + FE_CKPT_STEP);
   cp->time = get_f64(b + FE_CKPT_TIME);
   cp->n_dumps = (long)get_u64(b + FE_CKPT_N_DUMPS);
+  cp->cfl = get_f64(b + FE_CKPT_CFL);
+  cp->dt_max = get_f64(b + FE_CKPT_DT_MAX);
   const unsigned char *p = b + FE_CKPT_HEADER;
   for (int i = 0; i < 3; i++) {
     const uint32_t len = get_u32(b + FE_CKPT_LENGTHS + 4 * i);
@@ -251,6 +258,9 @@ static int check_finite(const char *q, const struct fe_checkpoint *cp)
 {
   FE_CHECK(isfinite(cp->time), FE_ERR_INPUT, "%s holds a time that is not finite (%g)", q,
            cp->time);
+  FE_CHECK(isfinite(cp->cfl) && isfinite(cp->dt_max), FE_ERR_INPUT,
+           "%s holds a rule of time steps that is not finite (cfl %g, dt_max %g)", q, cp->cfl,
+           cp->dt_max);
   for (long i = 0; i < cp->n_dumps; i++)
     FE_CHECK(isfinite(cp->dump_times[i]), FE_ERR_INPUT,
              "%s: the time of dump %ld is not finite (%g)", q, i, cp->dump_times[i]);
@@ -396,8 +406,27 @@ static int verify_identity(const char *q, const struct fe_checkpoint *cp,
   return FE_SUCCESS;
 }
 
-static int verify_schedule(const char *q, const struct fe_checkpoint *cp,
-                           const struct fe_schedule *s)
+/* The same rule of steps: a fixed dt (its value is checked by the times), or the same cfl
+ * and dt_max, which choose every step. */
+static int verify_rule(const char *q, const struct fe_checkpoint *cp, const struct fe_schedule *s)
+{
+  char a[40], b[40], c[40], d[40];
+  FE_CHECK((cp->cfl > 0) == (s->cfl > 0), FE_ERR_INPUT,
+           "checkpoint %s was written by a run whose steps %s; this case's steps %s (<time>): a "
+           "restart continues the run's own steps",
+           q, cp->cfl > 0 ? "came from a Courant number (cfl)" : "had a fixed dt",
+           s->cfl > 0 ? "come from a Courant number (cfl)" : "have a fixed dt");
+  FE_CHECK(!(s->cfl > 0) || (cp->cfl == s->cfl && cp->dt_max == s->dt_max), FE_ERR_INPUT,
+           "checkpoint %s was written by a run with cfl = %s, dt_max = %s; this case has cfl = "
+           "%s, dt_max = %s (<time>): its steps would not be the run's",
+           q, num(cp->cfl, s->cfl, a, sizeof a), num(cp->dt_max, s->dt_max, b, sizeof b),
+           num(s->cfl, cp->cfl, c, sizeof c), num(s->dt_max, cp->dt_max, d, sizeof d));
+  return FE_SUCCESS;
+}
+
+/* Fixed dt: step < n_steps, ending at the schedule's time of it. */
+static int verify_fixed_step(const char *q, const struct fe_checkpoint *cp,
+                             const struct fe_schedule *s)
 {
   char a[40], b[40];
   FE_CHECK(
@@ -409,19 +438,64 @@ static int verify_schedule(const char *q, const struct fe_checkpoint *cp,
            "checkpoint %s is at step %ld, t = %s; this case's step %ld ends at t = %s: its <time> "
            "(start, dt) is not the one of the run that wrote the checkpoint",
            q, cp->step, num(cp->time, t, a, sizeof a), cp->step, num(t, cp->time, b, sizeof b));
-  const long dumps = fe_schedule_dumps_after(s, cp->step);
+  return FE_SUCCESS;
+}
+
+/* cfl: a time in [start, end), at start exactly at step 0, at most FE_MAX_STEPS steps. */
+static int verify_cfl_step(const char *q, const struct fe_checkpoint *cp,
+                           const struct fe_schedule *s)
+{
+  char a[40], b[40];
+  FE_CHECK(cp->time < s->end, FE_ERR_INPUT,
+           "checkpoint %s is at step %ld, t = %s; this case ends at t = %s (<time>), so nothing "
+           "is left to run",
+           q, cp->step, num(cp->time, s->end, a, sizeof a), num(s->end, cp->time, b, sizeof b));
+  FE_CHECK(cp->time >= s->start && (cp->step == 0) == (cp->time == s->start) &&
+               cp->step < FE_MAX_STEPS,
+           FE_ERR_INPUT,
+           "checkpoint %s is at step %ld, t = %s; this case starts at t = %s (<time>): its start "
+           "is not the one of the run that wrote the checkpoint",
+           q, cp->step, num(cp->time, s->start, a, sizeof a), num(s->start, cp->time, b, sizeof b));
+  return FE_SUCCESS;
+}
+
+/* " (step N)": the step of dump `index` with a fixed dt. */
+static const char *step_of(const struct fe_schedule *s, long index, char *buf, size_t size)
+{
+  buf[0] = '\0';
+  if (!(s->cfl > 0)) snprintf(buf, size, " (step %ld)", fe_schedule_dump_step(s, index));
+  return buf;
+}
+
+/* The dumps by the checkpoint's step, at the times the schedule gives (with cfl and a dump
+ * every few steps: after the start, in order, none after the checkpoint's time). */
+static int verify_dumps(const char *q, const struct fe_checkpoint *cp, const struct fe_schedule *s)
+{
+  char a[40], b[40], every[64], where[40];
+  const long dumps = fe_schedule_dumps_by(s, cp->step, cp->time);
+  if (s->output_every)
+    snprintf(every, sizeof every, "a dump every %ld steps", s->output_every);
+  else
+    snprintf(every, sizeof every, "a dump every %.9g in time", s->output_period);
   FE_CHECK(cp->n_dumps == dumps, FE_ERR_INPUT,
-           "checkpoint %s holds %ld dumps at step %ld; this case's schedule (a dump every %ld "
-           "steps) gives %ld by then: its <output every> is not the one of the run that wrote the "
-           "checkpoint",
-           q, cp->n_dumps, cp->step, s->output_every, dumps);
+           "checkpoint %s holds %ld dumps at step %ld; this case's schedule (%s) gives %ld by "
+           "then: its <output %s> is not the one of the run that wrote the checkpoint",
+           q, cp->n_dumps, cp->step, every, dumps, s->output_every ? "every" : "period");
   for (long i = 0; i < dumps; i++) {
-    const double ti = fe_schedule_time(s, fe_schedule_dump_step(s, i));
-    FE_CHECK(
-        cp->dump_times[i] == ti, FE_ERR_INPUT,
-        "checkpoint %s has dump %ld at t = %s; this case's schedule has it at t = %s (step %ld)", q,
-        i, num(cp->dump_times[i], ti, a, sizeof a), num(ti, cp->dump_times[i], b, sizeof b),
-        fe_schedule_dump_step(s, i));
+    double ti;
+    if (fe_schedule_dump_time(s, i, &ti)) {
+      FE_CHECK(cp->dump_times[i] == ti, FE_ERR_INPUT,
+               "checkpoint %s has dump %ld at t = %s; this case's schedule has it at t = %s%s", q,
+               i, num(cp->dump_times[i], ti, a, sizeof a), num(ti, cp->dump_times[i], b, sizeof b),
+               step_of(s, i, where, sizeof where));
+      continue;
+    }
+    FE_CHECK(cp->dump_times[i] > cp->dump_times[i - 1] && cp->dump_times[i] <= cp->time,
+             FE_ERR_INPUT,
+             "checkpoint %s has dump %ld at t = %s, after dump %ld at t = %.17g; expected dumps in "
+             "order, none after its step's t = %.17g",
+             q, i, num(cp->dump_times[i], cp->time, a, sizeof a), i - 1, cp->dump_times[i - 1],
+             cp->time);
   }
   return FE_SUCCESS;
 }
@@ -432,5 +506,7 @@ int fe_checkpoint_verify(const char *path, const struct fe_checkpoint *cp,
   char q[FE_QUOTE_SIZE];
   fe_quote(path, FE_QUOTE_MAX, q, sizeof q);
   FE_CALL(verify_identity(q, cp, run));
-  return verify_schedule(q, cp, s);
+  FE_CALL(verify_rule(q, cp, s));
+  FE_CALL(s->cfl > 0 ? verify_cfl_step(q, cp, s) : verify_fixed_step(q, cp, s));
+  return verify_dumps(q, cp, s);
 }

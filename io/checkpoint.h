@@ -11,8 +11,10 @@
  *          32  i64       nodes           40  i64  cells
  *          48  i64       step            56  f64  time at the end of the step
  *          64  i64       dumps written by then
- *          72  u32 x 4   lengths of the case name, the stat columns, the dump fields; 0
- *          88            the three strings (no terminating zeros), the dump times
+ *          72  f64       cfl: the Courant number the steps were chosen for (0: a fixed dt)
+ *          80  f64       dt_max with cfl (0: a fixed dt)
+ *          88  u32 x 4   lengths of the case name, the stat columns, the dump fields; 0
+ *         104            the three strings (no terminating zeros), the dump times
  *                        (f64 each), the field (f64 per node)
  *     size - 8  u64       checksum: XXH64 (core/hash.h, seed 0) of every byte before it */
 #ifndef FE_CHECKPOINT_H
@@ -24,7 +26,7 @@
 #include "io/mesh.h"
 #include "io/schedule.h"
 
-#define FE_CHECKPOINT_VERSION 2
+#define FE_CHECKPOINT_VERSION 3
 
 enum fe_checkpoint_layout {
   FE_CKPT_SIZE = 16,
@@ -34,8 +36,10 @@ enum fe_checkpoint_layout {
   FE_CKPT_STEP = 48,
   FE_CKPT_TIME = 56,
   FE_CKPT_N_DUMPS = 64,
-  FE_CKPT_LENGTHS = 72,
-  FE_CKPT_HEADER = 88
+  FE_CKPT_CFL = 72,
+  FE_CKPT_DT_MAX = 80,
+  FE_CKPT_LENGTHS = 88,
+  FE_CKPT_HEADER = 104
 };
 
 struct fe_checkpoint {
@@ -47,6 +51,7 @@ struct fe_checkpoint {
   long step;    /* last completed step */
   double time;  /* the end of that step */
   long n_dumps; /* dumps written by then */
+  double cfl, dt_max; /* the rule of the steps: a Courant number and dt_max, or 0, 0: a fixed dt */
   double *dump_times;
   double *field; /* n_nodes values */
 };
@@ -76,8 +81,10 @@ void fe_checkpoint_free(struct fe_checkpoint *cp);
 
 /* FE_ERR_INPUT naming what differs, the checkpoint's value and the case's,
  * when cp was not written by a run like `run` (name, mesh, stat columns, dump
- * fields; run's step, time and dumps are not looked at) at a step of `s`:
- * step < n_steps, time and dumps those the schedule gives for that step. */
+ * fields; run's step, time and dumps are not looked at) at a step of `s`: the
+ * same rule of steps (a fixed dt, or the same cfl and dt_max), a step before the
+ * end, its time the one the schedule gives for that step (fixed dt) or within
+ * [start, end) (cfl), its dumps and their times those the schedule gives by then. */
 int fe_checkpoint_verify(const char *path, const struct fe_checkpoint *cp,
                          const struct fe_checkpoint *run, const struct fe_schedule *s);
 

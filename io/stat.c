@@ -18,10 +18,11 @@ struct fe_stat {
 };
 
 static const char columns_exact[] =
-    "step,time,dt,min,max,integral,l2_error,linf_error,advection_iterations,"
+    "step,time,dt,courant,min,max,integral,l2_error,linf_error,advection_iterations,"
     "diffusion_iterations,wall_seconds";
 static const char columns_plain[] =
-    "step,time,dt,min,max,integral,advection_iterations,diffusion_iterations,wall_seconds";
+    "step,time,dt,courant,min,max,integral,advection_iterations,diffusion_iterations,"
+    "wall_seconds";
 
 const char *fe_stat_columns(int has_exact) { return has_exact ? columns_exact : columns_plain; }
 
@@ -184,13 +185,13 @@ int fe_stat_resume(const char *path, int has_exact, long keep, struct fe_stat **
 int fe_stat_write(struct fe_stat *stat, const struct fe_stat_row *r)
 {
   char line[640], what[64];
-  int n = snprintf(line, sizeof line, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g", r->step, r->time, r->dt,
-                   r->min, r->max, r->integral);
+  int n = snprintf(line, sizeof line, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", r->step, r->time,
+                   r->dt, r->courant, r->min, r->max, r->integral);
   if (stat->has_exact)
     n += snprintf(line + n, sizeof line - (size_t)n, ",%.17g,%.17g", r->l2_error, r->linf_error);
   n += snprintf(line + n, sizeof line - (size_t)n, ",%d,%d,%.17g\n", r->advection_iterations,
                 r->diffusion_iterations, r->wall_seconds);
-  /* 11 numbers of at most 24 characters each */
+  /* 12 numbers of at most 24 characters each */
   FE_CHECK(n > 0 && (size_t)n < sizeof line, FE_ERR_RESOURCE,
            "internal error: a stat row of %d bytes", n);
   snprintf(what, sizeof what, "the row of step %ld", r->step);

@@ -4,7 +4,9 @@
 
 struct fe_stat_row {
   long step;
-  double time, dt, min, max, integral;
+  double time, dt;
+  double courant; /* the step's largest cell Courant number, from the velocity at its start */
+  double min, max, integral;
   double l2_error, linf_error; /* written only when the case has <exact> */
   int advection_iterations, diffusion_iterations;
   double wall_seconds;

@@ -325,3 +325,23 @@ fe_case_check(channel_top_hat galerkin_range bounds --size 0.04 --dt 0.01 --stab
 fe_case_gpu(channel_top_hat --size 0.04 --dt 0.01)
 fe_case_gpu_check(channel_top_hat supg backends --size 0.04 --dt 0.01 --stabilisation supg --rtol 1e-9)
 fe_case_gpu_check(channel_top_hat fct_bounded bounds --size 0.04 --dt 0.01 --rtol 1e-12)
+
+# Time steps from a Courant number (<time cfl dt_max>): a flow that speeds up six times keeps
+# every step at cfl 0.5 (the stat file's courant column, to 1e-9) once dt_max no longer limits
+# it, with steps inversely proportional to the speed (dt (0.2 + t) constant to 1e-9), shortened
+# only to land on the dump times and on end; the case against its exact solution, the
+# strategies alike, a restart bit for bit (stat rows, dumps) from a checkpoint mid-run; on the
+# GPU (label gpu) the same steps as the CPU's and the same field.
+fe_case(accelerating_flow T velocity T_exact T_error)
+fe_case_check(accelerating_flow cfl cfl --speed "0.2 + t" --min-capped 5 --min-at-cfl 20)
+fe_case_check(accelerating_flow error error --max-l2 2.5e-3)
+fe_case_check(accelerating_flow strategies strategies --rtol 1e-9)
+fe_case_check(accelerating_flow restart restart --every-checkpoint 20)
+fe_case_gpu(accelerating_flow --max-l2 2.5e-3)
+fe_case_gpu_check(accelerating_flow cfl cfl --speed "0.2 + t" --min-capped 5 --min-at-cfl 20
+                  --rtol 1e-12)
+# A flow too fast for the mesh: the step its Courant number allows does not change the time;
+# exit 3, the state kept in a checkpoint; on the CPU and (label gpu) the GPU.
+fe_expect_exit_backends(exit.flow_too_fast 3
+  "at t = 1 the Courant number asks for a step of 3\\.01e-22 \\(cfl 0\\.5: the largest \\|u\\| / h is 1\\.65886e\\+21\\), too short to advance the time; the flow is too fast for the mesh\nfesim: the last good state \\(step 0, t = 1\\) is in [^\n]*/too_fast_checkpoint_000000\\.bin"
+  ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/flow_too_fast.xml)

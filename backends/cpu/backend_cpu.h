@@ -68,5 +68,8 @@ int fe_count_indefinite_cpu(const struct fe_space *s, long m, const double *tens
 /* fct.c */
 int fe_fct_lumped_mass_cpu(const struct fe_space *s, double *ml);
 int fe_fct_step_cpu(const struct fe_space *s, const struct fe_fct_arrays *a);
+/* courant.c */
+int fe_courant_cell_rates_cpu(const struct fe_space *s, const double *velocity,
+                              const double *inv_height, double *rate);
 
 #endif

@@ -123,5 +123,8 @@ int fe_count_indefinite_cuda(const struct fe_space *s, long m, const double *ten
 /* fct.cu */
 int fe_fct_lumped_mass_cuda(const struct fe_space *s, double *ml);
 int fe_fct_step_cuda(const struct fe_space *s, const struct fe_fct_arrays *a);
+/* courant.cu */
+int fe_courant_cell_rates_cuda(const struct fe_space *s, const double *velocity,
+                               const double *inv_height, double *rate);
 
 #endif

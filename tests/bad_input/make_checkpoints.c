@@ -114,7 +114,7 @@ static int other_runs(const char *dir, struct fe_checkpoint *good)
   cp.mesh_id ^= 1; /* same node and cell counts, another mesh */
   err |= save_cp(dir, "other_mesh.bin", &cp);
   cp = *good;
-  cp.columns = "step,time,dt,min,max,integral,l2_error,linf_error,advection_iterations,"
+  cp.columns = "step,time,dt,courant,min,max,integral,l2_error,linf_error,advection_iterations,"
                "diffusion_iterations,wall_seconds";
   err |= save_cp(dir, "other_columns.bin", &cp);
   cp = *good;
@@ -161,8 +161,8 @@ static int move(const char *good_path, const char *dir, char **arg)
   int err = save_cp(dir, name, &cp);
   snprintf(path, sizeof path, "%s/%s.stat", dir, cp.name);
   FILE *f = fopen(path, "w");
-  err |=
-      !f || fprintf(f, "%s\n%ld,%.17g,%.17g,0,1,0.25,0,1,0\n", cp.columns, step, cp.time, s.dt) < 0;
+  err |= !f ||
+         fprintf(f, "%s\n%ld,%.17g,%.17g,0,0,1,0.25,0,1,0\n", cp.columns, step, cp.time, s.dt) < 0;
   if (f) err |= fclose(f) != 0;
   fe_checkpoint_free(&cp);
   return err ? fail("cannot write the moved checkpoint") : 0;

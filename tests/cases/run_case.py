@@ -22,6 +22,17 @@ CHECK is one of
                 and L2 errors of the final field against the initial one (lumped-mass
                 weighted), at most --max-l1 and --max-l2 when given; with --outside, the
                 range must leave those bounds instead (a scheme that is not bounded)
+  cfl           a case whose <time> has cfl and dt_max (its <output> a period): every
+                step no longer than dt_max and with a Courant number (the stat file's courant)
+                at most cfl, both to 1e-9 relative; each step either at cfl (to 1e-9) or at
+                dt_max, but for the steps shortened to land on an output time or on end (the
+                landing step and the one before it); every output time and end reached
+                exactly, and the dumps at those times; with --speed (the flow's speed as a
+                Python expression of t, up to a constant factor) the steps at cfl are
+                inversely proportional to the speed at their start (dt * speed constant to
+                1e-9): they shorten as the flow speeds up; at least --min-capped steps at
+                dt_max and --min-at-cfl at cfl; with --backend cuda, the GPU's steps those
+                of the CPU (same count, dt to --rtol)
   backends      on the GPU, each strategy (lma, addto, matfree; atomic and deterministic
                 scatter) matches the CPU's
                 final field to --rtol and meet --max-l2; exit 77 (skip) without a GPU
@@ -68,7 +79,9 @@ def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None,
     if output is None:
         output = ET.SubElement(root, "output")
     output.set("dir", os.path.join(work, tag))
-    output.set("every", str(every if every else 1000000))
+    if every or output.get("period") is None:  # a period (with cfl, steps land on it) is kept
+        output.attrib.pop("period", None)
+        output.set("every", str(every if every else 1000000))
     if checkpoint:
         ET.SubElement(root, "checkpoint").set("every", str(checkpoint))
     path = os.path.join(work, tag + ".xml")
@@ -215,12 +228,94 @@ def order(e_coarse, e_fine, ratio=2.0):
     return math.log(e_coarse / e_fine) / math.log(ratio)
 
 
+def output_times(root):
+    """The times a cfl run must land on: start + i period (as fesim computes them) before end,
+    then end; an output time within 1e-9 period of end is end's (io/schedule.h)."""
+    time, output = root.find("time"), root.find("output")
+    start, end = float(time.get("start")), float(time.get("end"))
+    period = float(output.get("period")) if output is not None and output.get("period") else None
+    times = []
+    i = 1
+    while period and end - (start + i * period) > 1e-9 * period:
+        times.append(start + i * period)
+        i += 1
+    return times + [end]
+
+
+def cfl_steps(rows, cfl, dt_max, landings, tol=1e-9):
+    """Failures of the steps (stat rows after row 0) against the cfl rule, and the rows at
+    cfl and at dt_max that were not shortened to land."""
+    bad, at_cfl, capped = [], [], []
+    land = set(landings)
+    for i, r in enumerate(rows[1:], 1):
+        lands = r["time"] in land
+        before = i + 1 < len(rows) and rows[i + 1]["time"] in land
+        if r["dt"] > dt_max * (1 + tol) or r["courant"] > cfl * (1 + tol):
+            bad.append(f"step {int(r['step'])}: dt {r['dt']!r} courant {r['courant']!r} beyond the rule")
+        elif abs(r["courant"] / cfl - 1) <= tol and not lands and not before:
+            at_cfl.append(r)
+        elif r["dt"] == dt_max and not lands and not before:
+            capped.append(r)
+        elif not lands and not before:
+            bad.append(f"step {int(r['step'])} (t = {r['time']!r}): dt {r['dt']!r}, courant {r['courant']!r}: "
+                       f"neither at cfl nor at dt_max, nor next to an output time")
+    missed = sorted(land - {r["time"] for r in rows})
+    if missed:
+        bad.append(f"output times not landed on: {missed}")
+    return bad, at_cfl, capped
+
+
+def check_cfl(a, work, over, extra):
+    path, name, out = make_case(a.case_dir, work, "run", **over)
+    root = ET.parse(path).getroot()
+    time = root.find("time")
+    cfl, dt_max = float(time.get("cfl")), float(time.get("dt_max"))
+    landings = output_times(root)
+    run(a.fesim, path, extra, skip_without_gpu=True)
+    rows = read_stat(out, name)
+    bad, at_cfl, capped = cfl_steps(rows, cfl, dt_max, landings)
+    with open(os.path.join(out, name + ".vtk.series")) as f:
+        dumped = [float(x.split('"time":')[1].split("}")[0]) for x in f.read().split("{ \"name\"")[1:]]
+    if dumped != [float(time.get("start"))] + landings:
+        bad.append(f"dumps at {dumped}, expected at the start and {landings}")
+    print(f"{len(rows) - 1} steps: {len(capped)} at dt_max {dt_max:g}, {len(at_cfl)} at cfl {cfl:g}, "
+          f"{len(rows) - 1 - len(capped) - len(at_cfl)} shortened to land on {len(landings)} output times")
+    worst = max((abs(r["courant"] / cfl - 1) for r in at_cfl), default=0)
+    print(f"steps at cfl: courant within {worst:.2e} of {cfl:g}; dt from {max(r['dt'] for r in at_cfl):.6g} "
+          f"to {min(r['dt'] for r in at_cfl):.6g}" if at_cfl else "no step at cfl")
+    if len(capped) < a.min_capped or len(at_cfl) < a.min_at_cfl:
+        bad.append(f"{len(capped)} steps at dt_max, {len(at_cfl)} at cfl; expected at least "
+                   f"{a.min_capped} and {a.min_at_cfl}")
+    if a.speed:
+        by_step = {int(r["step"]): r for r in rows}
+        products = [r["dt"] * eval(a.speed, {"math": math}, {"t": by_step[int(r["step"]) - 1]["time"]})
+                    for r in at_cfl]
+        spread = (max(products) - min(products)) / max(products) if products else 0
+        shrinking = all(x["dt"] > y["dt"] for x, y in zip(at_cfl, at_cfl[1:]))
+        print(f"dt * speed(t0) over the steps at cfl: {min(products, default=0):.12g} to "
+              f"{max(products, default=0):.12g} (spread {spread:.2e}); dt shortening as the flow speeds up: "
+              f"{shrinking}")
+        if spread > 1e-9 or not shrinking:
+            bad.append("the steps at cfl are not inversely proportional to the speed")
+    if a.backend == "cuda":
+        path, name, cpu_out = make_case(a.case_dir, work, "cpu", **over)
+        run(a.fesim, path, [x for x in extra if x not in ("--backend", "cuda")] + ["--backend", "cpu"])
+        cpu = read_stat(cpu_out, name)
+        diff = max((abs(x["dt"] - y["dt"]) / y["dt"] for x, y in zip(rows[1:], cpu[1:])), default=0)
+        print(f"GPU {len(rows) - 1} steps, CPU {len(cpu) - 1}; largest relative difference of their dt {diff:.2e}")
+        if len(rows) != len(cpu) or diff > (a.rtol if a.rtol is not None else 1e-12):
+            bad.append("the GPU's steps are not the CPU's")
+    for b in bad:
+        print("FAIL: " + b)
+    return not bad
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("fesim")
     p.add_argument("case_dir")
     p.add_argument("check", choices=["error", "order", "time-order", "conservation", "strategies", "backends",
-                                      "restart", "signal", "bounds"])
+                                      "restart", "signal", "bounds", "cfl"])
     p.add_argument("--every-checkpoint", type=int, default=10)
     p.add_argument("--size", type=float)
     p.add_argument("--dt", type=float)
@@ -241,6 +336,9 @@ def main():
     p.add_argument("--revolution", action="store_true")
     p.add_argument("--outside", action="store_true")
     p.add_argument("--max-l1", type=float)
+    p.add_argument("--speed", help="cfl: the flow's speed as a Python expression of t")
+    p.add_argument("--min-capped", type=int, default=1)
+    p.add_argument("--min-at-cfl", type=int, default=1)
     p.add_argument("--stabilisation", default=None)
     p.add_argument("--assembly", default=None)
     p.add_argument("--backend", default=None, help="cpu or cuda; with cuda, exit 77 (skip) without a GPU")
@@ -300,7 +398,9 @@ def main():
         elif a.check == "restart":
             import shutil
             k = a.every_checkpoint
-            path, name, out = make_case(a.case_dir, work, "full", every=k, checkpoint=k, **over)
+            by_time = ET.parse(os.path.join(a.case_dir, "case.xml")).getroot().find("output[@period]") is not None
+            path, name, out = make_case(a.case_dir, work, "full", every=None if by_time else k, checkpoint=k,
+                                        **over)
             run(a.fesim, path, extra)
             # the killed run: its outputs up to step k + k/2, restarted from checkpoint k
             part = os.path.join(work, "part")
@@ -373,6 +473,8 @@ def main():
                 diff = max(abs(x - y) for x, y in zip(fields[strategies[0]], fields[s]))
                 print(f"max |T_{strategies[0]} - T_{s}| = {diff:.3e}")
                 ok = ok and (a.rtol is None or diff <= a.rtol)
+        elif a.check == "cfl":
+            ok = check_cfl(a, work, over, extra)
         elif a.check == "backends":
             ok = True
             probe = subprocess.run([a.fesim, "--quiet", "--backend", "cuda", "--check",

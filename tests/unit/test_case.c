@@ -124,9 +124,29 @@ static void check_defaults(void)
   CHECK(same(c->strategy, "lma"));
   CHECK(same(c->backend, "auto"));
   CHECK(same(c->output_dir, "."));
-  CHECK(c->output_every == 1);
+  CHECK(c->output_every == 1 && c->output_period == 0);
   CHECK(c->checkpoint_every == 0);
+  CHECK(c->cfl == 0 && c->dt_max == 0);
   fe_case_destroy(c);
+}
+
+/* Steps from a Courant number, dumps by time; with a fixed dt a period is a number of steps. */
+static void check_time_rules(void)
+{
+  struct fe_case *c = NULL;
+  CHECK_OK(fe_case_read(data("case/cfl.xml"), &c));
+  if (c) {
+    CHECK(c->dt == 0 && c->cfl == 0.4 && c->dt_max == 0.05);
+    CHECK(c->output_every == 0 && c->output_period == 0.25);
+    fe_case_destroy(c);
+  }
+  c = NULL;
+  CHECK_OK(fe_case_read(data("case/period_steps.xml"), &c));
+  if (c) {
+    CHECK(c->dt == 0.1 && c->cfl == 0 && c->dt_max == 0);
+    CHECK(c->output_every == 3 && c->output_period == 0.3); /* 0.3 / 0.1 = 2.9999999999999996 */
+    fe_case_destroy(c);
+  }
 }
 
 static void check_tensors(void)
@@ -236,6 +256,7 @@ int main(void)
 {
   check_full();
   check_defaults();
+  check_time_rules();
   check_tensors();
   check_relative();
   check_piecewise();

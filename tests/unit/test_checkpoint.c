@@ -97,18 +97,27 @@ static int decode_says(const unsigned char *b, size_t size, const char *want)
   return ok;
 }
 
-static int verify_says(const struct fe_checkpoint *cp, const char *want, const char *want2)
+/* verify's code and its one message, which must contain want and want2 (when not NULL); want
+ * NULL: the checkpoint must pass. */
+static int verify_on(const struct fe_checkpoint *cp, const struct fe_schedule *s, const char *want,
+                     const char *want2)
 {
   const struct fe_checkpoint id = run_identity();
-  const struct fe_schedule s = schedule();
   const int saved = capture_begin();
-  const int err = fe_checkpoint_verify("x.bin", cp, &id, &s);
+  const int err = fe_checkpoint_verify("x.bin", cp, &id, s);
   const char *msg = capture_end(saved);
-  const int ok = err == FE_ERR_INPUT && strstr(msg, want) && (!want2 || strstr(msg, want2));
+  const int ok = want ? err == FE_ERR_INPUT && strstr(msg, want) && (!want2 || strstr(msg, want2))
+                      : err == FE_SUCCESS;
   if (!ok)
-    fprintf(stderr, "verify: %d, '%s'; expected '%s' and '%s'\n", err, msg, want,
+    fprintf(stderr, "verify: %d, '%s'; expected '%s' and '%s'\n", err, msg, want ? want : "",
             want2 ? want2 : "");
   return ok;
+}
+
+static int verify_says(const struct fe_checkpoint *cp, const char *want, const char *want2)
+{
+  const struct fe_schedule s = schedule();
+  return verify_on(cp, &s, want, want2);
 }
 
 /* ---------------------------------------------------------------- bytes */
@@ -152,7 +161,7 @@ static void test_round_trip(void)
   fe_checkpoint_free(&cp);
   fe_checkpoint_free(&cp); /* twice is harmless */
   /* the layout of io/checkpoint.h */
-  CHECK(!memcmp(b, "fesim-ckpt-v2\n\0\0", 16) &&
+  CHECK(!memcmp(b, "fesim-ckpt-v3\n\0\0", 16) &&
         (size_t)(b[FE_CKPT_SIZE] + 256 * b[FE_CKPT_SIZE + 1]) == size);
   CHECK(b[FE_CKPT_STEP] == 5 && b[FE_CKPT_N_DUMPS] == 2 && b[FE_CKPT_N_NODES] == 4);
   CHECK(!memcmp(b + FE_CKPT_HEADER, "case", 4));
@@ -199,9 +208,12 @@ static void test_versions(void)
   unsigned char *b = encoded(&size);
   memcpy(b, "fesim-ckpt-v1\n\0\0", 16);
   CHECK(decode_says(b, size,
-                    "format version 1 (written by an earlier fesim); this fesim reads version 2"));
-  memcpy(b, "fesim-ckpt-v3\n\0\0", 16);
-  CHECK(decode_says(b, size, "format version 3; this fesim reads version 2"));
+                    "format version 1 (written by an earlier fesim); this fesim reads version 3"));
+  memcpy(b, "fesim-ckpt-v2\n\0\0", 16);
+  CHECK(decode_says(b, size,
+                    "format version 2 (written by an earlier fesim); this fesim reads version 3"));
+  memcpy(b, "fesim-ckpt-v4\n\0\0", 16);
+  CHECK(decode_says(b, size, "format version 4; this fesim reads version 3"));
   free(b);
 }
 
@@ -245,6 +257,10 @@ static void test_inconsistent(void)
   reseal(c, size);
   CHECK(decode_says(c, size, "holds a time that is not finite"));
   memcpy(c, b, size);
+  memcpy(c + FE_CKPT_DT_MAX, &inf, 8);
+  reseal(c, size);
+  CHECK(decode_says(c, size, "holds a rule of time steps that is not finite (cfl 0, dt_max inf)"));
+  memcpy(c, b, size);
   c[FE_CKPT_HEADER + 1] = 1; /* in the case name */
   reseal(c, size);
   CHECK(decode_says(c, size, "its case name holds the byte 0x01"));
@@ -267,9 +283,10 @@ static void test_verify(void)
   CHECK(verify_says(&cp, "another mesh: 5 nodes", NULL));
   cp = good();
   cp.columns = (char *)fe_stat_columns(0);
-  CHECK(verify_says(
-      &cp, "whose stat file has the columns 'step,time,dt,min,max,integral,advection_iterations",
-      "this case's has 'step,time,dt,min,max,integral,l2_error"));
+  CHECK(verify_says(&cp,
+                    "whose stat file has the columns "
+                    "'step,time,dt,courant,min,max,integral,advection_iterations",
+                    "this case's has 'step,time,dt,courant,min,max,integral,l2_error"));
   cp = good();
   cp.fields = "T,velocity";
   CHECK(verify_says(&cp, "dumps hold the fields 'T,velocity'; this case's hold 'T,T_exact,T_error'",
@@ -295,6 +312,99 @@ static void test_verify(void)
                     "has dump 1 at t = 0.29999999999999999; this case's schedule has it at t = "
                     "0.30000000000000004 (step 3)",
                     NULL));
+  cp = good();
+  cp.cfl = 0.5, cp.dt_max = 0.1;
+  CHECK(verify_says(&cp,
+                    "whose steps came from a Courant number (cfl); this case's steps have a "
+                    "fixed dt (<time>)",
+                    NULL));
+}
+
+/* With cfl: 0 to 1, cfl 0.5, dt_max 0.1, a dump every 0.25 in time; the checkpoint of step 7
+ * at t = 0.6, after the dumps at 0, 0.25 and 0.5. */
+static struct fe_schedule cfl_schedule(void)
+{
+  struct fe_schedule s;
+  CHECK(fe_schedule_init_cfl(&s, 0, 1, 0.5, 0.1, 0, 0.25, 5) == FE_STEPS_OK);
+  return s;
+}
+
+static double cfl_dump_times[] = {0, 0.25, 0.5};
+
+static struct fe_checkpoint cfl_good(void)
+{
+  struct fe_checkpoint cp = good();
+  cp.step = 7;
+  cp.time = 0.6;
+  cp.n_dumps = 3;
+  cp.dump_times = cfl_dump_times;
+  cp.cfl = 0.5;
+  cp.dt_max = 0.1;
+  return cp;
+}
+
+static int cfl_verify_says(const struct fe_checkpoint *cp, const struct fe_schedule *s,
+                           const char *want)
+{
+  return verify_on(cp, s, want, NULL);
+}
+
+/* A checkpoint of a run whose steps came from a Courant number: its rule, its time within the
+ * case's span, its dumps those of the output times it passed (or, dumped every few steps, in
+ * order and not after its time). */
+static void test_verify_cfl(void)
+{
+  const struct fe_schedule s = cfl_schedule();
+  struct fe_checkpoint cp = cfl_good();
+  CHECK(cfl_verify_says(&cp, &s, NULL));
+  cp.cfl = 0.25;
+  CHECK(cfl_verify_says(&cp, &s,
+                        "written by a run with cfl = 0.25, dt_max = 0.1; this case has cfl = 0.5, "
+                        "dt_max = 0.1 (<time>): its steps would not be the run's"));
+  cp = cfl_good();
+  cp.dt_max = nextafter(0.1, 1);
+  CHECK(cfl_verify_says(&cp, &s,
+                        "dt_max = 0.10000000000000002; this case has cfl = 0.5, "
+                        "dt_max = 0.10000000000000001"));
+  cp = cfl_good();
+  cp.cfl = cp.dt_max = 0;
+  CHECK(cfl_verify_says(&cp, &s,
+                        "whose steps had a fixed dt; this case's steps come from a "
+                        "Courant number (cfl) (<time>)"));
+  cp = cfl_good();
+  cp.time = 1;
+  CHECK(cfl_verify_says(&cp, &s,
+                        "is at step 7, t = 1; this case ends at t = 1 (<time>), so "
+                        "nothing is left to run"));
+  cp = cfl_good();
+  cp.time = -0.5;
+  CHECK(cfl_verify_says(&cp, &s, "t = -0.5; this case starts at t = 0 (<time>)"));
+  cp = cfl_good();
+  cp.step = 0; /* at step 0 the time is the start */
+  CHECK(cfl_verify_says(&cp, &s, "is at step 0, t = 0.6; this case starts at t = 0"));
+  cp = cfl_good();
+  cp.time = 0.75; /* past the output time 0.75 with 3 dumps */
+  CHECK(cfl_verify_says(&cp, &s,
+                        "holds 3 dumps at step 7; this case's schedule (a dump every 0.25 in "
+                        "time) gives 4 by then: its <output period> is not the one"));
+  double other[] = {0, 0.25, 0.4};
+  cp = cfl_good();
+  cp.dump_times = other;
+  CHECK(cfl_verify_says(&cp, &s, "has dump 2 at t = 0.4; this case's schedule has it at t = 0.5"));
+  /* dumped every 2 steps: 4 dumps by step 7, at times the run chose */
+  struct fe_schedule by_steps;
+  CHECK(fe_schedule_init_cfl(&by_steps, 0, 1, 0.5, 0.1, 2, 0, 0) == FE_STEPS_OK);
+  double chosen[] = {0, 0.2, 0.35, 0.5};
+  cp = cfl_good();
+  cp.n_dumps = 4;
+  cp.dump_times = chosen;
+  CHECK(cfl_verify_says(&cp, &by_steps, NULL));
+  chosen[2] = 0.7;
+  CHECK(cfl_verify_says(&cp, &by_steps,
+                        "has dump 2 at t = 0.7, after dump 1 at t = 0.20000000000000001; expected "
+                        "dumps in order, none after its step's t = 0.59999999999999998"));
+  chosen[2] = 0.35, chosen[1] = 0;
+  CHECK(cfl_verify_says(&cp, &by_steps, "has dump 1 at t = 0, after dump 0"));
 }
 
 /* The identity changes with any coordinate or cell, and with the numbering. */
@@ -377,6 +487,7 @@ int main(void)
   test_versions();
   test_inconsistent();
   test_verify();
+  test_verify_cfl();
   test_mesh_id();
   if (dir) test_files(dir);
   if (dir) remove_fresh(dir);

@@ -19,17 +19,21 @@
 #include <unistd.h>
 
 static const char *const HEADER_EXACT =
-    "step,time,dt,min,max,integral,l2_error,linf_error,advection_iterations,"
+    "step,time,dt,courant,min,max,integral,l2_error,linf_error,advection_iterations,"
     "diffusion_iterations,wall_seconds";
 static const char *const HEADER_PLAIN =
-    "step,time,dt,min,max,integral,advection_iterations,diffusion_iterations,wall_seconds";
+    "step,time,dt,courant,min,max,integral,advection_iterations,diffusion_iterations,"
+    "wall_seconds";
 
+/* step, time, dt, courant, min, max, integral, l2, linf, iterations, wall */
 static const struct fe_stat_row ROWS[] = {
-    {0, 0.0, 0.1, -0.0, 1.0 / 3, 2.0 / 3, 0.0, 0.0, 0, 0, 0.0},
-    {1, 0.1, 0.1, -1e-300, 0.99999999999999989, 0.66666666666666663, 1.2345678901234567e-7,
-     4.9406564584124654e-324, 12, 7, 0.0012345},
-    {2, 0.2, 0.1, -DBL_MAX, DBL_MAX, DBL_MIN, 3.0000000000000004, 1e300, 2147483647, 1, 1.5},
-    {1000000, 1e5 + 0.1, 1.0 / 7, -2.5, 2.5, -123456789.123456789, 1e-17, 1e-16, 3, 99999, 3600.25},
+    {0, 0.0, 0.1, 0.0, -0.0, 1.0 / 3, 2.0 / 3, 0.0, 0.0, 0, 0, 0.0},
+    {1, 0.1, 0.1, 0.49999999999999994, -1e-300, 0.99999999999999989, 0.66666666666666663,
+     1.2345678901234567e-7, 4.9406564584124654e-324, 12, 7, 0.0012345},
+    {2, 0.2, 0.1, 1e-310, -DBL_MAX, DBL_MAX, DBL_MIN, 3.0000000000000004, 1e300, 2147483647, 1,
+     1.5},
+    {1000000, 1e5 + 0.1, 1.0 / 7, 123.456, -2.5, 2.5, -123456789.123456789, 1e-17, 1e-16, 3, 99999,
+     3600.25},
 };
 enum { N_ROWS = sizeof ROWS / sizeof ROWS[0] };
 
@@ -85,6 +89,7 @@ static void check_file(const char *path, int has_exact, int n)
     CHECK(next_int(&p) == r->step);
     CHECK(same(next_double(&p), r->time));
     CHECK(same(next_double(&p), r->dt));
+    CHECK(same(next_double(&p), r->courant));
     CHECK(same(next_double(&p), r->min));
     CHECK(same(next_double(&p), r->max));
     CHECK(same(next_double(&p), r->integral));
@@ -126,10 +131,10 @@ static void test_format(const char *dir)
   char path[512];
   snprintf(path, sizeof path, "%s/plain.stat", dir);
   char *text = read_all(path);
-  const char *row1 = "\n1,0.10000000000000001,0.10000000000000001,-1e-300,"
+  const char *row1 = "\n1,0.10000000000000001,0.10000000000000001,0.49999999999999994,-1e-300,"
                      "0.99999999999999989,0.66666666666666663,12,7,0.0012344999999999999\n";
   CHECK(text && strstr(text, row1));
-  CHECK(text && strstr(text, "\n0,0,0.10000000000000001,-0,"));
+  CHECK(text && strstr(text, "\n0,0,0.10000000000000001,0,-0,"));
   free(text);
 }
 
