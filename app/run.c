@@ -457,10 +457,11 @@ static int print_check(const struct fe_sim *s)
            courant, c->t_start, first.length / courant);
   if (fct && !(courant > 0))
     printf("FCT       low-order Courant number 0 at t = %.9g (no flow)\n", c->t_start);
-  printf("solver    %s, %s, rtol %g, atol %g, max %d iterations\n",
-         supg       ? "BiCGStab (SUPG: not symmetric)"
-         : implicit ? "BiCGStab (advection in the operator: not symmetric)"
-                    : "CG",
+  printf("solver    %s%s, %s, rtol %g, atol %g, max %d iterations\n",
+         fe_krylov_name(fe_scheme_diffusion_solver(c)),
+         supg       ? " (SUPG: not symmetric)"
+         : implicit ? " (advection in the operator: not symmetric)"
+                    : "",
          c->preconditioner == FE_PC_JACOBI ? "jacobi" : "no preconditioner", c->rtol, c->atol,
          c->max_iterations);
   printf("assembly  %s on backend %s\n", fe_strategy_name(s->strategy), s->be->description);

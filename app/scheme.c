@@ -20,6 +20,12 @@ int fe_scheme_supg(const struct fe_case *c)
   return fe_scheme_advects(c) && c->stabilisation == FE_STABILISATION_SUPG;
 }
 
+enum fe_krylov_kind fe_scheme_diffusion_solver(const struct fe_case *c)
+{
+  const int implicit = fe_scheme_advects(c) && c->advection == FE_ADVECTION_THETA;
+  return fe_scheme_supg(c) || implicit ? FE_KRYLOV_BICGSTAB : FE_KRYLOV_CG;
+}
+
 /* ---------------------------------------------------------------- set-up */
 
 static int expr_is_zero(const struct fe_expr *e)
@@ -123,9 +129,7 @@ static int pick_strategy(struct fe_scheme *s, int verbosity)
 static int create_operators(struct fe_scheme *s)
 {
   const size_t n = (size_t)s->m->n_nodes;
-  /* SUPG's mass and advection in the theta scheme are not symmetric: BiCGStab solves them */
-  const enum fe_krylov_kind diffusion_kind =
-      s->supg || s->implicit_advection ? FE_KRYLOV_BICGSTAB : FE_KRYLOV_CG;
+  const enum fe_krylov_kind diffusion_kind = fe_scheme_diffusion_solver(s->c);
   const enum fe_krylov_kind mass_kind = s->supg ? FE_KRYLOV_BICGSTAB : FE_KRYLOV_CG;
   FE_CALL(fe_operator_create(s->space, s->strategy, &s->diffusion.op));
   FE_CALL(fe_operator_create(s->space, s->strategy, &s->diffusion_rhs));
@@ -508,12 +512,9 @@ static int diffuse(struct fe_scheme *s, double t0, double tau)
 static int assemble_advection(struct fe_scheme *s, double t)
 {
   FE_CALL(assemble_mass(s, t));
+  FE_CALL(velocity_at(s, t)); /* also when C(t) is kept: the FCT limiter reads u(t) */
   const int tdep = s->adv_tdep || (s->supg && s->diff_tdep);
-  if (t == s->adv_time || (!tdep && !isnan(s->adv_time))) {
-    if (s->fct) FE_CALL(velocity_at(s, t)); /* the limiter reads u(t) */
-    return FE_SUCCESS;
-  }
-  FE_CALL(velocity_at(s, t));
+  if (t == s->adv_time || (!tdep && !isnan(s->adv_time))) return FE_SUCCESS;
   if (s->supg) FE_CALL(diffusivity_at(s, t));
   struct fe_form adv = {.advection = -1.0}; /* M dT/dt = -C T; SUPG: -(C + S) */
   supg_form(s, &adv);

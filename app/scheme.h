@@ -99,6 +99,9 @@ struct fe_scheme {
 int fe_scheme_advects(const struct fe_case *c);
 /* Whether SUPG tests the advected case's equation (stabilisation="supg"). */
 int fe_scheme_supg(const struct fe_case *c);
+/* The solver of the diffusion pair (and, with SUPG, of the mass): BiCGStab where SUPG or
+ * advection="theta" makes the operator non-symmetric, CG otherwise. */
+enum fe_krylov_kind fe_scheme_diffusion_solver(const struct fe_case *c);
 
 /* The scheme's operators and vectors for the case on space (whose backend and mesh it
  * takes); strategy "auto" is decided here (a note when verbosity > 0).  The tracer is
