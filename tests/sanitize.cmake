@@ -6,11 +6,12 @@
 #                       BUILD/asan, then run that tree's own tests:
 #   sanitize.unit       label unit (with the io dump tests)
 #   sanitize.bad_input  label bad_input: every error path of the case and mesh
-#   sanitize.case       label case, except the five longest runs of
-#                       rotating_gaussian (run, vtk, error, order, signal,
-#                       conservation: 11 min of CPU together when sanitized;
-#                       its restart check still runs, and the other cases
-#                       cover the same code); GPU and ParaView tests are left out
+#   sanitize.case       label case, except those labelled long (fe_long in
+#                       cases.cmake: convergence studies and revolutions on fine
+#                       meshes, 11 min of CPU for rotating_gaussian's alone when
+#                       sanitized; each such case keeps shorter checks there,
+#                       and the other cases cover the same code); GPU and
+#                       ParaView tests are left out
 #   sanitize.valgrind   valgrind memcheck of this build's fesim on short runs
 #                       (tests/sanitize/valgrind.sh); skipped without valgrind
 #   fuzz.build          the libFuzzer targets (FESIM_FUZZ, clang) in BUILD/fuzz
@@ -61,7 +62,7 @@ function(fe_sanitized name jobs)
 endfunction()
 fe_sanitized(unit 1 -L unit)
 fe_sanitized(bad_input 2 -L bad_input)
-fe_sanitized(case 2 -L case -E "^case\\.rotating_gaussian\\.(run|vtk|error|order|signal|conservation)$")
+fe_sanitized(case 2 -L case -LE long)
 
 find_program(FE_VALGRIND valgrind)
 add_test(NAME sanitize.valgrind
