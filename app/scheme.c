@@ -574,7 +574,10 @@ static int advect_fct(struct fe_scheme *s, double t0, double h)
   FE_CALL(fe_vec_copy(s->tracer, s->ssp_stage));
   for (int i = 0; i < 3; i++) {
     double courant = 0;
-    FE_CALL(advection_rate(s, t0 + at[i] * h, s->ssp_stage, s->rk4_rate));
+    if (lumped) /* the fluxes need no Galerkin rate, only u(t) */
+      FE_CALL(assemble_advection(s, t0 + at[i] * h));
+    else
+      FE_CALL(advection_rate(s, t0 + at[i] * h, s->ssp_stage, s->rk4_rate));
     FE_CALL(fe_fct_step(s->fct, s->vel, s->ssp_stage, lumped ? NULL : s->rk4_rate, h, s->ssp_euler,
                         i == 0 && measure ? &courant : NULL));
     s->fct_courant = courant > s->fct_courant ? courant : s->fct_courant;

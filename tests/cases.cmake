@@ -361,6 +361,8 @@ fe_case_gpu_check(boundary_layer supg_exact error --param Pe=25 --max-l2 1e-12 -
 # [-0.22, 1.19], FCT [-6e-19, 1]).
 fe_case(channel_top_hat T velocity T_exact T_error)
 fe_case_check(channel_top_hat fct_bounded bounds --size 0.04 --dt 0.01 --rtol 1e-12)
+fe_case_check(channel_top_hat fct_lumped_bounded bounds --size 0.04 --dt 0.01 --rtol 1e-12
+              --scheme mass=lumped)
 fe_case_check(channel_top_hat supg_range bounds --size 0.04 --dt 0.01 --stabilisation supg
               --assembly lma --lo -0.25 --hi 1.25 --tol 0)
 fe_case_check(channel_top_hat galerkin_range bounds --size 0.04 --dt 0.01 --stabilisation none
@@ -368,6 +370,8 @@ fe_case_check(channel_top_hat galerkin_range bounds --size 0.04 --dt 0.01 --stab
 fe_case_gpu(channel_top_hat --size 0.04 --dt 0.01)
 fe_case_gpu_check(channel_top_hat supg backends --size 0.04 --dt 0.01 --stabilisation supg --rtol 1e-9)
 fe_case_gpu_check(channel_top_hat fct_bounded bounds --size 0.04 --dt 0.01 --rtol 1e-12)
+fe_case_gpu_check(channel_top_hat fct_lumped_bounded bounds --size 0.04 --dt 0.01 --rtol 1e-12
+                  --scheme mass=lumped)
 
 # Time steps from a Courant number (<time cfl dt_max>): a flow that speeds up six times keeps
 # every step at cfl 0.5 (the stat file's courant column, to 1e-9) once dt_max no longer limits

@@ -52,7 +52,7 @@ import xml.etree.ElementTree as ET
 
 
 def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None, every=None,
-              checkpoint=None, params=None):
+              checkpoint=None, params=None, scheme=None):
     """Write a copy of case.xml with overrides into work/tag.xml; returns (path, name)."""
     tree = ET.parse(os.path.join(case_dir, "case.xml"))
     root = tree.getroot()
@@ -70,11 +70,13 @@ def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None,
         time.set("dt", repr(dt))
     if end is not None:
         time.set("end", repr(end))
-    if splitting is not None:
-        scheme = root.find("scheme")
-        if scheme is None:
-            scheme = ET.SubElement(root, "scheme")
-        scheme.set("splitting", splitting)
+    attributes = dict(scheme or {}, **({"splitting": splitting} if splitting is not None else {}))
+    if attributes:
+        element = root.find("scheme")
+        if element is None:
+            element = ET.SubElement(root, "scheme")
+        for key, value in attributes.items():
+            element.set(key, value)
     output = root.find("output")
     if output is None:
         output = ET.SubElement(root, "output")
@@ -322,6 +324,7 @@ def main():
     p.add_argument("--end", type=float)
     p.add_argument("--splitting")
     p.add_argument("--param", action="append", default=[], help="NAME=VALUE: a <param> of the case")
+    p.add_argument("--scheme", action="append", default=[], help="ATTR=VALUE: an attribute of <scheme>")
     p.add_argument("--sizes", type=lambda s: [float(x) for x in s.split(",")])
     p.add_argument("--dts", type=lambda s: [float(x) for x in s.split(",")])
     p.add_argument("--cfl", type=float, help="dt = cfl * size in order checks")
@@ -353,7 +356,8 @@ def main():
             print(f"skipped: {probe.stderr.strip()}")
             return SKIP
     over = dict(size=a.size, dt=a.dt, end=a.end, splitting=a.splitting,
-                params=dict(kv.split("=", 1) for kv in a.param))
+                params=dict(kv.split("=", 1) for kv in a.param),
+                scheme=dict(kv.split("=", 1) for kv in a.scheme))
 
     with tempfile.TemporaryDirectory() as work:
         if a.check == "error":
