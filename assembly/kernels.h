@@ -92,6 +92,22 @@ struct fe_courant_kernels {
                     double *rate);
 };
 
+/* Loads by quadrature: the cell and facet loops of assembly/load.h, and the gather of their
+ * contributions into nodal loads. */
+struct fe_load_kernels {
+  /* work[c nv + i] = cell c's source load of the program f at t (fe_load_cell), every cell */
+  int (*cells)(const struct fe_space *s, const struct fe_form *form, const double *diffusivity,
+               const double *velocity, const struct fe_program *f, double t, double *work);
+  /* work[k d + v] = facet k's Neumann load of the program g at t (fe_load_facet) for the m > 0
+   * facets k = list[i], their nodes vertices[k d ...] */
+  int (*facets)(const struct fe_space *s, long m, const int *list, const int *vertices,
+                const struct fe_program *g, double t, double *work);
+  /* out[n] = sum of work[idx[j]] for j from ptr[n] to ptr[n + 1], in that order, every node n
+   * (fe_node_incidence_sum) */
+  int (*gather)(const struct fe_space *s, const int *ptr, const int *idx, const double *work,
+                double *out);
+};
+
 struct fe_assembly_kernels {
   struct fe_element_kernels element;
   struct fe_lma_kernels lma;
@@ -100,6 +116,7 @@ struct fe_assembly_kernels {
   struct fe_node_kernels node;
   struct fe_fct_kernels fct;
   struct fe_courant_kernels courant;
+  struct fe_load_kernels load;
 };
 
 #ifdef __cplusplus

@@ -207,11 +207,12 @@ set_tests_properties(case.outputs.failed-restart PROPERTIES LABELS case)
 
 # A coefficient, boundary value or exact solution that turns non-finite after time@start is
 # found where it shows (a non-finite tracer, a CG breakdown, non-finite error norms) and traced
-# to its expression on the host: exit 2 naming the expression, its line, the node or cell and
-# the time (never "try a smaller dt", never an l2_error of 0); on the CPU and (label gpu) the GPU.
+# to its expression on the host: exit 2 naming the expression, its line, the node, cell or
+# quadrature point (the source's and Neumann fluxes', by quadrature) and the time (never "try a
+# smaller dt", never an l2_error of 0); on the CPU and (label gpu) the GPU.
 set(fe_nonfinite_dirichlet [=[nonfinite_later_dirichlet\.xml:22: <dirichlet>: expression 'sin\(pi\*x\)\*sin\(pi\*y\) \+ x\*y \+ sqrt\(0\.05 - t\)' is nan at the node \(x, y\) = \(1, 1\), t = 0\.055; expected a finite value]=])
-set(fe_nonfinite_neumann [=[nonfinite_later_neumann\.xml:23: <neumann>: expression 'k\*\(pi\*cos\(pi\*x\)\*sin\(pi\*y\) \+ y\) \+ sqrt\(0\.05 - t\)' is nan at the node \(x, y\) = \(1, 0\), t = 0\.055; expected a finite value]=])
-set(fe_nonfinite_source [=[nonfinite_later_source\.xml:21: <source>: expression 'ux\*.*\+ sqrt\(0\.05 - t\)' is nan at the node \(x, y\) = \(1, 1\), t = 0\.055; expected a finite value]=])
+set(fe_nonfinite_neumann [=[nonfinite_later_neumann\.xml:23: <neumann>: expression 'k\*\(pi\*cos\(pi\*x\)\*sin\(pi\*y\) \+ y\) \+ sqrt\(0\.05 - t\)' is nan at the quadrature point \(x, y\) = \(1, [0-9.]+\) of boundary element [0-9]+, t = 0\.055; expected a finite value]=])
+set(fe_nonfinite_source [=[nonfinite_later_source\.xml:21: <source>: expression 'ux\*.*\+ sqrt\(0\.05 - t\)' is nan at the quadrature point \(x, y\) = \([0-9.]+, [0-9.]+\) of element [0-9]+, t = 0\.055; expected a finite value]=])
 set(fe_nonfinite_velocity [=[nonfinite_later_velocity\.xml:15: <velocity><x>: expression 'ux \+ sqrt\(0\.05 - t\)' is nan at the node \(x, y\) = \(1, 1\), t = 0\.055; expected a finite value]=])
 set(fe_nonfinite_diffusivity [=[nonfinite_later_diffusivity\.xml:20: <diffusivity>: expression 'k \+ sqrt\(0\.05 - t\)' is nan at the centroid \(x, y\) = \([0-9.]+, [0-9.]+\) of element [0-9]+, t = 0\.0525; expected a finite value]=])
 set(fe_nonfinite_exact [=[nonfinite_later_exact\.xml:24: <exact>: expression 'sin\(pi\*x\)\*sin\(pi\*y\) \+ x\*y \+ sqrt\(0\.05 - t\)' is nan at the node \(x, y\) = \(1, 1\), t = 0\.06; expected a finite value]=])
