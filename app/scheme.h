@@ -81,9 +81,12 @@ struct fe_scheme {
   struct fe_vec *tracer;
   struct fe_vec *rhs;
   struct fe_vec *boundary; /* g(t) on the Dirichlet nodes; its other values are not read */
-  struct fe_vec *load, *load_old; /* F(t1) (then theta-weighted), F(t0): loads, or the
-                                     source's nodal values (interpolated) */
-  struct fe_vec *mass_load;       /* interpolated: M f */
+  struct fe_vec *source_load;    /* the last substep's source load, theta-weighted */
+  struct fe_vec *neumann_load;   /* the last substep's Neumann load, theta-weighted */
+  struct fe_vec *source_values;  /* interpolated: the source at the nodes, theta-weighted */
+  struct fe_vec *load_old;       /* a load (or the source's values) at the substep's start */
+  int source_kept, neumann_kept; /* they hold for every substep: independent of t (and the
+                                    source, with SUPG, of u and D) */
   struct fe_vec *rk4_stage, *rk4_rate, *rk4_sum;
   /* stabilisation="fct": the limited steps, the SSP-RK3 stage value and Euler step */
   struct fe_fct *fct;
