@@ -40,7 +40,7 @@ FE_HOST_DEVICE static inline double fe_facet_measure_at(int d, const double x[4]
   return 0.5 * sqrt(cx * cx + cy * cy + cz * cz);
 }
 
-/* Cell c's source load, load[i] = int_K (N_i + tau u_h . grad N_i) f(t) by rule q: with
+/* Cell c's source load, out[i] = int_K (N_i + tau u_h . grad N_i) f(t) by rule q: with
  * m_k = sum_q w_q lambda_k(x_q) f(x_q), the Galerkin part is |K| m_i and the SUPG part
  * tau |ref| sum_mu B_{i mu} sum_k G_adv^{k mu} m_k (u_h = sum_k u_k lambda_k, u_k . grad N_i =
  * sum_mu B_{i mu} (Jinv u_k)_mu, G_adv^{k mu} = |J| (Jinv u_k)_mu).  form: supg and nu_bar
@@ -51,10 +51,10 @@ FE_HOST_DEVICE static inline void fe_load_cell(int d, const struct fe_reference 
                                                const struct fe_form *form, const int *cells,
                                                const double *coords, const double *diffusivity,
                                                const double *velocity, const struct fe_program *f,
-                                               double t, long c, double load[4])
+                                               double t, long c, double *out)
 {
   const int nv = d + 1;
-  double x[4][3], gstiff[9], gadv[12], tau, m[4] = {0, 0, 0, 0};
+  double x[4][3], gstiff[9], gadv[12], tau, m[4] = {0, 0, 0, 0}, load[4];
   const double absdet =
       fe_cell_geometry(d, ref, form, cells, coords, diffusivity, velocity, c, gstiff, gadv, &tau);
   fe_cell_coords(d, cells, coords, c, x);
@@ -65,22 +65,22 @@ FE_HOST_DEVICE static inline void fe_load_cell(int d, const struct fe_reference 
     for (int i = 0; i < nv; i++) m[i] += v * q->lambda[k][i];
   }
   for (int i = 0; i < nv; i++) load[i] = absdet * ref->volume * m[i];
-  if (tau == 0) return;
-  for (int mu = 0; mu < d; mu++) {
+  for (int mu = 0; mu < d && tau != 0; mu++) {
     double s = 0;
     for (int k = 0; k < nv; k++) s += gadv[k * d + mu] * m[k];
     for (int i = 0; i < nv; i++) load[i] += tau * ref->volume * ref->grad[i][mu] * s;
   }
+  for (int i = 0; i < nv; i++) out[i] = load[i];
 }
 
-/* Facet k's Neumann load, load[v] = int_F N_v g(t) by rule q for its d vertices
+/* Facet k's Neumann load, out[v] = int_F N_v g(t) by rule q for its d vertices
  * vertices[k d + v]. */
 FE_HOST_DEVICE static inline void fe_load_facet(int d, const struct fe_quadrature *q,
                                                 const int *vertices, const double *coords,
                                                 const struct fe_program *g, double t, long k,
-                                                double load[3])
+                                                double *out)
 {
-  double x[4][3];
+  double x[4][3], load[3];
   for (int v = 0; v < d; v++) {
     load[v] = 0;
     for (int a = 0; a < d; a++) x[v][a] = coords[(long)vertices[k * d + v] * d + a];
@@ -92,7 +92,7 @@ FE_HOST_DEVICE static inline void fe_load_facet(int d, const struct fe_quadratur
     for (int v = 0; v < d; v++) load[v] += value * q->lambda[j][v];
   }
   const double measure = fe_facet_measure_at(d, x);
-  for (int v = 0; v < d; v++) load[v] *= measure;
+  for (int v = 0; v < d; v++) out[v] = measure * load[v];
 }
 
 /* The loops on the space's backend (fe_load_kernels), programs and arrays on the backend:

@@ -8,11 +8,9 @@ static void cells(int d, const struct fe_space *s, const struct fe_form *form, c
                   const double *vel, const struct fe_program *f, double t, double *work)
 {
 #pragma omp parallel for schedule(static)
-  for (long c = 0; c < s->n_cells; c++) {
-    double load[4];
-    fe_load_cell(d, &s->ref, &s->cell_rule, form, s->cells, s->coords, diff, vel, f, t, c, load);
-    for (int i = 0; i < d + 1; i++) work[c * (d + 1) + i] = load[i];
-  }
+  for (long c = 0; c < s->n_cells; c++)
+    fe_load_cell(d, &s->ref, &s->cell_rule, form, s->cells, s->coords, diff, vel, f, t, c,
+                 work + c * (d + 1));
 }
 
 int fe_load_cells_cpu(const struct fe_space *s, const struct fe_form *form, const double *diff,
@@ -30,11 +28,7 @@ int fe_load_facets_cpu(const struct fe_space *s, long m, const int *list, const 
 {
   const int d = s->d;
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < m; i++) {
-    double load[3];
-    const long k = list[i];
-    fe_load_facet(d, &s->facet_rule, vertices, s->coords, g, t, k, load);
-    for (int v = 0; v < d; v++) work[k * d + v] = load[v];
-  }
+  for (long i = 0; i < m; i++)
+    fe_load_facet(d, &s->facet_rule, vertices, s->coords, g, t, list[i], work + (long)list[i] * d);
   return FE_SUCCESS;
 }

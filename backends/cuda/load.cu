@@ -17,10 +17,8 @@ __global__ void load_cells_kernel(const struct fe_reference ref, const struct fe
   __shared__ struct fe_program p;
   fe_cuda_stage_programs(&p, f, 1);
   const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
-  if (c >= n_cells) return;
-  double load[4];
-  fe_load_cell(D, &ref, &rule, &form, cells, coords, diff, vel, &p, t, c, load);
-  for (int i = 0; i < D + 1; i++) work[c * (D + 1) + i] = load[i];
+  if (c < n_cells)
+    fe_load_cell(D, &ref, &rule, &form, cells, coords, diff, vel, &p, t, c, work + c * (D + 1));
 }
 
 template <int D>
@@ -31,11 +29,7 @@ __global__ void load_facets_kernel(const struct fe_quadrature rule, long m, cons
   __shared__ struct fe_program p;
   fe_cuda_stage_programs(&p, g, 1);
   const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
-  if (i >= m) return;
-  double load[3];
-  const long k = list[i];
-  fe_load_facet(D, &rule, vertices, coords, &p, t, k, load);
-  for (int v = 0; v < D; v++) work[k * D + v] = load[v];
+  if (i < m) fe_load_facet(D, &rule, vertices, coords, &p, t, list[i], work + (long)list[i] * D);
 }
 
 static unsigned blocks(long n) { return (unsigned)((n + THREADS - 1) / THREADS); }

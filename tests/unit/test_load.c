@@ -23,14 +23,15 @@ static const struct term poly[] = {{1, 4, 0, 0},   {2, 1, 3, 0}, {-1.5, 0, 2, 2}
                                    {0.5, 2, 1, 1}, {3, 0, 0, 1}, {-1, 0, 0, 0}};
 #define N_TERMS ((int)(sizeof poly / sizeof poly[0]))
 
-/* The polynomial's text (terms with z only in 3D). */
-static void poly_text(int dim, char *buf, size_t size)
+/* The polynomial's text (terms with z only in 3D), in buf. */
+static const char *poly_text(int dim, char *buf, size_t size)
 {
   buf[0] = '\0';
   for (int k = 0; k < N_TERMS; k++)
     if (dim == 3 || poly[k].c == 0)
       snprintf(buf + strlen(buf), size - strlen(buf), "%s%g*x^%d*y^%d*z^%d", buf[0] ? " + " : "",
                poly[k].coef, poly[k].a, poly[k].b, poly[k].c);
+  return buf;
 }
 
 static double power(double x, int e) { return e == 0 ? 1 : x * power(x, e - 1); }
@@ -69,73 +70,90 @@ static void moments(const struct fe_mesh *m, const double *f, double *m0, double
   }
 }
 
+/* The problem of source f and flux g by quadrature (q) and interpolated (i) on the CPU, with
+ * two host arrays of n_nodes values. */
+struct pair {
+  struct load_problem q, i;
+  double *a, *b;
+};
+
+static void pair_make(const struct fe_mesh *m, const char *f, const char *g, struct pair *p)
+{
+  load_problem_make(test_cpu(), m, f, g, FE_LOADS_QUADRATURE, &p->q);
+  load_problem_make(test_cpu(), m, f, g, FE_LOADS_INTERPOLATED, &p->i);
+  p->a = malloc(sizeof(double) * m->n_nodes);
+  p->b = malloc(sizeof(double) * m->n_nodes);
+}
+
+static void pair_free(struct pair *p)
+{
+  free(p->a);
+  free(p->b);
+  load_problem_free(&p->q);
+  load_problem_free(&p->i);
+}
+
 static void check_p1(int dim, int n)
 {
   struct fe_mesh *m = meshgen(dim, n, 0.3, 5);
-  const char *f = "1 + 2*x - 3*y + z", *g = "2 - x + 0.5*y - z";
-  struct load_problem q, i;
-  load_problem_make(test_cpu(), m, f, g, FE_LOADS_QUADRATURE, &q);
-  load_problem_make(test_cpu(), m, f, g, FE_LOADS_INTERPOLATED, &i);
-  double *a = malloc(sizeof(double) * m->n_nodes), *b = malloc(sizeof(double) * m->n_nodes);
+  struct pair p;
+  pair_make(m, "1 + 2*x - 3*y + z", "2 - x + 0.5*y - z", &p);
+  struct load_problem *q = &p.q, *i = &p.i;
+  double *a = p.a, *b = p.b;
   for (int supg = 0; supg < 2; supg++) {
-    load_source(&q, supg * 0.5, 0, a);
-    load_source(&i, supg * 0.5, 0, b);
+    load_source(q, supg * 0.5, 0, a);
+    load_source(i, supg * 0.5, 0, b);
     const double diff = load_difference(m->n_nodes, a, b);
     if (!(diff <= 1e-13)) fprintf(stderr, "%dD P1 source, supg %d: %.3g\n", dim, supg, diff);
     CHECK(diff <= 1e-13);
   }
-  load_neumann(&q, 0, a);
-  load_neumann(&i, 0, b);
+  load_neumann(q, 0, a);
+  load_neumann(i, 0, b);
   const double diff = load_difference(m->n_nodes, a, b);
   if (!(diff <= 1e-13)) fprintf(stderr, "%dD P1 flux: %.3g\n", dim, diff);
   CHECK(diff <= 1e-13);
-  free(a);
-  free(b);
-  load_problem_free(&q);
-  load_problem_free(&i);
+  pair_free(&p);
   meshgen_free(m);
 }
 
 static void check_moments(int dim, int n)
 {
-  struct fe_mesh *m = meshgen(dim, n, 0.3, 9);
   char text[512];
+  struct fe_mesh *m = meshgen(dim, n, 0.3, 9);
   poly_text(dim, text, sizeof text);
-  struct load_problem q, i;
-  load_problem_make(test_cpu(), m, text, text, FE_LOADS_QUADRATURE, &q);
-  load_problem_make(test_cpu(), m, text, text, FE_LOADS_INTERPOLATED, &i);
-  double *a = malloc(sizeof(double) * m->n_nodes), m0, m1;
+  struct pair p;
+  pair_make(m, text, text, &p);
+  struct load_problem *q = &p.q, *i = &p.i;
+  double *a = p.a, m0, m1;
   const double f0 = poly_integral(dim, 0, 0), f1 = poly_integral(dim, 1, 0);
   const double g0 = poly_integral(dim, 0, 1), g1 = poly_integral(dim, 1, 1);
   for (int supg = 0; supg < 2; supg++) {
-    load_source(&q, supg * 0.5, 0, a);
+    load_source(q, supg * 0.5, 0, a);
     moments(m, a, &m0, &m1);
     CHECK_CLOSE(m0, f0, 1e-13);
     if (!supg) CHECK_CLOSE(m1, f1, 1e-13); /* SUPG's term has a first moment of its own */
   }
-  load_neumann(&q, 0, a);
+  load_neumann(q, 0, a);
   moments(m, a, &m0, &m1);
   CHECK_CLOSE(m0, g0, 1e-13);
   CHECK_CLOSE(m1, g1, 1e-13);
-  load_source(&i, 0, 0, a); /* the interpolants' loads miss them */
+  load_source(i, 0, 0, a); /* the interpolants' loads miss them */
   moments(m, a, &m0, &m1);
   CHECK(fabs(m1 - f1) > 1e-6);
-  load_neumann(&i, 0, a);
+  load_neumann(i, 0, a);
   moments(m, a, &m0, &m1);
   CHECK(fabs(m0 - g0) > 1e-6);
-  free(a);
-  load_problem_free(&q);
-  load_problem_free(&i);
+  pair_free(&p);
   meshgen_free(m);
 }
 
 static void check_threads(int dim, int n)
 {
+  char buf[512];
+  const char *t = poly_text(dim, buf, sizeof buf);
   struct fe_mesh *m = meshgen(dim, n, 0.3, 3);
-  char text[512];
-  poly_text(dim, text, sizeof text);
   struct load_problem q;
-  load_problem_make(test_cpu(), m, text, text, FE_LOADS_QUADRATURE, &q);
+  load_problem_make(test_cpu(), m, t, t, FE_LOADS_QUADRATURE, &q);
   const size_t bytes = sizeof(double) * m->n_nodes;
   double *a[2] = {malloc(bytes), malloc(bytes)}, *b[2] = {malloc(bytes), malloc(bytes)};
   const int threads = omp_get_max_threads();
