@@ -93,7 +93,7 @@ static int slot_incidence(const struct fe_bcs *bcs, const struct fe_mesh *m,
   struct fe_neumann_facets *nf = &cp->neumann;
   const int d = m->dim;
   const long ns = nf->n * d;
-  int *ptr, *slots, *next;
+  int *ptr, *slots = NULL, *next = NULL;
   FE_CALLOC(m->n_nodes + 1, &ptr);
   int err = fe_malloc((size_t)ns * sizeof *slots, &slots);
   if (!err) err = fe_malloc(((size_t)m->n_nodes + 1) * sizeof *next, &next);
@@ -122,8 +122,8 @@ static int neumann_vertices(const struct fe_case *c, const struct fe_bcs *bcs,
   struct fe_neumann_facets *nf = &cp->neumann;
   const int d = m->dim;
   const long n = nf->n, ns = n * d;
-  int *node, *pos;
-  double *w;
+  int *node, *pos = NULL;
+  double *w = NULL;
   FE_MALLOC(ns, &node);
   int err = fe_malloc((size_t)ns * sizeof *pos, &pos);
   if (!err) err = fe_malloc((size_t)n * sizeof *w, &w);
@@ -155,7 +155,7 @@ static int neumann_lists(const struct fe_case *c, const struct fe_bcs *bcs, cons
   struct fe_neumann_facets *nf = &cp->neumann;
   const int d = m->dim;
   const long n = nf->n;
-  int *vertices, *list;
+  int *vertices, *list = NULL;
   FE_MALLOC(n * d, &vertices);
   int err = fe_malloc((size_t)n * sizeof *list, &list);
   for (long k = 0; !err && k < n * d; k++)

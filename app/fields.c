@@ -217,7 +217,7 @@ static void facet_coords(const struct fe_mesh *m, const int *f, double x[4][3])
 
 double fe_facet_measure(const struct fe_mesh *m, const int *f)
 {
-  double x[4][3];
+  double x[4][3] = {{0}};
   facet_coords(m, f, x);
   return fe_facet_measure_at(m->dim, x);
 }
@@ -251,7 +251,7 @@ static int eval_cell_points(const struct fe_expr *e, const struct fe_mesh *m, do
   struct fe_quadrature q;
   fe_quadrature_simplex(m->dim, &q);
   for (long c = 0; c < m->n_cells; c++) {
-    double x[4][3], p[3];
+    double x[4][3] = {{0}}, p[3];
     fe_cell_coords(m->dim, m->cells, m->coords, c, x);
     for (int k = 0; k < q.n; k++) {
       fe_quadrature_point(&q, k, m->dim, x, p);
@@ -271,7 +271,7 @@ static int eval_neumann_points(const struct fe_case *c, const struct fe_mesh *m,
   for (int k = 0; k < bcs->n_neumann_facets; k++) {
     const int f = bcs->neumann_facet[k];
     const struct fe_expr *e = c->boundaries[bcs->neumann_bc[k]].value;
-    double x[4][3], p[3];
+    double x[4][3] = {{0}}, p[3];
     facet_coords(m, m->facets + (long)f * m->dim, x);
     for (int j = 0; j < q.n; j++) {
       fe_quadrature_point(&q, j, m->dim, x, p);

@@ -30,7 +30,7 @@ extern "C" {
 /* The measure of a facet (a segment in 2D, a triangle in 3D) with vertices x. */
 FE_HOST_DEVICE static inline double fe_facet_measure_at(int d, const double x[4][3])
 {
-  double e[2][3];
+  double e[2][3] = {{0, 0, 0}, {0, 0, 0}};
   for (int v = 0; v < d - 1; v++)
     for (int a = 0; a < d; a++) e[v][a] = x[v + 1][a] - x[0][a];
   if (d == 2) return sqrt(e[0][0] * e[0][0] + e[0][1] * e[0][1]);
@@ -54,7 +54,7 @@ FE_HOST_DEVICE static inline void fe_load_cell(int d, const struct fe_reference 
                                                double t, long c, double *out)
 {
   const int nv = d + 1;
-  double x[4][3], gstiff[9], gadv[12], tau, m[4] = {0, 0, 0, 0}, load[4];
+  double x[4][3], gstiff[9], gadv[12] = {0}, tau, m[4] = {0, 0, 0, 0}, load[4];
   const double absdet =
       fe_cell_geometry(d, ref, form, cells, coords, diffusivity, velocity, c, gstiff, gadv, &tau);
   fe_cell_coords(d, cells, coords, c, x);
@@ -80,7 +80,7 @@ FE_HOST_DEVICE static inline void fe_load_facet(int d, const struct fe_quadratur
                                                 const struct fe_program *g, double t, long k,
                                                 double *out)
 {
-  double x[4][3], load[3];
+  double x[4][3] = {{0}}, load[3];
   for (int v = 0; v < d; v++) {
     load[v] = 0;
     for (int a = 0; a < d; a++) x[v][a] = coords[(long)vertices[k * d + v] * d + a];
