@@ -58,7 +58,8 @@ struct fe_node_kernels {
   /* y_I += scale * A_ID x_D from the boundary cells' full matrices, over space->lift_nodes */
   int (*lift)(const struct fe_space *s, const double *elift, double scale, const double *x,
               double *y);
-  /* Facet loads: out[n] = sum over the facet slots k (facet f = k / d, vertex
+  /* Facet loads of a P1 flux (loads="interpolated"; by quadrature: fe_load_kernels):
+   * out[n] = sum over the facet slots k (facet f = k / d, vertex
    * k % d) listed for node n in ptr/slots of w[f] (g[k] + sum_j g[f d + j]):
    * int_F phi_n g for g P1 on the facet, with w = |F| / (d (d + 1)). */
   int (*facet_load)(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
