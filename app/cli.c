@@ -37,6 +37,12 @@ static int set_stabilisation(struct fe_options *o, const char *v)
   return fe_stabilisation_parse(v, &o->stabilisation);
 }
 
+static int set_loads(struct fe_options *o, const char *v)
+{
+  o->loads_set = 1;
+  return fe_loads_parse(v, &o->loads);
+}
+
 static int set_deterministic(struct fe_options *o, const char *v)
 {
   return (void)v, o->deterministic = 1, 0;
@@ -78,6 +84,10 @@ static const struct cli_option options[] = {
     {"stabilisation", "none|supg|fct",
      "override scheme@stabilisation (supg: streamline upwind; fct: bounded, flux-corrected)",
      set_stabilisation},
+    {"loads", "quadrature|interpolated",
+     "override scheme@loads (interpolated: source and fluxes through P1 interpolants, as "
+     "Fluidity)",
+     set_loads},
     {"deterministic", NULL,
      "LMA and matfree on the GPU without atomics: runs reproduce bit for bit", set_deterministic},
     {"output", "DIR", "override output@dir", set_output},

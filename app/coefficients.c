@@ -84,39 +84,52 @@ static int dirichlet_groups(const struct fe_case *c, const struct fe_bcs *bcs,
   return err;
 }
 
-/* Neumann facets: slots, weights, incidence, and one point group per boundary */
-static int neumann_facets(const struct fe_case *c, const struct fe_bcs *bcs, const struct fe_mesh *m,
+/* The Neumann facets' node -> slot incidence (slot k d + v: vertex v of facet k), slots
+ * ascending within each node, and room for the slots' values. */
+static int slot_incidence(const struct fe_bcs *bcs, const struct fe_mesh *m,
                           struct fe_coefficient_programs *cp)
 {
   const struct fe_backend *be = cp->space->be;
   struct fe_neumann_facets *nf = &cp->neumann;
   const int d = m->dim;
-  const long n = bcs->n_neumann_facets, ns = n * d;
-  nf->n = n;
-  if (!n) return FE_SUCCESS;
-  int *ptr, *slots, *node, *pos;
-  double *w;
+  const long ns = nf->n * d;
+  int *ptr, *slots = NULL, *next = NULL;
   FE_CALLOC(m->n_nodes + 1, &ptr);
-  FE_MALLOC(ns, &slots);
-  FE_MALLOC(ns, &node);
-  FE_MALLOC(ns, &pos);
-  FE_MALLOC(n, &w);
-  for (long k = 0; k < n; k++) {
-    const int *f = m->facets + (long)bcs->neumann_facet[k] * d;
-    w[k] = fe_facet_measure(m, f) / (d * (d + 1));
-    for (int v = 0; v < d; v++) ptr[f[v] + 1]++;
+  int err = fe_malloc((size_t)ns * sizeof *slots, &slots);
+  if (!err) err = fe_malloc(((size_t)m->n_nodes + 1) * sizeof *next, &next);
+  if (!err) {
+    for (long k = 0; k < ns; k++) ptr[m->facets[(long)bcs->neumann_facet[k / d] * d + k % d] + 1]++;
+    for (int i = 0; i < m->n_nodes; i++) ptr[i + 1] += ptr[i];
+    memcpy(next, ptr, (size_t)m->n_nodes * sizeof *next);
+    for (long k = 0; k < ns; k++)
+      slots[next[m->facets[(long)bcs->neumann_facet[k / d] * d + k % d]]++] = (int)k;
+    err = fe_backend_alloc(be, ((size_t)m->n_nodes + 1) * sizeof(int), ptr, &nf->ptr);
   }
-  for (int i = 0; i < m->n_nodes; i++) ptr[i + 1] += ptr[i];
-  int *next;
-  FE_MALLOC(m->n_nodes + 1, &next);
-  memcpy(next, ptr, (size_t)m->n_nodes * sizeof *next);
-  for (long k = 0; k < ns; k++) /* slots ascending within each node */
-    slots[next[m->facets[(long)bcs->neumann_facet[k / d] * d + k % d]]++] = (int)k;
-  free(next);
-  int err = fe_backend_alloc(be, ((size_t)m->n_nodes + 1) * sizeof(int), ptr, &nf->ptr);
   if (!err) err = fe_backend_alloc(be, (size_t)ns * sizeof(int), slots, &nf->slots);
-  if (!err) err = fe_backend_alloc(be, (size_t)n * sizeof(double), w, &nf->w);
   if (!err) err = fe_backend_alloc(be, (size_t)ns * sizeof(double), NULL, &nf->g);
+  free(ptr);
+  free(slots);
+  free(next);
+  return err;
+}
+
+/* Interpolated loads: the facet mass weights and, per Neumann <boundary>, the facets'
+ * vertices where its flux is evaluated. */
+static int neumann_vertices(const struct fe_case *c, const struct fe_bcs *bcs,
+                            const struct fe_mesh *m, struct fe_coefficient_programs *cp)
+{
+  const struct fe_backend *be = cp->space->be;
+  struct fe_neumann_facets *nf = &cp->neumann;
+  const int d = m->dim;
+  const long n = nf->n, ns = n * d;
+  int *node, *pos = NULL;
+  double *w = NULL;
+  FE_MALLOC(ns, &node);
+  int err = fe_malloc((size_t)ns * sizeof *pos, &pos);
+  if (!err) err = fe_malloc((size_t)n * sizeof *w, &w);
+  for (long k = 0; !err && k < n; k++)
+    w[k] = fe_facet_measure(m, m->facets + (long)bcs->neumann_facet[k] * d) / (d * (d + 1));
+  if (!err) err = fe_backend_alloc(be, (size_t)n * sizeof(double), w, &nf->w);
   if (!err) err = fe_calloc((size_t)c->n_boundaries + 1, sizeof *nf->groups, &nf->groups);
   for (int b = 0; !err && b < c->n_boundaries; b++) {
     long count = 0;
@@ -125,14 +138,51 @@ static int neumann_facets(const struct fe_case *c, const struct fe_bcs *bcs, con
         node[count] = m->facets[(long)bcs->neumann_facet[k / d] * d + k % d];
         pos[count++] = (int)k;
       }
-    if (count) err = point_group(be, count, node, pos, c->boundaries[b].value, &nf->groups[nf->n_groups++]);
+    if (count)
+      err = point_group(be, count, node, pos, c->boundaries[b].value, &nf->groups[nf->n_groups++]);
   }
-  free(ptr);
-  free(slots);
   free(node);
   free(pos);
   free(w);
   return err;
+}
+
+/* Loads by quadrature: the facets' nodes and, per Neumann <boundary>, its facets. */
+static int neumann_lists(const struct fe_case *c, const struct fe_bcs *bcs, const struct fe_mesh *m,
+                         struct fe_coefficient_programs *cp)
+{
+  const struct fe_backend *be = cp->space->be;
+  struct fe_neumann_facets *nf = &cp->neumann;
+  const int d = m->dim;
+  const long n = nf->n;
+  int *vertices, *list = NULL;
+  FE_MALLOC(n * d, &vertices);
+  int err = fe_malloc((size_t)n * sizeof *list, &list);
+  for (long k = 0; !err && k < n * d; k++)
+    vertices[k] = m->facets[(long)bcs->neumann_facet[k / d] * d + k % d];
+  if (!err) err = fe_backend_alloc(be, (size_t)n * d * sizeof(int), vertices, &nf->vertices);
+  if (!err) err = fe_calloc((size_t)c->n_boundaries + 1, sizeof *nf->lists, &nf->lists);
+  for (int b = 0; !err && b < c->n_boundaries; b++) {
+    struct fe_facet_group *g = &nf->lists[nf->n_lists];
+    for (long k = 0; k < n; k++)
+      if (bcs->neumann_bc[k] == b) list[g->m++] = (int)k;
+    if (!g->m) continue;
+    nf->n_lists++;
+    err = fe_backend_alloc(be, (size_t)g->m * sizeof(int), list, &g->facets);
+    if (!err) err = upload_one(be, c->boundaries[b].value, &g->program);
+  }
+  free(vertices);
+  free(list);
+  return err;
+}
+
+static int neumann_facets(const struct fe_case *c, const struct fe_bcs *bcs,
+                          const struct fe_mesh *m, struct fe_coefficient_programs *cp)
+{
+  cp->neumann.n = bcs->n_neumann_facets;
+  if (!cp->neumann.n) return FE_SUCCESS;
+  FE_CALL(slot_incidence(bcs, m, cp));
+  return cp->quadrature ? neumann_lists(c, bcs, m, cp) : neumann_vertices(c, bcs, m, cp);
 }
 
 static int create(const struct fe_case *c, const struct fe_bcs *bcs, struct fe_coefficient_programs *cp)
@@ -142,6 +192,12 @@ static int create(const struct fe_case *c, const struct fe_bcs *bcs, struct fe_c
   FE_CALL(upload_one(cp->space->be, c->exact, &cp->exact));
   FE_CALL(upload_one(cp->space->be, c->absorption, &cp->absorption));
   cp->uniform_absorption = c->absorption && !fe_expr_depends_on_space(c->absorption);
+  cp->quadrature = c->loads == FE_LOADS_QUADRATURE;
+  if (cp->quadrature && !fe_expr_is_zero(c->source)) {
+    const struct fe_space *s = cp->space;
+    FE_CALL(
+        fe_backend_alloc(s->be, (size_t)s->n_cells * s->nv * sizeof(double), NULL, &cp->cell_load));
+  }
   FE_CALL(dirichlet_groups(c, bcs, cp));
   return neumann_facets(c, bcs, cp->space->mesh, cp);
 }
@@ -170,6 +226,7 @@ void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp)
   fe_backend_free(be, cp->source);
   fe_backend_free(be, cp->exact);
   fe_backend_free(be, cp->absorption);
+  fe_backend_free(be, cp->cell_load);
   for (int g = 0; g < cp->n_groups; g++) point_group_free(be, &cp->groups[g]);
   free(cp->groups);
   const struct fe_neumann_facets *nf = &cp->neumann;
@@ -177,6 +234,12 @@ void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp)
   fe_backend_free(be, nf->slots);
   fe_backend_free(be, nf->w);
   fe_backend_free(be, nf->g);
+  fe_backend_free(be, nf->vertices);
+  for (int g = 0; g < nf->n_lists; g++) {
+    fe_backend_free(be, nf->lists[g].facets);
+    fe_backend_free(be, nf->lists[g].program);
+  }
+  free(nf->lists);
   for (int g = 0; g < nf->n_groups; g++) point_group_free(be, &nf->groups[g]);
   free(nf->groups);
   free(cp);
@@ -219,9 +282,26 @@ int fe_coefficients_dirichlet(const struct fe_coefficient_programs *cp, double t
   return FE_SUCCESS;
 }
 
+int fe_coefficients_source_load(const struct fe_coefficient_programs *cp, double t,
+                                const struct fe_form *form, const double *diffusivity,
+                                const double *velocity, double *out)
+{
+  const struct fe_space *s = cp->space;
+  FE_CHECK(cp->cell_load, FE_ERR_USAGE, "no source load by quadrature in this case");
+  FE_CALL(fe_load_cells(s, form, diffusivity, velocity, cp->source, t, cp->cell_load));
+  return fe_load_gather(s, s->inc_ptr, s->inc, cp->cell_load, out);
+}
+
 int fe_coefficients_neumann(const struct fe_coefficient_programs *cp, double t, double *out)
 {
   const struct fe_neumann_facets *nf = &cp->neumann;
+  if (cp->quadrature) {
+    for (int g = 0; g < nf->n_lists; g++) {
+      const struct fe_facet_group *l = &nf->lists[g];
+      FE_CALL(fe_load_facets(cp->space, l->m, l->facets, nf->vertices, l->program, t, nf->g));
+    }
+    return fe_load_gather(cp->space, nf->ptr, nf->slots, nf->g, out);
+  }
   for (int g = 0; g < nf->n_groups; g++) {
     const struct fe_point_group *gr = &nf->groups[g];
     FE_CALL(fe_space_evaluate(cp->space, 0, gr->nodes, gr->pos, gr->m, gr->program, 1, t, nf->g));

@@ -6,6 +6,7 @@
 #define FE_COEFFICIENTS_H
 
 #include "app/fields.h"
+#include "assembly/load.h"
 #include "assembly/space.h"
 #include "io/program.h"
 
@@ -17,15 +18,27 @@ struct fe_point_group {
   struct fe_program *program; /* backend */
 };
 
-/* Neumann facets: flux values at each facet's vertices ("slots" f * d + v),
- * gathered into nodal loads through the node -> slot incidence. */
+/* Facets where one Neumann <boundary>'s flux is integrated (loads by quadrature). */
+struct fe_facet_group {
+  long m;
+  int *facets;                /* backend: their numbers k in the Neumann facet list */
+  struct fe_program *program; /* backend */
+};
+
+/* Neumann facets: a value per facet vertex ("slot" k d + v, vertex v of facet k), gathered
+ * into nodal loads through the node -> slot incidence.  Loads by quadrature: the slot holds
+ * int_F N_v g (assembly/load.h); interpolated: the flux at the vertex, loaded through the
+ * facet mass matrix. */
 struct fe_neumann_facets {
-  long n;            /* facets */
-  int *ptr, *slots;  /* backend: node -> slot incidence */
-  double *w;         /* backend: |F| / (d (d + 1)) */
-  double *g;         /* backend: flux at the slots */
+  long n;           /* facets */
+  int *ptr, *slots; /* backend: node -> slot incidence, slots ascending */
+  double *g;        /* backend: the slots' values */
+  int *vertices;    /* quadrature: the facets' nodes, d per facet (backend) */
+  int n_lists;
+  struct fe_facet_group *lists; /* quadrature: one per Neumann <boundary> */
+  double *w;                    /* interpolated: |F| / (d (d + 1)) (backend) */
   int n_groups;
-  struct fe_point_group *groups; /* pos: slots */
+  struct fe_point_group *groups; /* interpolated: the facets' vertices; pos: slots */
 };
 
 struct fe_coefficient_programs {
@@ -33,6 +46,8 @@ struct fe_coefficient_programs {
   int n_velocity, n_diffusivity; /* programs in velocity (d) and diffusivity (FE_NSYM(d)) */
   int uniform_diffusivity;       /* no diffusivity component depends on x, y, z: one tensor */
   int uniform_absorption;        /* the absorption rate does not depend on x, y, z: one value */
+  int quadrature;                /* loads by quadrature (scheme@loads) */
+  double *cell_load; /* backend, quadrature with a source: n_cells * nv cell loads, gathered */
   struct fe_program *velocity, *diffusivity, *source, *exact, *absorption; /* backend; NULL
                                                                               when absent */
   int n_groups;
@@ -50,12 +65,20 @@ void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp);
  * All out arrays on the backend. */
 int fe_coefficients_velocity(const struct fe_coefficient_programs *cp, double t, double *out);
 int fe_coefficients_diffusivity(const struct fe_coefficient_programs *cp, double t, double *out);
+/* the source at the nodes (interpolated loads: the scheme applies the mass matrix) */
 int fe_coefficients_source(const struct fe_coefficient_programs *cp, double t, double *out);
+/* Loads by quadrature: out[n] = int (N_n + tau u_h . grad N_n) f(t) (assembly/load.h, n_nodes
+ * values); form: SUPG's supg, nu_bar and uniform_diffusivity, with the diffusivity and velocity
+ * it reads (unread without SUPG). */
+int fe_coefficients_source_load(const struct fe_coefficient_programs *cp, double t,
+                                const struct fe_form *form, const double *diffusivity,
+                                const double *velocity, double *out);
 /* the absorption rate at the cells' centroids: n_cells values (one when uniform_absorption) */
 int fe_coefficients_absorption(const struct fe_coefficient_programs *cp, double t, double *out);
 int fe_coefficients_exact(const struct fe_coefficient_programs *cp, double t, double *out);
 int fe_coefficients_dirichlet(const struct fe_coefficient_programs *cp, double t, double *out);
-/* out[n] = int_boundary phi_n g over the Neumann facets (n_nodes values) */
+/* out[n] = int_boundary phi_n g over the Neumann facets (n_nodes values): g at the quadrature
+ * points, or its P1 interpolant on the facets (interpolated loads) */
 int fe_coefficients_neumann(const struct fe_coefficient_programs *cp, double t, double *out);
 
 #endif

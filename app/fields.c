@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "assembly/element.h"
+#include "assembly/load.h"
 #include "core/error.h"
 
 static void node_point(const struct fe_mesh *m, long n, double p[3])
@@ -37,33 +38,51 @@ static const char *expr_where(const struct fe_expr *e, const char *parent, char 
   return buf;
 }
 
-/* "node (x, y)" or "the centroid (x, y, z) of element N" (cell >= 0). */
-static const char *point_name(const struct fe_mesh *m, long cell, const double p[3], char *buf,
-                              size_t size)
+/* Where an expression is evaluated: at a node, at the centroid of a cell, at a quadrature
+ * point of a cell or of a boundary facet (the loads: assembly/load.h). */
+enum point_kind { AT_NODE, AT_CENTROID, AT_CELL_POINT, AT_FACET_POINT };
+
+/* "the node (x, y) = (...)", "the centroid (x, y, z) = (...) of element N", "the quadrature
+ * point (x, y) = (...) of element N", "... of boundary element N" (N the Gmsh tag of the cell
+ * or facet `index`). */
+static const char *point_name(const struct fe_mesh *m, enum point_kind kind, long index,
+                              const double p[3], char *buf, size_t size)
 {
+  static const char *const what[] = {"the node", "the centroid", "the quadrature point",
+                                     "the quadrature point"};
   char xyz[96];
   if (m->dim == 2)
     snprintf(xyz, sizeof xyz, "(x, y) = (%g, %g)", p[0], p[1]);
   else
     snprintf(xyz, sizeof xyz, "(x, y, z) = (%g, %g, %g)", p[0], p[1], p[2]);
-  if (cell < 0)
-    snprintf(buf, size, "the node %s", xyz);
+  if (kind == AT_NODE)
+    snprintf(buf, size, "%s %s", what[kind], xyz);
+  else if (kind == AT_FACET_POINT)
+    snprintf(buf, size, "%s %s of boundary element %zu", what[kind], xyz,
+             m->facet_id ? m->facet_id[index] : (size_t)index + 1);
   else
-    snprintf(buf, size, "the centroid %s of element %zu", xyz, m->cell_id[cell]);
+    snprintf(buf, size, "%s %s of element %zu", what[kind], xyz, m->cell_id[index]);
   return buf;
 }
 
-static int not_finite(const struct fe_expr *e, const char *parent, const struct fe_mesh *m,
-                      long cell, const double p[3], double t, double v)
+static int not_finite_at(const struct fe_expr *e, const char *parent, const struct fe_mesh *m,
+                         enum point_kind kind, long index, const double p[3], double t, double v)
 {
-  char where[4200], point[160], text[FE_QUOTE_SIZE];
+  char where[4200], point[200], text[FE_QUOTE_SIZE];
   FE_RAISE(FE_ERR_INPUT, "%s: expression %s is %s at %s, t = %g; expected a finite value",
            expr_where(e, parent, where, sizeof where),
            fe_quote(fe_expr_text(e), FE_QUOTE_MAX, text, sizeof text),
            isnan(v) ? "nan"
            : v > 0  ? "inf"
                     : "-inf",
-           point_name(m, cell, p, point, sizeof point), t);
+           point_name(m, kind, index, p, point, sizeof point), t);
+}
+
+/* A value at a node (cell < 0) or at the centroid of cell `cell` that is not finite. */
+static int not_finite(const struct fe_expr *e, const char *parent, const struct fe_mesh *m,
+                      long cell, const double p[3], double t, double v)
+{
+  return not_finite_at(e, parent, m, cell < 0 ? AT_NODE : AT_CENTROID, cell, p, t, v);
 }
 
 int fe_eval_nodes(const struct fe_expr *e, const struct fe_mesh *m, double t, double *out)
@@ -113,8 +132,8 @@ static int is_psd(int d, const double *s, char *why, size_t size)
 static int not_psd(const struct fe_case *c, const struct fe_mesh *m, long e, const double *s,
                    const double p[3], double t, const char *why)
 {
-  char point[160], values[160] = "", shown[FE_QUOTE_SIZE], text[FE_QUOTE_SIZE];
-  point_name(m, e, p, point, sizeof point);
+  char point[200], values[160] = "", shown[FE_QUOTE_SIZE], text[FE_QUOTE_SIZE];
+  point_name(m, AT_CENTROID, e, p, point, sizeof point);
   if (c->n_diffusivity == 1)
     FE_RAISE(
         FE_ERR_INPUT, "%s:%d: <diffusivity>: %s is %g at %s, t = %g; expected a diffusivity >= 0",
@@ -162,15 +181,16 @@ int fe_eval_diffusivity(const struct fe_case *c, const struct fe_mesh *m, double
 int fe_eval_absorption(const struct fe_case *c, const struct fe_mesh *m, double t, double *out)
 {
   double p[3];
-  char point[160], shown[FE_QUOTE_SIZE], text[FE_QUOTE_SIZE];
+  char point[200], shown[FE_QUOTE_SIZE], text[FE_QUOTE_SIZE];
   for (long e = 0; e < m->n_cells; e++) {
     centroid(m, e, p);
     out[e] = fe_expr_eval(c->absorption, p, t);
     if (!isfinite(out[e])) return not_finite(c->absorption, NULL, m, e, p, t, out[e]);
-    FE_CHECK(out[e] >= 0, FE_ERR_INPUT, "%s:%d: <absorption>: %s is %g at %s, t = %g; expected a rate >= 0",
+    FE_CHECK(out[e] >= 0, FE_ERR_INPUT,
+             "%s:%d: <absorption>: %s is %g at %s, t = %g; expected a rate >= 0",
              fe_path_shown(c->path, shown, sizeof shown), c->absorption_line,
              fe_quote(fe_expr_text(c->absorption), FE_QUOTE_MAX, text, sizeof text), out[e],
-             point_name(m, e, p, point, sizeof point), t);
+             point_name(m, AT_CENTROID, e, p, point, sizeof point), t);
   }
   return FE_SUCCESS;
 }
@@ -188,18 +208,18 @@ int fe_eval_dirichlet(const struct fe_case *c, const struct fe_mesh *m, const st
   return FE_SUCCESS;
 }
 
+/* The coordinates of the vertices of boundary facet f (its dim node indices). */
+static void facet_coords(const struct fe_mesh *m, const int *f, double x[4][3])
+{
+  for (int v = 0; v < m->dim; v++)
+    for (int a = 0; a < m->dim; a++) x[v][a] = m->coords[(long)f[v] * m->dim + a];
+}
+
 double fe_facet_measure(const struct fe_mesh *m, const int *f)
 {
-  const int d = m->dim;
-  double e[2][3] = {{0}};
-  for (int v = 1; v < d; v++)
-    for (int a = 0; a < d; a++)
-      e[v - 1][a] = m->coords[(long)f[v] * d + a] - m->coords[(long)f[0] * d + a];
-  if (d == 2) return hypot(e[0][0], e[0][1]);
-  double cx = e[0][1] * e[1][2] - e[0][2] * e[1][1];
-  double cy = e[0][2] * e[1][0] - e[0][0] * e[1][2];
-  double cz = e[0][0] * e[1][1] - e[0][1] * e[1][0];
-  return 0.5 * sqrt(cx * cx + cy * cy + cz * cz);
+  double x[4][3] = {{0}};
+  facet_coords(m, f, x);
+  return fe_facet_measure_at(m->dim, x);
 }
 
 int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
@@ -223,6 +243,56 @@ int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const stru
       for (int j = 0; j < d; j++) out[f[i]] += w * (i == j ? 2 : 1) * g[j];
   }
   return FE_SUCCESS;
+}
+
+/* Loads by quadrature evaluate the source at the points of each cell's rule. */
+static int eval_cell_points(const struct fe_expr *e, const struct fe_mesh *m, double t)
+{
+  struct fe_quadrature q;
+  fe_quadrature_simplex(m->dim, &q);
+  for (long c = 0; c < m->n_cells; c++) {
+    double x[4][3] = {{0}}, p[3];
+    fe_cell_coords(m->dim, m->cells, m->coords, c, x);
+    for (int k = 0; k < q.n; k++) {
+      fe_quadrature_point(&q, k, m->dim, x, p);
+      const double v = fe_expr_eval(e, p, t);
+      if (!isfinite(v)) return not_finite_at(e, NULL, m, AT_CELL_POINT, c, p, t, v);
+    }
+  }
+  return FE_SUCCESS;
+}
+
+/* ... and the Neumann fluxes at the points of each Neumann facet's rule. */
+static int eval_neumann_points(const struct fe_case *c, const struct fe_mesh *m,
+                               const struct fe_bcs *bcs, double t)
+{
+  struct fe_quadrature q;
+  fe_quadrature_simplex(m->dim - 1, &q);
+  for (int k = 0; k < bcs->n_neumann_facets; k++) {
+    const int f = bcs->neumann_facet[k];
+    const struct fe_expr *e = c->boundaries[bcs->neumann_bc[k]].value;
+    double x[4][3] = {{0}}, p[3];
+    facet_coords(m, m->facets + (long)f * m->dim, x);
+    for (int j = 0; j < q.n; j++) {
+      fe_quadrature_point(&q, j, m->dim, x, p);
+      const double v = fe_expr_eval(e, p, t);
+      if (!isfinite(v)) return not_finite_at(e, NULL, m, AT_FACET_POINT, f, p, t, v);
+    }
+  }
+  return FE_SUCCESS;
+}
+
+int fe_eval_source(const struct fe_case *c, const struct fe_mesh *m, double t, double *work)
+{
+  if (c->loads == FE_LOADS_QUADRATURE) return eval_cell_points(c->source, m, t);
+  return fe_eval_nodes(c->source, m, t, work);
+}
+
+int fe_eval_neumann_flux(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
+                         double t, double *work)
+{
+  if (c->loads == FE_LOADS_QUADRATURE) return eval_neumann_points(c, m, bcs, t);
+  return fe_eval_neumann(c, m, bcs, t, work);
 }
 
 long fe_eval_max_values(const struct fe_mesh *m, const struct fe_bcs *bcs)

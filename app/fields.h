@@ -45,6 +45,15 @@ int fe_eval_dirichlet(const struct fe_case *c, const struct fe_mesh *m, const st
 int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
                     double t, double *out);
 
+/* The source and the Neumann fluxes where the loads evaluate them (scheme@loads): at the
+ * quadrature points of the cells and of the Neumann facets (assembly/load.h; nothing kept,
+ * work unused), or at the nodes (interpolated: fe_eval_nodes, fe_eval_neumann into work).
+ * FE_ERR_INPUT naming the expression, the point (the node, or the quadrature point and its
+ * element) and the time where a value is not finite. */
+int fe_eval_source(const struct fe_case *c, const struct fe_mesh *m, double t, double *work);
+int fe_eval_neumann_flux(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
+                         double t, double *work);
+
 /* The most values one of the fe_eval_* functions writes on m: room for any of them. */
 long fe_eval_max_values(const struct fe_mesh *m, const struct fe_bcs *bcs);
 

@@ -17,6 +17,7 @@
 #include "app/scheme.h"
 #include "app/stability.h"
 #include "assembly/courant.h"
+#include "assembly/quadrature.h"
 #include "backends/backends.h"
 #include "core/error.h"
 #include "core/timer.h"
@@ -115,9 +116,9 @@ static int evaluate_expressions(struct fe_sim *s)
   if (!err && c->absorption) err = fe_eval_absorption(c, m, t, work);
   if (!err && c->n_velocity) err = fe_eval_velocity(c, m, t, velocity);
   if (!err && c->exact) err = fe_eval_nodes(c->exact, m, t, work);
-  if (!err) err = fe_eval_nodes(c->source, m, t, work);
+  if (!err) err = fe_eval_source(c, m, t, work);
   if (!err) err = fe_eval_dirichlet(c, m, s->bcs, t, work);
-  if (!err) err = fe_eval_neumann(c, m, s->bcs, t, work);
+  if (!err) err = fe_eval_neumann_flux(c, m, s->bcs, t, work);
   if (!err && fe_scheme_advects(c)) err = fe_inflow_warn(c, m, s->bcs, t, velocity);
   free(work);
   free(velocity);
@@ -167,6 +168,7 @@ static int setup(struct fe_sim *s)
   else
     FE_CALL(fe_strategy_parse(c->strategy, &s->strategy));
   if (o->stabilisation_set) c->stabilisation = o->stabilisation;
+  if (o->loads_set) c->loads = o->loads;
   FE_CALL(fe_case_check_scheme(c));
   const enum fe_steps_status steps =
       c->cfl > 0 ? fe_schedule_init_cfl(&s->sched, c->t_start, c->t_end, c->cfl, c->dt_max,
@@ -376,6 +378,30 @@ static void print_output(const struct fe_sim *s)
            s->out.dir, c->output_period, s->sched.n_outputs, checkpoints);
 }
 
+/* --check's line of the loads: how the source and the Neumann fluxes enter. */
+static void print_loads(const struct fe_sim *s)
+{
+  const struct fe_case *c = s->c;
+  const int d = s->m->dim, source = !fe_expr_is_zero(c->source);
+  const int neumann = s->bcs->n_neumann_facets > 0;
+  const char *what = source && neumann ? "source and Neumann fluxes"
+                     : source          ? "source"
+                                       : "Neumann fluxes";
+  if (!source && !neumann)
+    printf("loads     none (no source, no Neumann flux)\n");
+  else if (c->loads == FE_LOADS_INTERPOLATED)
+    printf("loads     %s interpolated: nodal values through the mass matrices (as Fluidity)\n",
+           what);
+  else {
+    struct fe_quadrature cell, facet;
+    fe_quadrature_simplex(d, &cell);
+    fe_quadrature_simplex(d - 1, &facet);
+    printf("loads     %s by quadrature of degree %d: %d points per %s, %d per %s\n", what,
+           cell.degree, cell.n, d == 2 ? "triangle" : "tetrahedron", facet.n,
+           d == 2 ? "edge" : "face");
+  }
+}
+
 /* --check: what the run would do, the Courant number from the velocity at the start. */
 static int print_check(const struct fe_sim *s)
 {
@@ -436,6 +462,7 @@ static int print_check(const struct fe_sim *s)
     printf("SUPG      xi %s, nu_scale %g: mass, absorption, advection and source tested with "
            "N + tau u . grad N\n",
            fe_nu_bar_name(c->nu_bar), c->nu_scale);
+  print_loads(s);
   const double cfl = rate * first.length;
   if (advects)
     printf("CFL       %.3g (max |u| dt / h at t = %.9g%s)\n", cfl, c->t_start,

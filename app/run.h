@@ -27,6 +27,8 @@ struct fe_options {
   enum fe_strategy strategy;
   int stabilisation_set;
   enum fe_stabilisation stabilisation;
+  int loads_set;
+  enum fe_loads loads;
   int deterministic;        /* --deterministic: reproducible LMA and matfree scatter on the GPU */
   const char *output_dir;
   const char *restart;

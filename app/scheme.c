@@ -28,12 +28,6 @@ enum fe_krylov_kind fe_scheme_diffusion_solver(const struct fe_case *c)
 
 /* ---------------------------------------------------------------- set-up */
 
-static int expr_is_zero(const struct fe_expr *e)
-{
-  const double p[3] = {0, 0, 0};
-  return !fe_expr_depends_on_t(e) && !fe_expr_depends_on_space(e) && fe_expr_eval(e, p, 0) == 0;
-}
-
 static void classify_terms(struct fe_scheme *s)
 {
   const struct fe_case *c = s->c;
@@ -43,7 +37,8 @@ static void classify_terms(struct fe_scheme *s)
   s->adv_tdep = fe_case_time_dependent_velocity(c);
   s->diff_tdep = fe_case_time_dependent_diffusivity(c);
   s->src_tdep = fe_expr_depends_on_t(c->source);
-  s->src_zero = expr_is_zero(c->source);
+  s->src_zero = fe_expr_is_zero(c->source);
+  s->quadrature = c->loads == FE_LOADS_QUADRATURE;
   s->bc_tdep = s->bcs->time_dependent;
   s->absorbs = c->absorption != NULL;
   s->absorption_tdep = s->absorbs && fe_expr_depends_on_t(c->absorption);
@@ -82,7 +77,7 @@ static int create_coefficients(struct fe_scheme *s)
 /* The vectors of the terms the case has. */
 static int create_vectors(struct fe_scheme *s)
 {
-  const int adv = s->has_advection, loads = !s->src_zero || s->bcs->n_neumann_facets;
+  const int adv = s->has_advection, source = !s->src_zero, neumann = s->bcs->n_neumann_facets > 0;
   const int fct = adv && s->c->stabilisation == FE_STABILISATION_FCT;
   const struct {
     struct fe_vec **v;
@@ -90,9 +85,10 @@ static int create_vectors(struct fe_scheme *s)
   } list[] = {{&s->tracer, 1},
               {&s->rhs, 1},
               {&s->boundary, s->bcs->n_dirichlet > 0},
-              {&s->load, loads},
-              {&s->load_old, loads},
-              {&s->mass_load, !s->src_zero},
+              {&s->source_load, source},
+              {&s->neumann_load, neumann},
+              {&s->source_values, source && !s->quadrature},
+              {&s->load_old, source || neumann},
               {&s->rk4_stage, adv && !fct},
               {&s->rk4_rate, adv},
               {&s->rk4_sum, adv && !fct},
@@ -135,7 +131,7 @@ static int create_operators(struct fe_scheme *s)
   FE_CALL(fe_operator_create(s->space, s->strategy, &s->diffusion_rhs));
   FE_CALL(fe_krylov_create(s->be, n, diffusion_kind, &s->diffusion.solver));
   s->diffusion.what = s->implicit_advection ? "advection-diffusion" : "diffusion";
-  if (s->has_advection || !s->src_zero) {
+  if (s->has_advection || (!s->src_zero && !s->quadrature)) {
     FE_CALL(fe_operator_create(s->space, s->strategy, &s->mass.op));
     if (!s->supg) { /* else at the times it is used: it depends on u and D */
       struct fe_form mass = {.mass = 1.0, .lumped = s->c->mass == FE_MASS_LUMPED};
@@ -182,10 +178,10 @@ void fe_scheme_destroy(struct fe_scheme *s)
   fe_krylov_destroy(s->mass.solver);
   fe_krylov_destroy(s->diffusion.solver);
   fe_fct_destroy(s->fct);
-  struct fe_vec *v[] = {s->tracer,    s->rhs,           s->boundary,           s->load,
-                        s->load_old,  s->mass_load,     s->rk4_stage,          s->rk4_rate,
-                        s->rk4_sum,   s->mass.solution, s->diffusion.solution, s->lambda,
-                        s->ssp_stage, s->ssp_euler};
+  struct fe_vec *v[] = {s->tracer,       s->rhs,           s->boundary,      s->source_load,
+                        s->neumann_load, s->source_values, s->load_old,      s->rk4_stage,
+                        s->rk4_rate,     s->rk4_sum,       s->mass.solution, s->diffusion.solution,
+                        s->lambda,       s->ssp_stage,     s->ssp_euler};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
   double *dev[] = {s->vel, s->diff, s->dvals, s->dzero};
   for (int i = 0; i < 4; i++) fe_backend_free(s->be, dev[i]);
@@ -231,8 +227,8 @@ static int evaluate_on_host(const struct fe_scheme *s, const struct fe_evaluatio
   switch (e->what) {
   case FE_EVAL_VELOCITY: return fe_eval_velocity(c, s->m, e->t, work);
   case FE_EVAL_DIFFUSIVITY: return fe_eval_diffusivity(c, s->m, e->t, work);
-  case FE_EVAL_SOURCE: return fe_eval_nodes(c->source, s->m, e->t, work);
-  case FE_EVAL_NEUMANN: return fe_eval_neumann(c, s->m, s->bcs, e->t, work);
+  case FE_EVAL_SOURCE: return fe_eval_source(c, s->m, e->t, work);
+  case FE_EVAL_NEUMANN: return fe_eval_neumann_flux(c, s->m, s->bcs, e->t, work);
   case FE_EVAL_DIRICHLET: return fe_eval_dirichlet(c, s->m, s->bcs, e->t, work);
   case FE_EVAL_EXACT: return fe_eval_nodes(c->exact, s->m, e->t, work);
   case FE_EVAL_ABSORPTION: return fe_eval_absorption(c, s->m, e->t, work);
@@ -452,33 +448,68 @@ static int assemble_diffusion(struct fe_scheme *s, double tau, double tmid)
   return FE_SUCCESS;
 }
 
-/* load = theta F(t1) + (1 - theta) F(t0), F the source (what FE_EVAL_SOURCE) or the Neumann
- * load (FE_EVAL_NEUMANN); F(t1) alone when F does not depend on t or theta is 1. */
-static int theta_load(struct fe_scheme *s, enum fe_evaluated what, int tdep, double t0, double t1)
+/* out = what the source or the Neumann flux (what) gives at t: the Neumann load; the source
+ * load by quadrature, tested with N + tau u . grad N with SUPG (u and D at the substep's
+ * midpoint, as the mass matrix), or the source at the nodes (interpolated: the mass matrix
+ * makes it a load). */
+static int load_at(struct fe_scheme *s, enum fe_evaluated what, double t, double *out)
 {
-  int (*eval)(const struct fe_coefficient_programs *, double, double *) =
-      what == FE_EVAL_SOURCE ? fe_coefficients_source : fe_coefficients_neumann;
-  const double th = s->c->theta;
-  evaluating(s, what, t1);
-  FE_CALL(eval(s->cp, t1, s->load->a));
-  if (!tdep || th == 1) return FE_SUCCESS;
-  evaluating(s, what, t0);
-  FE_CALL(eval(s->cp, t0, s->load_old->a));
-  return fe_vec_axpby(s->load, 1 - th, s->load_old, th);
+  evaluating(s, what, t);
+  if (what == FE_EVAL_NEUMANN) return fe_coefficients_neumann(s->cp, t, out);
+  if (!s->quadrature) return fe_coefficients_source(s->cp, t, out);
+  struct fe_form test = {.uniform_diffusivity = s->coef.uniform_diffusivity};
+  supg_form(s, &test);
+  return fe_coefficients_source_load(s->cp, t, &test, s->diff, s->vel, out);
 }
 
-/* rhs += tau * (theta F(t1) + (1 - theta) F(t0)) for the source (M f) and Neumann loads. */
+/* out = theta L(t1) + (1 - theta) L(t0), L what load_at gives; L(t1) alone when it does not
+ * depend on t or theta is 1. */
+static int theta_load(struct fe_scheme *s, enum fe_evaluated what, int tdep, double t0, double t1,
+                      struct fe_vec *out)
+{
+  const double th = s->c->theta;
+  FE_CALL(load_at(s, what, t1, out->a));
+  if (!tdep || th == 1) return FE_SUCCESS;
+  FE_CALL(load_at(s, what, t0, s->load_old->a));
+  return fe_vec_axpby(out, 1 - th, s->load_old, th);
+}
+
+/* source_load = the substep's source load: by quadrature, or M f_h from the nodal values
+ * (interpolated; with SUPG M + tau C^T, f tested with N + tau u . grad N, u and D at the
+ * midpoint tmid).  Kept while it does not change: f independent of t and, with SUPG, u and D
+ * too. */
+static int source_load(struct fe_scheme *s, double t0, double t1)
+{
+  const double tmid = 0.5 * (t0 + t1);
+  if (s->source_kept) return FE_SUCCESS;
+  if (s->quadrature && s->supg) {
+    FE_CALL(velocity_at(s, tmid));
+    FE_CALL(diffusivity_at(s, tmid));
+  }
+  if (s->quadrature) {
+    FE_CALL(theta_load(s, FE_EVAL_SOURCE, s->src_tdep, t0, t1, s->source_load));
+  } else {
+    FE_CALL(theta_load(s, FE_EVAL_SOURCE, s->src_tdep, t0, t1, s->source_values));
+    FE_CALL(assemble_mass(s, tmid));
+    FE_CALL(fe_op_apply_full(s->mass.op, s->source_values, s->source_load));
+  }
+  s->source_kept = !s->src_tdep && !(s->supg && (s->adv_tdep || s->diff_tdep));
+  return FE_SUCCESS;
+}
+
+/* rhs += tau * (theta F(t1) + (1 - theta) F(t0)) for the source and Neumann loads, each
+ * evaluated once when it does not change in time. */
 static int add_loads(struct fe_scheme *s, double t0, double t1, double tau)
 {
   if (!s->src_zero) {
-    FE_CALL(theta_load(s, FE_EVAL_SOURCE, s->src_tdep, t0, t1));
-    FE_CALL(assemble_mass(s, 0.5 * (t0 + t1))); /* SUPG: f tested with N + tau u . grad N */
-    FE_CALL(fe_op_apply_full(s->mass.op, s->load, s->mass_load));
-    FE_CALL(fe_vec_axpy(s->rhs, tau, s->mass_load));
+    FE_CALL(source_load(s, t0, t1));
+    FE_CALL(fe_vec_axpy(s->rhs, tau, s->source_load));
   }
   if (s->bcs->n_neumann_facets) {
-    FE_CALL(theta_load(s, FE_EVAL_NEUMANN, s->bc_tdep, t0, t1));
-    FE_CALL(fe_vec_axpy(s->rhs, tau, s->load));
+    if (!s->neumann_kept)
+      FE_CALL(theta_load(s, FE_EVAL_NEUMANN, s->bc_tdep, t0, t1, s->neumann_load));
+    s->neumann_kept = !s->bc_tdep;
+    FE_CALL(fe_vec_axpy(s->rhs, tau, s->neumann_load));
   }
   return FE_SUCCESS;
 }

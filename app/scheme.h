@@ -54,11 +54,12 @@ struct fe_scheme {
   int implicit_advection;    /* advection="theta": in the diffusion pair's operators */
   int supg;                  /* stabilisation="supg" of an advected case */
   int adv_tdep, diff_tdep, src_tdep, src_zero, bc_tdep;
+  int quadrature; /* loads by quadrature (scheme@loads): the source's load without M */
   int absorbs, absorption_tdep; /* an <absorption> rate, and whether it depends on t */
   struct fe_cg_options solver_options; /* both Krylov solvers' */
   /* operators: M dT/dt = -C T (RK4); (M + theta tau K) T1 = (M - (1 - theta) tau K) T0 + loads
    * (K + C with advection="theta"); with SUPG M + tau_s C^T and C + S (element.h) */
-  struct fe_system mass;                /* M; solved when advecting, applied to the source */
+  struct fe_system mass; /* M; solved when advecting, applied to the source (interpolated) */
   struct fe_system diffusion;           /* M + theta tau K */
   struct fe_op *advection;              /* -C */
   struct fe_op *diffusion_rhs;          /* M - (1 - theta) tau K */
@@ -80,7 +81,12 @@ struct fe_scheme {
   struct fe_vec *tracer;
   struct fe_vec *rhs;
   struct fe_vec *boundary; /* g(t) on the Dirichlet nodes; its other values are not read */
-  struct fe_vec *load, *load_old, *mass_load; /* F(t1) (then theta-weighted), F(t0), M f */
+  struct fe_vec *source_load;    /* the last substep's source load, theta-weighted */
+  struct fe_vec *neumann_load;   /* the last substep's Neumann load, theta-weighted */
+  struct fe_vec *source_values;  /* interpolated: the source at the nodes, theta-weighted */
+  struct fe_vec *load_old;       /* a load (or the source's values) at the substep's start */
+  int source_kept, neumann_kept; /* they hold for every substep: independent of t (and the
+                                    source, with SUPG, of u and D) */
   struct fe_vec *rk4_stage, *rk4_rate, *rk4_sum;
   /* stabilisation="fct": the limited steps, the SSP-RK3 stage value and Euler step */
   struct fe_fct *fct;

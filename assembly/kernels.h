@@ -58,7 +58,8 @@ struct fe_node_kernels {
   /* y_I += scale * A_ID x_D from the boundary cells' full matrices, over space->lift_nodes */
   int (*lift)(const struct fe_space *s, const double *elift, double scale, const double *x,
               double *y);
-  /* Facet loads: out[n] = sum over the facet slots k (facet f = k / d, vertex
+  /* Facet loads of a P1 flux (loads="interpolated"; by quadrature: fe_load_kernels):
+   * out[n] = sum over the facet slots k (facet f = k / d, vertex
    * k % d) listed for node n in ptr/slots of w[f] (g[k] + sum_j g[f d + j]):
    * int_F phi_n g for g P1 on the facet, with w = |F| / (d (d + 1)). */
   int (*facet_load)(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
@@ -92,6 +93,22 @@ struct fe_courant_kernels {
                     double *rate);
 };
 
+/* Loads by quadrature: the cell and facet loops of assembly/load.h, and the gather of their
+ * contributions into nodal loads. */
+struct fe_load_kernels {
+  /* work[c nv + i] = cell c's source load of the program f at t (fe_load_cell), every cell */
+  int (*cells)(const struct fe_space *s, const struct fe_form *form, const double *diffusivity,
+               const double *velocity, const struct fe_program *f, double t, double *work);
+  /* work[k d + v] = facet k's Neumann load of the program g at t (fe_load_facet) for the m > 0
+   * facets k = list[i], their nodes vertices[k d ...] */
+  int (*facets)(const struct fe_space *s, long m, const int *list, const int *vertices,
+                const struct fe_program *g, double t, double *work);
+  /* out[n] = sum of work[idx[j]] for j from ptr[n] to ptr[n + 1], in that order, every node n
+   * (fe_node_incidence_sum) */
+  int (*gather)(const struct fe_space *s, const int *ptr, const int *idx, const double *work,
+                double *out);
+};
+
 struct fe_assembly_kernels {
   struct fe_element_kernels element;
   struct fe_lma_kernels lma;
@@ -100,6 +117,7 @@ struct fe_assembly_kernels {
   struct fe_node_kernels node;
   struct fe_fct_kernels fct;
   struct fe_courant_kernels courant;
+  struct fe_load_kernels load;
 };
 
 #ifdef __cplusplus

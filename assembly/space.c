@@ -66,6 +66,8 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
   s->n_nodes = m->n_nodes;
   s->n_cells = m->n_cells;
   fe_reference_init(m->dim, &s->ref);
+  fe_quadrature_simplex(m->dim, &s->cell_rule);
+  fe_quadrature_simplex(m->dim - 1, &s->facet_rule);
 
   int *ptr = NULL, *inc = NULL;
   unsigned char *dmask = NULL;

@@ -6,6 +6,7 @@
 #define FE_SPACE_H
 
 #include "assembly/element.h"
+#include "assembly/quadrature.h"
 #include "io/mesh.h"
 #include "solvers/backend.h"
 
@@ -23,6 +24,7 @@ struct fe_space {
                              set before operators are created */
   long n_nodes, n_cells;
   struct fe_reference ref;
+  struct fe_quadrature cell_rule, facet_rule; /* the loads' rules (assembly/load.h) */
   /* on the backend */
   double *coords;         /* n_nodes * d */
   int *cells;             /* n_cells * nv */

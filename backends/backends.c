@@ -26,6 +26,7 @@ static int check_tables(const struct fe_backend *be)
   const struct fe_node_kernels *node = &be->assembly->node;
   const struct fe_fct_kernels *fct = &be->assembly->fct;
   const struct fe_courant_kernels *courant = &be->assembly->courant;
+  const struct fe_load_kernels *load = &be->assembly->load;
   FE_CHECK(be->comm && be->destroy, FE_ERR_USAGE, "backend %s: no communicator or destroy",
            be->name);
   SLOT(vec, malloc);
@@ -66,6 +67,9 @@ static int check_tables(const struct fe_backend *be)
   SLOT(fct, lumped_mass);
   SLOT(fct, step);
   SLOT(courant, cell_rates);
+  SLOT(load, cells);
+  SLOT(load, facets);
+  SLOT(load, gather);
   return FE_SUCCESS;
 }
 

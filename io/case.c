@@ -34,6 +34,8 @@ static const char *const nu_bar_words[] = {[FE_NU_BAR_OPTIMAL] = "optimal",
                                            [FE_NU_BAR_DOUBLY_ASYMPTOTIC] = "doubly_asymptotic",
                                            [FE_NU_BAR_CRITICAL_RULE] = "critical_rule",
                                            [FE_NU_BAR_UNITY] = "unity"};
+static const char *const loads_words[] = {
+    [FE_LOADS_QUADRATURE] = "quadrature", [FE_LOADS_INTERPOLATED] = "interpolated"};
 static const char *const pc_words[] = {[FE_PC_JACOBI] = "jacobi", [FE_PC_NONE] = "none"};
 static const char *const tensor_names[6] = {"xx", "xy", "xz", "yy", "yz", "zz"};
 
@@ -840,7 +842,7 @@ static int read_scheme(struct reader *r, xmlNode *n)
   struct fe_case *c = r->c;
   if (!n) return FE_SUCCESS;
   int s = (int)c->splitting, a = (int)c->advection, m = (int)c->mass, st = (int)c->stabilisation;
-  int nb = (int)c->nu_bar;
+  int nb = (int)c->nu_bar, ld = (int)c->loads;
   c->scheme_line = (int)xmlGetLineNo(n);
   FE_CALL(attr_double(r, n, "theta", &c->theta));
   NODE_CHECK(c->theta >= 0 && c->theta <= 1, r, n, "theta", "theta must be in [0, 1]");
@@ -850,9 +852,11 @@ static int read_scheme(struct reader *r, xmlNode *n)
   FE_CALL(attr_word(r, n, "stabilisation", stabilisation_words, COUNT(stabilisation_words), &st));
   FE_CALL(attr_word(r, n, "nu_bar", nu_bar_words, COUNT(nu_bar_words), &nb));
   FE_CALL(attr_double(r, n, "nu_scale", &c->nu_scale));
+  FE_CALL(attr_word(r, n, "loads", loads_words, COUNT(loads_words), &ld));
   NODE_CHECK(c->nu_scale >= 0 && isfinite(c->nu_scale), r, n, "nu_scale",
              "nu_scale must be a finite number >= 0");
   c->nu_bar = (enum fe_nu_bar)nb;
+  c->loads = (enum fe_loads)ld;
   c->splitting = (enum fe_splitting)s;
   c->advection = (enum fe_advection)a;
   c->mass = (enum fe_mass)m;
@@ -1005,6 +1009,7 @@ static int case_create(const char *path, struct fe_case **out)
   c->stabilisation = FE_STABILISATION_NONE;
   c->nu_bar = FE_NU_BAR_OPTIMAL;
   c->nu_scale = 0.5;
+  c->loads = FE_LOADS_QUADRATURE;
   c->rtol = 1e-10;
   c->atol = 1e-14;
   c->max_iterations = 1000;
@@ -1089,6 +1094,17 @@ int fe_stabilisation_parse(const char *word, enum fe_stabilisation *s)
 }
 
 const char *fe_nu_bar_name(enum fe_nu_bar n) { return nu_bar_words[n]; }
+
+const char *fe_loads_name(enum fe_loads l) { return loads_words[l]; }
+
+int fe_loads_parse(const char *word, enum fe_loads *l)
+{
+  const int k = word_index(word, loads_words, COUNT(loads_words));
+  FE_CHECK(k >= 0, FE_ERR_USAGE, "unknown loads '%s'; expected one of %s, %s", word, loads_words[0],
+           loads_words[1]);
+  *l = (enum fe_loads)k;
+  return FE_SUCCESS;
+}
 
 int fe_case_check_scheme(const struct fe_case *c)
 {

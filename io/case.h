@@ -20,6 +20,9 @@ enum fe_nu_bar {
   FE_NU_BAR_CRITICAL_RULE,
   FE_NU_BAR_UNITY
 };
+/* How the source and the Neumann fluxes enter: integrated at quadrature points (default), or
+ * through their P1 interpolants, F = M f_h (Fluidity's way) */
+enum fe_loads { FE_LOADS_QUADRATURE, FE_LOADS_INTERPOLATED };
 enum fe_preconditioner { FE_PC_JACOBI, FE_PC_NONE };
 enum fe_bc_kind { FE_BC_DIRICHLET, FE_BC_NEUMANN };
 
@@ -64,6 +67,7 @@ struct fe_case {
   enum fe_stabilisation stabilisation; /* default none */
   enum fe_nu_bar nu_bar;               /* SUPG's xi; default optimal */
   double nu_scale;                     /* SUPG's nu_scale; default 0.5 */
+  enum fe_loads loads;                 /* default quadrature */
   int scheme_line;                     /* line of <scheme>, 0 when absent */
   double rtol, atol;
   int max_iterations;
@@ -98,6 +102,10 @@ const char *fe_nu_bar_name(enum fe_nu_bar n);
 int fe_case_check_scheme(const struct fe_case *c);
 /* The spelling of scheme@stabilisation (--stabilisation); FE_ERR_USAGE naming the words. */
 int fe_stabilisation_parse(const char *word, enum fe_stabilisation *s);
+/* "quadrature", "interpolated" */
+const char *fe_loads_name(enum fe_loads l);
+/* The spelling of scheme@loads (--loads); FE_ERR_USAGE naming the words. */
+int fe_loads_parse(const char *word, enum fe_loads *l);
 
 extern const char fe_case_schema[]; /* generated from io/fesim.xsd */
 extern const unsigned long fe_case_schema_size;

@@ -174,5 +174,11 @@ const struct fe_program *fe_expr_program(const struct fe_expr *e) { return &e->p
 
 int fe_expr_depends_on_t(const struct fe_expr *e) { return e->depends_t; }
 int fe_expr_depends_on_space(const struct fe_expr *e) { return e->depends_space; }
+
+int fe_expr_is_zero(const struct fe_expr *e)
+{
+  const double p[3] = {0, 0, 0};
+  return !e->depends_t && !e->depends_space && fe_expr_eval(e, p, 0) == 0;
+}
 const char *fe_expr_text(const struct fe_expr *e) { return e->text; }
 const char *fe_expr_where(const struct fe_expr *e) { return e->where; }

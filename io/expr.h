@@ -39,6 +39,8 @@ const struct fe_program *fe_expr_program(const struct fe_expr *expr);
 
 int fe_expr_depends_on_t(const struct fe_expr *expr);
 int fe_expr_depends_on_space(const struct fe_expr *expr);
+/* 1 when it is the constant 0 (independent of x y z t). */
+int fe_expr_is_zero(const struct fe_expr *expr);
 const char *fe_expr_text(const struct fe_expr *expr);
 /* Where it was written, for messages: "case.xml:12 (<initial>)". */
 const char *fe_expr_where(const struct fe_expr *expr);

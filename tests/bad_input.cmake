@@ -44,6 +44,7 @@ fe_bad_input(velocity_missing_y [=[velocity_missing_y\.xml:7: <velocity>: missin
 fe_bad_input(dt_not_number [=[dt_not_number\.xml:6: <time dt="abc">: 'abc' is not a number]=])
 fe_bad_input(unknown_stabilisation [=[unknown_stabilisation\.xml:12: <scheme stabilisation="upwind">: the value 'upwind' is not one of {'none', 'fct', 'supg'}]=])
 fe_bad_input(fct_with_theta [=[fct_with_theta\.xml:12: <scheme>: stabilisation 'fct' with advection 'theta': flux correction limits explicit steps; expected advection 'rk4' with fct]=])
+fe_bad_input(unknown_loads [=[unknown_loads\.xml:12: <scheme loads="exact">: the value 'exact' is not one of {'quadrature', 'interpolated'}]=])
 fe_bad_input(nu_scale_negative [=[nu_scale_negative\.xml:12: <scheme nu_scale="-1">: nu_scale must be a finite number >= 0]=])
 fe_bad_input(unknown_strategy [=[unknown_strategy\.xml:14: <assembly strategy="csr">: the value 'csr' is not one of {'addto', 'lma', 'matfree', 'auto'}]=])
 fe_bad_input(unknown_backend [=[unknown_backend\.xml:15: <backend>: the value 'gpu' is not one of {'cpu', 'cuda', 'auto'}]=])
@@ -218,11 +219,15 @@ set_tests_properties(bad_input.piecewise PROPERTIES LABELS bad_input PASS_REGULA
 set_tests_properties(bad_input.piecewise.run PROPERTIES LABELS bad_input)
 # expressions that are not finite somewhere on the mesh at time@start
 fe_bad_input(nonfinite_initial [=[nonfinite_initial\.xml:8: <initial>: expression 'log\(x\)' is -inf at the node \(x, y\) = \(0, [0-9.e-]+\), t = 0; expected a finite value]=])
+# the source and Neumann fluxes where the loads evaluate them: at the nodes (loads="interpolated",
+# where 1/(x - 0.5) is infinite) or at the quadrature points of the cells and boundary facets
 fe_bad_input(nonfinite_source [=[nonfinite_source\.xml:10: <source>: expression '1/\(x - 0\.5\)' is inf at the node \(x, y\) = \(0\.5, [0-9.e-]+\), t = 0; expected a finite value]=])
+fe_bad_input(nonfinite_source_quadrature [=[nonfinite_source_quadrature\.xml:10: <source>: expression 'sqrt\(0\.5 - x\)' is nan at the quadrature point \(x, y\) = \(0\.833333, 0\.833333\) of element 18, t = 0; expected a finite value]=])
 fe_bad_input(nonfinite_diffusivity [=[nonfinite_diffusivity\.xml:9: <diffusivity>: expression 'sqrt\(x - 2\)' is nan at the centroid \(x, y\) = \([^)]*\) of element [0-9]+, t = 0; expected a finite value]=])
 fe_bad_input(nonfinite_velocity [=[nonfinite_velocity\.xml:7: <velocity><x>: expression '1/y' is inf at the node \(x, y\) = \([0-9.e-]+, 0\), t = 0; expected a finite value]=])
 fe_bad_input(nonfinite_dirichlet [=[nonfinite_dirichlet\.xml:10: <dirichlet>: expression '1/x' is inf at the node \(x, y\) = \(0, [0-9.e-]+\), t = 0; expected a finite value]=])
-fe_bad_input(nonfinite_neumann [=[nonfinite_neumann\.xml:10: <neumann>: expression 'log\(y\)' is -inf at the node \(x, y\) = \([0-9.e-]+, 0\), t = 0; expected a finite value]=])
+fe_bad_input(nonfinite_neumann [=[nonfinite_neumann\.xml:10: <neumann>: expression 'log\(y\)' is -inf at the quadrature point \(x, y\) = \([0-9.e-]+, 0\) of boundary element [0-9]+, t = 0; expected a finite value]=])
+fe_bad_input(nonfinite_neumann_interpolated [=[nonfinite_neumann_interpolated\.xml:10: <neumann>: expression 'log\(y\)' is -inf at the node \(x, y\) = \([0-9.e-]+, 0\), t = 0; expected a finite value]=])
 fe_bad_input(nonfinite_exact [=[nonfinite_exact\.xml:11: <exact>: expression 'exp\(1000\*x\)' is inf at the node \(x, y\) = \([0-9.e-]+, [0-9.e-]+\), t = 0; expected a finite value]=])
 
 # The command line, with the valid good.xml (real runs only: --check neither
@@ -366,6 +371,7 @@ fe_bad_usage(empty_value [=[option '--output' needs a value \(DIR\); found an em
 fe_bad_usage(flag_with_value [=[option '--force' takes no value; found '--force=yes']=] --force=yes ${fe_good})
 fe_bad_usage(bad_backend [=[unknown backend 'gpu'; expected one of auto, cpu, cuda]=] --backend gpu ${fe_good})
 fe_bad_usage(bad_stabilisation [=[unknown stabilisation 'upwind'; expected one of none, fct, supg]=] --stabilisation upwind ${fe_good})
+fe_bad_usage(bad_loads [=[unknown loads 'exact'; expected one of quadrature, interpolated]=] --loads exact ${fe_good})
 fe_bad_usage(no_case [=[no case file given]=] --check)
 fe_bad_usage(two_cases [=[one case file expected, found 'b\.xml' after 'a\.xml']=] a.xml b.xml)
 # after --, a name that begins with - is the case file

@@ -78,6 +78,9 @@ static const struct fe_assembly_kernels assembly_cpu = {
              .count_indefinite = fe_count_indefinite_cpu},
     .fct = {.lumped_mass = fe_fct_lumped_mass_cpu, .step = fe_fct_step_cpu},
     .courant = {.cell_rates = fe_courant_cell_rates_cpu},
+    .load = {.cells = fe_load_cells_cpu,
+             .facets = fe_load_facets_cpu,
+             .gather = fe_incidence_sum_cpu},
 };
 
 static void destroy_cpu(struct fe_backend *be) { free(be); }

@@ -56,7 +56,8 @@ int fe_matfree_apply_cpu(const struct fe_space *s, const struct fe_form *form, c
 int fe_matfree_diagonal_cpu(const struct fe_space *s, const struct fe_form *form,
                             const double *diff, const double *vel, double *diag);
 /* nodes.c */
-void fe_incidence_sum_cpu(const struct fe_space *s, const double *work, double *y);
+int fe_incidence_sum_cpu(const struct fe_space *s, const int *ptr, const int *idx,
+                         const double *work, double *y);
 int fe_lift_cpu(const struct fe_space *s, const double *elift, double scale, const double *x,
                 double *y);
 int fe_facet_load_cpu(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
@@ -71,5 +72,10 @@ int fe_fct_step_cpu(const struct fe_space *s, const struct fe_fct_arrays *a);
 /* courant.c */
 int fe_courant_cell_rates_cpu(const struct fe_space *s, const double *velocity,
                               const double *inv_height, double *rate);
+/* load.c */
+int fe_load_cells_cpu(const struct fe_space *s, const struct fe_form *form, const double *diff,
+                      const double *vel, const struct fe_program *f, double t, double *work);
+int fe_load_facets_cpu(const struct fe_space *s, long m, const int *list, const int *vertices,
+                       const struct fe_program *g, double t, double *work);
 
 #endif

@@ -23,8 +23,7 @@ int fe_lma_apply_cpu(const struct fe_space *s, const double *e, const double *x,
     products(2, s, e, x, work);
   else
     products(3, s, e, x, work);
-  fe_incidence_sum_cpu(s, work, y);
-  return FE_SUCCESS;
+  return fe_incidence_sum_cpu(s, s->inc_ptr, s->inc, work, y);
 }
 
 int fe_lma_diagonal_cpu(const struct fe_space *s, const double *e, double *diag)

@@ -23,8 +23,7 @@ int fe_matfree_apply_cpu(const struct fe_space *s, const struct fe_form *form, c
     products(2, s, form, diff, vel, x, work);
   else
     products(3, s, form, diff, vel, x, work);
-  fe_incidence_sum_cpu(s, work, y);
-  return FE_SUCCESS;
+  return fe_incidence_sum_cpu(s, s->inc_ptr, s->inc, work, y);
 }
 
 int fe_matfree_diagonal_cpu(const struct fe_space *s, const struct fe_form *form,

@@ -4,10 +4,12 @@
 #include "backends/cpu/backend_cpu.h"
 #include "core/error.h"
 
-void fe_incidence_sum_cpu(const struct fe_space *s, const double *work, double *y)
+int fe_incidence_sum_cpu(const struct fe_space *s, const int *ptr, const int *idx,
+                         const double *work, double *y)
 {
 #pragma omp parallel for schedule(static)
-  for (long n = 0; n < s->n_nodes; n++) y[n] = fe_node_incidence_sum(n, s->inc_ptr, s->inc, work);
+  for (long n = 0; n < s->n_nodes; n++) y[n] = fe_node_incidence_sum(n, ptr, idx, work);
+  return FE_SUCCESS;
 }
 
 int fe_lift_cpu(const struct fe_space *s, const double *elift, double scale, const double *x,

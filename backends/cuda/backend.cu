@@ -57,6 +57,9 @@ static const struct fe_assembly_kernels assembly_cuda = {
              .count_indefinite = fe_count_indefinite_cuda},
     .fct = {.lumped_mass = fe_fct_lumped_mass_cuda, .step = fe_fct_step_cuda},
     .courant = {.cell_rates = fe_courant_cell_rates_cuda},
+    .load = {.cells = fe_load_cells_cuda,
+             .facets = fe_load_facets_cuda,
+             .gather = fe_incidence_sum_cuda},
 };
 
 extern "C" int fe_cuda_device_count(void)

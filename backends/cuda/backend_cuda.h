@@ -53,6 +53,16 @@ __device__ inline void fe_cuda_put_local(long c, const int *cells, const double 
       out[c * (D + 1) + i] = ye[i];
   }
 }
+
+/* The n programs copied to p in shared memory by the block's threads, so that every thread
+ * then reads the same instruction from there; the block synchronised. */
+__device__ inline void fe_cuda_stage_programs(struct fe_program *p, const struct fe_program *progs,
+                                              int n)
+{
+  const int words = n * (int)(sizeof(struct fe_program) / sizeof(int));
+  for (int w = threadIdx.x; w < words; w += blockDim.x) ((int *)p)[w] = ((const int *)progs)[w];
+  __syncthreads();
+}
 #endif
 
 /* vec.cu */
@@ -106,7 +116,8 @@ int fe_mass_apply_cuda(const struct fe_space *s, const double *x, double *y);
 int fe_lma_apply_cuda(const struct fe_space *s, const double *e, const double *x, double *y,
                       double *work);
 int fe_lma_diagonal_cuda(const struct fe_space *s, const double *e, double *diag);
-int fe_incidence_sum_cuda(const struct fe_space *s, const double *work, double *y);
+int fe_incidence_sum_cuda(const struct fe_space *s, const int *ptr, const int *idx,
+                          const double *work, double *y);
 /* addto.cu */
 int fe_csr_assemble_cuda(const struct fe_space *s, struct fe_csr *csr, const double *e);
 int fe_csr_apply_cuda(struct fe_csr *csr, const double *x, double *y);
@@ -126,5 +137,10 @@ int fe_fct_step_cuda(const struct fe_space *s, const struct fe_fct_arrays *a);
 /* courant.cu */
 int fe_courant_cell_rates_cuda(const struct fe_space *s, const double *velocity,
                                const double *inv_height, double *rate);
+/* load.cu */
+int fe_load_cells_cuda(const struct fe_space *s, const struct fe_form *form, const double *diff,
+                       const double *vel, const struct fe_program *f, double t, double *work);
+int fe_load_facets_cuda(const struct fe_space *s, long m, const int *list, const int *vertices,
+                        const struct fe_program *g, double t, double *work);
 
 #endif

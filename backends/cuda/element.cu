@@ -208,7 +208,7 @@ static int matfree_apply_d(const struct fe_space *s, const struct fe_form *f, co
   matfree_kernel<D, false><<<cb, THREADS, 0, stream>>>(s->n_cells, *f, s->cells, s->coords, s->dmask,
                                                         diff, vel, x, work);
   FE_CUDA_LAUNCHED("matfree_kernel");
-  return fe_incidence_sum_cuda(s, work, y);
+  return fe_incidence_sum_cuda(s, s->inc_ptr, s->inc, work, y);
 }
 
 int fe_matfree_apply_cuda(const struct fe_space *s, const struct fe_form *f, const double *diff,

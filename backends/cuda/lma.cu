@@ -28,11 +28,11 @@ __global__ void incidence_sum_kernel(long n_nodes, const int *inc_ptr, const int
 }
 
 /* The scatter as a gather per node: a fixed order. */
-int fe_incidence_sum_cuda(const struct fe_space *s, const double *work, double *y)
+int fe_incidence_sum_cuda(const struct fe_space *s, const int *ptr, const int *idx,
+                          const double *work, double *y)
 {
   const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
-  incidence_sum_kernel<<<nb, THREADS, 0, fe_cuda_stream(s->be)>>>(s->n_nodes, s->inc_ptr, s->inc,
-                                                                  work, y);
+  incidence_sum_kernel<<<nb, THREADS, 0, fe_cuda_stream(s->be)>>>(s->n_nodes, ptr, idx, work, y);
   FE_CUDA_LAUNCHED("incidence_sum_kernel");
   return FE_SUCCESS;
 }
@@ -51,7 +51,7 @@ static int lma_apply_d(const struct fe_space *s, const double *e, const double *
   }
   lma_kernel<D, false><<<cb, THREADS, 0, stream>>>(s->n_cells, s->cells, e, s->block_shift, x, work);
   FE_CUDA_LAUNCHED("lma_kernel");
-  return fe_incidence_sum_cuda(s, work, y);
+  return fe_incidence_sum_cuda(s, s->inc_ptr, s->inc, work, y);
 }
 
 int fe_lma_apply_cuda(const struct fe_space *s, const double *e, const double *x, double *y,

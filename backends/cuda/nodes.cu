@@ -61,10 +61,7 @@ __global__ void evaluate_kernel(int at_cells, const int *cells, const double *co
                                 const struct fe_program *progs, int nprog, double t, double *out)
 {
   __shared__ struct fe_program p[EVAL_MAX_PROGRAMS];
-  /* stage the programs: every thread reads the same instruction, from shared memory */
-  const int words = nprog * (int)(sizeof(struct fe_program) / sizeof(int));
-  for (int w = threadIdx.x; w < words; w += blockDim.x) ((int *)p)[w] = ((const int *)progs)[w];
-  __syncthreads();
+  fe_cuda_stage_programs(p, progs, nprog);
   const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (i < m) fe_point_evaluate(D, at_cells, i, cells, coords, idx, opos, p, nprog, t, out);
 }

@@ -4,9 +4,11 @@
     run_case.py FESIM CASE_DIR CHECK [options]
 
 CHECK is one of
-  error         final l2_error <= --max-l2 (and linf <= --max-linf if given)
+  error         final l2_error <= --max-l2 (and >= --min-l2, linf <= --max-linf if given)
   order         L2 convergence order under mesh refinement (--sizes, dt = --cfl * size)
-                is >= --min-order at every refinement
+                is >= --min-order (and <= --max-order if given) at every refinement; the
+                resolution nodes^(-1/dim), or with --order-by size the mesh size (Fluidity's
+                tests: log2 of the errors' ratio when the size halves)
   time-order    order in dt of the final field (Richardson differences between
                 successive dt in --dts) within [--min-order, --max-order]
   conservation  |integral(end) - integral(0)| <= --rtol * |integral(0)|
@@ -37,7 +39,7 @@ CHECK is one of
                 scatter) matches the CPU's
                 final field to --rtol and meet --max-l2; exit 77 (skip) without a GPU
 Options --size, --dt, --end, --splitting, --every and --param NAME=VALUE (repeated) override
-the case file; --assembly, --stabilisation and --backend are passed to fesim.
+the case file; --assembly, --stabilisation, --loads and --backend are passed to fesim.
 Exit 0 when the criterion holds; 1 with a message otherwise.
 Only the Python standard library is used.
 """
@@ -329,9 +331,11 @@ def main():
     p.add_argument("--dts", type=lambda s: [float(x) for x in s.split(",")])
     p.add_argument("--cfl", type=float, help="dt = cfl * size in order checks")
     p.add_argument("--max-l2", type=float)
+    p.add_argument("--min-l2", type=float)
     p.add_argument("--max-linf", type=float)
     p.add_argument("--min-order", type=float)
     p.add_argument("--max-order", type=float)
+    p.add_argument("--order-by", choices=["nodes", "size"], default="nodes")
     p.add_argument("--rtol", type=float)
     p.add_argument("--lo", type=float, default=0.0)
     p.add_argument("--hi", type=float, default=1.0)
@@ -344,10 +348,11 @@ def main():
     p.add_argument("--min-at-cfl", type=int, default=1)
     p.add_argument("--stabilisation", default=None)
     p.add_argument("--assembly", default=None)
+    p.add_argument("--loads", default=None, help="quadrature or interpolated")
     p.add_argument("--backend", default=None, help="cpu or cuda; with cuda, exit 77 (skip) without a GPU")
     a = p.parse_args()
-    stab = ["--stabilisation", a.stabilisation] if a.stabilisation else []
-    extra = (["--assembly", a.assembly] if a.assembly else []) + stab
+    scheme = (["--stabilisation", a.stabilisation] if a.stabilisation else []) + (["--loads", a.loads] if a.loads else [])
+    extra = (["--assembly", a.assembly] if a.assembly else []) + scheme
     if a.backend:
         extra += ["--backend", a.backend]
         probe = subprocess.run([a.fesim, "--quiet", *extra, "--check", os.path.join(a.case_dir, "case.xml")],
@@ -365,7 +370,8 @@ def main():
             run(a.fesim, path, extra)
             last = read_stat(out, name)[-1]
             print(f"final l2_error {last['l2_error']:.6e}, linf_error {last['linf_error']:.6e}")
-            ok = last["l2_error"] <= a.max_l2 and (a.max_linf is None or last["linf_error"] <= a.max_linf)
+            ok = (last["l2_error"] <= a.max_l2 and (a.min_l2 is None or last["l2_error"] >= a.min_l2)
+                  and (a.max_linf is None or last["linf_error"] <= a.max_linf))
         elif a.check == "order":
             errors, hs = [], []
             for i, h in enumerate(a.sizes):
@@ -374,11 +380,11 @@ def main():
                 dim, nodes = mesh_info(a.fesim, path)
                 run(a.fesim, path, extra)
                 errors.append(read_stat(out, name)[-1]["l2_error"])
-                hs.append(nodes ** (-1.0 / dim))  # effective resolution
+                hs.append(h if a.order_by == "size" else nodes ** (-1.0 / dim))  # effective resolution
                 print(f"size {h:<8g} {nodes:8d} nodes  l2_error {errors[-1]:.6e}")
             orders = [order(errors[i], errors[i + 1], hs[i] / hs[i + 1]) for i in range(len(errors) - 1)]
             print("orders " + " ".join(f"{q:.3f}" for q in orders))
-            ok = min(orders) >= a.min_order
+            ok = min(orders) >= a.min_order and (a.max_order is None or max(orders) <= a.max_order)
         elif a.check == "time-order":
             fields = []
             for i, dt in enumerate(a.dts):
@@ -453,7 +459,7 @@ def main():
         elif a.check == "bounds":
             ok = True
             strategies = [a.assembly] if a.assembly else ["lma", "addto", "matfree"]
-            plain = [*stab, *(["--backend", a.backend] if a.backend else [])]
+            plain = [*scheme, *(["--backend", a.backend] if a.backend else [])]
             fields = {}
             for s in strategies:
                 path, name, out = make_case(a.case_dir, work, s, **over)
@@ -488,14 +494,14 @@ def main():
                 return SKIP
             # the CPU reference once (its strategies agree to round-off: the strategies checks)
             path, name, out = make_case(a.case_dir, work, "cpu", **over)
-            run(a.fesim, path, ["--backend", "cpu", *stab])
+            run(a.fesim, path, ["--backend", "cpu", *scheme])
             reference = final_field(out, name, tracer_name(a.case_dir))
             scale = max(abs(x) for x in reference)
             for variant in (["--assembly", "lma"], ["--assembly", "lma", "--deterministic"], ["--assembly", "addto"],
                             ["--assembly", "matfree"], ["--assembly", "matfree", "--deterministic"]):
                 tag = "_".join(v.strip("-") for v in variant)
                 path, name, out = make_case(a.case_dir, work, f"cuda_{tag}", **over)
-                run(a.fesim, path, ["--backend", "cuda", *variant, *stab], skip_without_gpu=True)
+                run(a.fesim, path, ["--backend", "cuda", *variant, *scheme], skip_without_gpu=True)
                 field = final_field(out, name, tracer_name(a.case_dir))
                 l2 = read_stat(out, name)[-1].get("l2_error")
                 diff = max(abs(x - y) for x, y in zip(field, reference)) / scale
@@ -507,7 +513,7 @@ def main():
             fields = {}
             for s in ("lma", "addto", "matfree"):
                 path, name, out = make_case(a.case_dir, work, s, **over)
-                run(a.fesim, path, ["--assembly", s, *stab])
+                run(a.fesim, path, ["--assembly", s, *scheme])
                 fields[s] = final_field(out, name, tracer_name(a.case_dir))
             scale = max(abs(x) for x in fields["lma"])
             ok = True

@@ -84,6 +84,7 @@ static void check_full(void)
   CHECK(c->splitting == FE_SPLIT_LIE);
   CHECK(c->advection == FE_ADVECTION_NONE);
   CHECK(c->mass == FE_MASS_LUMPED);
+  CHECK(c->loads == FE_LOADS_INTERPOLATED);
   CHECK_CLOSE(c->rtol, 1e-8, 0);
   CHECK(c->atol == 0);
   CHECK(c->max_iterations == 250);
@@ -117,6 +118,7 @@ static void check_defaults(void)
   CHECK(c->splitting == FE_SPLIT_STRANG);
   CHECK(c->advection == FE_ADVECTION_RK4);
   CHECK(c->mass == FE_MASS_CONSISTENT);
+  CHECK(c->loads == FE_LOADS_QUADRATURE);
   CHECK(c->rtol == 1e-10);
   CHECK(c->atol == 1e-14);
   CHECK(c->max_iterations == 1000);
@@ -236,6 +238,10 @@ static void check_words(void)
 {
   enum fe_strategy s = FE_STRATEGY_LMA;
   enum fe_backend_kind b = FE_BACKEND_AUTO;
+  enum fe_loads l = FE_LOADS_QUADRATURE;
+  CHECK(fe_loads_parse("interpolated", &l) == FE_SUCCESS && l == FE_LOADS_INTERPOLATED);
+  CHECK(fe_loads_parse("quadrature", &l) == FE_SUCCESS && l == FE_LOADS_QUADRATURE);
+  CHECK(same(fe_loads_name(FE_LOADS_INTERPOLATED), "interpolated"));
   CHECK(fe_strategy_parse("addto", &s) == FE_SUCCESS && s == FE_STRATEGY_ADDTO);
   CHECK(fe_strategy_parse("lma", &s) == FE_SUCCESS && s == FE_STRATEGY_LMA);
   CHECK(fe_backend_parse("cuda", &b) == FE_SUCCESS && b == FE_BACKEND_CUDA);
@@ -244,6 +250,7 @@ static void check_words(void)
   fe_error_set_quiet(1);
   CHECK(fe_strategy_parse("csr", &s) == FE_ERR_USAGE && s == FE_STRATEGY_LMA);
   CHECK(fe_backend_parse("gpu", &b) == FE_ERR_USAGE && b == FE_BACKEND_AUTO);
+  CHECK(fe_loads_parse("exact", &l) == FE_ERR_USAGE && l == FE_LOADS_QUADRATURE);
   fe_error_set_quiet(0);
   CHECK(same(fe_strategy_name(FE_STRATEGY_ADDTO), "addto"));
   CHECK(same(fe_strategy_name(FE_STRATEGY_LMA), "lma"));
