@@ -125,11 +125,13 @@ static int evaluate_expressions(struct fe_sim *s)
 }
 
 /* The range the initial and Dirichlet values bound the tracer to, where they do: without a
- * source or Neumann flux, with Dirichlet values fixed in time (with absorption, 0 too). */
+ * source or Neumann flux, with Dirichlet values fixed in time (with absorption, 0 too), and
+ * without the conservative advection form, with which a converging flow concentrates it. */
 static int init_bounds(struct fe_sim *s)
 {
   const struct fe_scheme *sc = s->scheme;
-  const int bounded = sc->src_zero && !s->bcs->n_neumann_facets && !sc->bc_tdep;
+  const int concentrates = fe_scheme_advects(s->c) && s->c->conservative_advection != 0;
+  const int bounded = sc->src_zero && !s->bcs->n_neumann_facets && !sc->bc_tdep && !concentrates;
   double *dirichlet;
   FE_MALLOC(s->bcs->n_dirichlet + 1, &dirichlet);
   const int err = fe_eval_dirichlet(s->c, s->m, s->bcs, s->c->t_start, dirichlet);
@@ -318,7 +320,7 @@ static int fct_courant(const struct fe_sim *s, const double *velocity, double h,
   double *vel = NULL;
   const size_t n = (size_t)s->m->n_nodes;
   int err = fe_space_create(s->be, s->m, s->bcs->is_dirichlet, &space);
-  if (!err) err = fe_fct_create(space, &fct);
+  if (!err) err = fe_fct_create(space, s->c->conservative_advection, &fct);
   if (!err) err = fe_backend_alloc(s->be, n * (size_t)s->m->dim * sizeof(double), velocity, &vel);
   if (!err) err = fe_vec_create(s->be, n, &u);
   if (!err) err = fe_vec_create(s->be, n, &out);
@@ -436,6 +438,12 @@ static int print_check(const struct fe_sim *s)
     printf("SUPG      xi %s, nu_scale %g: mass, absorption, advection and source tested with "
            "N + tau u . grad N\n",
            fe_nu_bar_name(c->nu_bar), c->nu_scale);
+  if (advects)
+    printf("advection %s form: u . grad T%s (conservative_advection %g)\n",
+           c->conservative_advection == 1   ? "conservative"
+           : c->conservative_advection == 0 ? "non-conservative"
+                                            : "blended",
+           c->conservative_advection == 0 ? "" : " + beta (div u) T", c->conservative_advection);
   const double cfl = rate * first.length;
   if (advects)
     printf("CFL       %.3g (max |u| dt / h at t = %.9g%s)\n", cfl, c->t_start,

@@ -146,7 +146,8 @@ static int create_operators(struct fe_scheme *s)
     FE_CALL(fe_operator_create(s->space, s->strategy, &s->advection));
     FE_CALL(fe_krylov_create(s->be, n, mass_kind, &s->mass.solver));
     s->mass.what = "advection mass";
-    if (s->c->stabilisation == FE_STABILISATION_FCT) FE_CALL(fe_fct_create(s->space, &s->fct));
+    if (s->c->stabilisation == FE_STABILISATION_FCT)
+      FE_CALL(fe_fct_create(s->space, s->c->conservative_advection, &s->fct));
   }
   return FE_SUCCESS;
 }
@@ -344,11 +345,13 @@ static int solve(struct fe_scheme *s, struct fe_system *sys, const struct fe_vec
 
 /* ---------------------------------------------------------------- coefficients at a time */
 
-/* The form's SUPG: Fluidity's nu_scale and nu_bar with stabilisation="supg", none without. */
-static void supg_form(const struct fe_scheme *s, struct fe_form *f)
+/* The form's options of the advection term: SUPG (Fluidity's nu_scale and nu_bar with
+ * stabilisation="supg", none without) and the conservative form's beta. */
+static void advection_options(const struct fe_scheme *s, struct fe_form *f)
 {
   f->supg = s->supg ? s->c->nu_scale : 0;
   f->nu_bar = (int)s->c->nu_bar;
+  f->conservative = s->c->conservative_advection;
 }
 
 /* s->vel = u(t) on the backend; evaluated once when u does not depend on t. */
@@ -387,7 +390,7 @@ static int assemble_mass(struct fe_scheme *s, double t)
   FE_CALL(velocity_at(s, t));
   FE_CALL(diffusivity_at(s, t));
   struct fe_form mass = {.mass = 1.0, .lumped = s->c->mass == FE_MASS_LUMPED};
-  supg_form(s, &mass);
+  advection_options(s, &mass);
   FE_CALL(fe_operator_assemble(s->mass.op, &mass, &s->coef));
   s->mass_time = t;
   return FE_SUCCESS;
@@ -443,8 +446,8 @@ static int assemble_diffusion(struct fe_scheme *s, double tau, double tmid)
                         .diffusion = -(1 - th) * tau,
                         .advection = -adv * (1 - th) * tau,
                         .absorption = -absorb * (1 - th) * tau};
-  supg_form(s, &lhs);
-  supg_form(s, &rhs);
+  advection_options(s, &lhs);
+  advection_options(s, &rhs);
   FE_CALL(fe_operator_assemble(s->diffusion.op, &lhs, &s->coef));
   FE_CALL(fe_operator_assemble(s->diffusion_rhs, &rhs, &s->coef));
   s->diff_tau = tau;
@@ -517,7 +520,7 @@ static int assemble_advection(struct fe_scheme *s, double t)
   if (t == s->adv_time || (!tdep && !isnan(s->adv_time))) return FE_SUCCESS;
   if (s->supg) FE_CALL(diffusivity_at(s, t));
   struct fe_form adv = {.advection = -1.0}; /* M dT/dt = -C T; SUPG: -(C + S) */
-  supg_form(s, &adv);
+  advection_options(s, &adv);
   FE_CALL(fe_operator_assemble(s->advection, &adv, &s->coef));
   s->adv_time = t;
   return FE_SUCCESS;

@@ -852,6 +852,12 @@ static int read_scheme(struct reader *r, xmlNode *n)
   FE_CALL(attr_double(r, n, "nu_scale", &c->nu_scale));
   NODE_CHECK(c->nu_scale >= 0 && isfinite(c->nu_scale), r, n, "nu_scale",
              "nu_scale must be a finite number >= 0");
+  FE_CALL(attr_double(r, n, "conservative_advection", &c->conservative_advection));
+  NODE_CHECK(c->conservative_advection >= 0 && c->conservative_advection <= 1, r, n,
+             "conservative_advection",
+             "found %g; expected beta in [0, 1]: 1 the conservative form div(u T), 0 the "
+             "non-conservative u . grad T (Fluidity's conservative_advection)",
+             c->conservative_advection);
   c->nu_bar = (enum fe_nu_bar)nb;
   c->splitting = (enum fe_splitting)s;
   c->advection = (enum fe_advection)a;

@@ -64,6 +64,8 @@ struct fe_case {
   enum fe_stabilisation stabilisation; /* default none */
   enum fe_nu_bar nu_bar;               /* SUPG's xi; default optimal */
   double nu_scale;                     /* SUPG's nu_scale; default 0.5 */
+  double conservative_advection;       /* Fluidity's beta in [0, 1]: the advection term
+                                          u . grad T + beta (div u) T; default 0 */
   int scheme_line;                     /* line of <scheme>, 0 when absent */
   double rtol, atol;
   int max_iterations;

@@ -45,6 +45,7 @@ fe_bad_input(dt_not_number [=[dt_not_number\.xml:6: <time dt="abc">: 'abc' is no
 fe_bad_input(unknown_stabilisation [=[unknown_stabilisation\.xml:12: <scheme stabilisation="upwind">: the value 'upwind' is not one of {'none', 'fct', 'supg'}]=])
 fe_bad_input(fct_with_theta [=[fct_with_theta\.xml:12: <scheme>: stabilisation 'fct' with advection 'theta': flux correction limits explicit steps; expected advection 'rk4' with fct]=])
 fe_bad_input(nu_scale_negative [=[nu_scale_negative\.xml:12: <scheme nu_scale="-1">: nu_scale must be a finite number >= 0]=])
+fe_bad_input(conservative_advection_range [=[conservative_advection_range\.xml:12: <scheme conservative_advection="1\.5">: found 1\.5; expected beta in \[0, 1\]: 1 the conservative form div\(u T\), 0 the non-conservative u \. grad T \(Fluidity's conservative_advection\)]=])
 fe_bad_input(unknown_strategy [=[unknown_strategy\.xml:14: <assembly strategy="csr">: the value 'csr' is not one of {'addto', 'lma', 'matfree', 'auto'}]=])
 fe_bad_input(unknown_backend [=[unknown_backend\.xml:15: <backend>: the value 'gpu' is not one of {'cpu', 'cuda', 'auto'}]=])
 fe_bad_input(boundary_two_conditions [=[boundary_two_conditions\.xml:10: <neumann>: unexpected element in <boundary>]=])
