@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "io/schedule.h"
 #include "io/vtk.h"
+#include "io/xml.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -89,88 +90,6 @@ static int node_error(const struct reader *r, xmlNode *n, const char *attr, cons
     if (!(cond)) return node_error((r), (n), (attr), __FILE__, __LINE__, __VA_ARGS__);             \
   } while (0)
 
-/* ---- libxml2 errors: keep the first one, print nothing ------------------- */
-
-struct xml_error {
-  int have;
-  int line;
-  xmlNode *node;
-  char msg[1024];
-};
-
-#if LIBXML_VERSION >= 21200
-static void keep_first(void *data, const xmlError *e)
-#else
-static void keep_first(void *data, xmlErrorPtr e)
-#endif
-{
-  struct xml_error *s = data;
-  if (s->have || e->level < XML_ERR_ERROR) return;
-  s->have = 1;
-  s->line = e->line;
-  s->node = e->node;
-  snprintf(s->msg, sizeof s->msg, "%s", e->message ? e->message : "unknown error");
-}
-
-static void ignore_generic(void *ctx, const char *msg, ...)
-{
-  (void)ctx;
-  (void)msg;
-}
-
-struct xml_quiet {
-  xmlGenericErrorFunc generic;
-  void *generic_ctx;
-  xmlStructuredErrorFunc structured;
-  void *structured_ctx;
-};
-
-static void quiet_begin(struct xml_quiet *q, struct xml_error *err)
-{
-  q->generic = xmlGenericError;
-  q->generic_ctx = xmlGenericErrorContext;
-  q->structured = xmlStructuredError;
-  q->structured_ctx = xmlStructuredErrorContext;
-  xmlSetGenericErrorFunc(NULL, ignore_generic);
-  xmlSetStructuredErrorFunc(err, keep_first);
-}
-
-static void quiet_end(const struct xml_quiet *q)
-{
-  xmlSetStructuredErrorFunc(q->structured_ctx, q->structured);
-  xmlSetGenericErrorFunc(q->generic_ctx, q->generic);
-}
-
-/* One line, no "[facet ...]" tag, no final period, lower-case start. */
-static void tidy(char *msg)
-{
-  static const char *const replace[][2] = {
-      {"a valid value of the atomic type 'xs:double'", "a number"},
-      {"a valid value of the atomic type 'xs:integer'", "an integer"},
-      {"is not an element of the set", "is not one of"},
-  };
-  char *w = msg;
-  for (const char *s = msg; *s; s++) {
-    if (*s == '[' && !strncmp(s, "[facet '", 8) && strstr(s, "] ")) {
-      s = strstr(s, "] ") + 1;
-      continue;
-    }
-    if (isspace((unsigned char)*s) && (w == msg || w[-1] == ' ')) continue;
-    *w++ = isspace((unsigned char)*s) ? ' ' : *s;
-  }
-  while (w > msg && (w[-1] == ' ' || w[-1] == '.')) w--;
-  *w = '\0';
-  for (int i = 0; i < COUNT(replace); i++) {
-    char *at = strstr(msg, replace[i][0]);
-    if (!at) continue;
-    size_t old_len = strlen(replace[i][0]), new_len = strlen(replace[i][1]);
-    memmove(at + new_len, at + old_len, strlen(at + old_len) + 1);
-    memcpy(at, replace[i][1], new_len);
-  }
-  if (isupper((unsigned char)msg[0]) && islower((unsigned char)msg[1]))
-    msg[0] = (char)tolower((unsigned char)msg[0]);
-}
-
 /* ---- parsing and validation --------------------------------------------- */
 
 static int parse_file(const char *path, const char *shown, xmlDoc **doc)
@@ -181,16 +100,16 @@ static int parse_file(const char *path, const char *shown, xmlDoc **doc)
            fe_quote(path, FE_QUOTE_MAX, quoted, sizeof quoted), strerror(errno));
   FE_CHECK(!S_ISDIR(st.st_mode), FE_ERR_INPUT, "case file %s is a directory",
            fe_quote(path, FE_QUOTE_MAX, quoted, sizeof quoted));
-  struct xml_error err = {0};
-  struct xml_quiet q;
-  quiet_begin(&q, &err);
+  struct fe_xml_error err = {0};
+  struct fe_xml_quiet q;
+  fe_xml_quiet_begin(&q, &err);
   *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_BIG_LINES);
-  quiet_end(&q);
+  fe_xml_quiet_end(&q);
   if (*doc && !err.have) return FE_SUCCESS;
   xmlFreeDoc(*doc);
   *doc = NULL;
   FE_CHECK(err.have, FE_ERR_INPUT, "%s: cannot read the case file", shown);
-  tidy(err.msg);
+  fe_xml_tidy(err.msg);
   FE_RAISE(FE_ERR_INPUT, "%s:%d: malformed XML: %s", shown, err.line, err.msg);
 }
 
@@ -212,7 +131,7 @@ static int check_root(const struct reader *r, xmlNode *root)
 
 /* "Element 'time', attribute 'dt': 'abc' is not ..." becomes
  * "FILE:LINE: <time dt="abc">: 'abc' is not ...". */
-static int schema_error(const struct reader *r, xmlNode *root, struct xml_error *err)
+static int schema_error(const struct reader *r, xmlNode *root, struct fe_xml_error *err)
 {
   xmlNode *n = err->node ? err->node : root;
   if (n->type == XML_ATTRIBUTE_NODE && n->parent) n = n->parent;
@@ -229,7 +148,7 @@ static int schema_error(const struct reader *r, xmlNode *root, struct xml_error 
   }
   char text[1024];
   snprintf(text, sizeof text, "%s", msg);
-  tidy(text);
+  fe_xml_tidy(text);
   xmlNode *up = n->parent;
   if (!strcmp(text, "this element is not expected") && up && up->type == XML_ELEMENT_NODE)
     snprintf(text, sizeof text, "unexpected element in <%s>", (const char *)up->name);
@@ -241,25 +160,25 @@ static int schema_error(const struct reader *r, xmlNode *root, struct xml_error 
 
 static int validate(const struct reader *r, xmlDoc *doc)
 {
-  struct xml_error err = {0};
-  struct xml_quiet q;
-  quiet_begin(&q, &err);
+  struct fe_xml_error err = {0};
+  struct fe_xml_quiet q;
+  fe_xml_quiet_begin(&q, &err);
   xmlSchemaParserCtxt *pc = xmlSchemaNewMemParserCtxt(fe_case_schema, (int)fe_case_schema_size);
   xmlSchema *schema = NULL;
   if (pc) {
-    xmlSchemaSetParserStructuredErrors(pc, keep_first, &err);
+    xmlSchemaSetParserStructuredErrors(pc, fe_xml_keep_first, &err);
     schema = xmlSchemaParse(pc);
     xmlSchemaFreeParserCtxt(pc);
   }
   xmlSchemaValidCtxt *vc = schema ? xmlSchemaNewValidCtxt(schema) : NULL;
   int rc = -1;
   if (vc) {
-    xmlSchemaSetValidStructuredErrors(vc, keep_first, &err);
+    xmlSchemaSetValidStructuredErrors(vc, fe_xml_keep_first, &err);
     rc = xmlSchemaValidateDoc(vc, doc);
     xmlSchemaFreeValidCtxt(vc);
   }
   xmlSchemaFree(schema);
-  quiet_end(&q);
+  fe_xml_quiet_end(&q);
   FE_CHECK(schema, FE_ERR_RESOURCE, "internal error: the built-in case schema does not load: %s",
            err.msg);
   if (rc == 0) return FE_SUCCESS;
