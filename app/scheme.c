@@ -12,7 +12,7 @@
 
 int fe_scheme_advects(const struct fe_case *c)
 {
-  return c->n_velocity > 0 && c->advection != FE_ADVECTION_NONE;
+  return fe_case_has_velocity(c) && c->advection != FE_ADVECTION_NONE;
 }
 
 int fe_scheme_supg(const struct fe_case *c)
@@ -40,7 +40,7 @@ static void classify_terms(struct fe_scheme *s)
   s->has_advection = fe_scheme_advects(c) && c->advection == FE_ADVECTION_RK4;
   s->implicit_advection = fe_scheme_advects(c) && c->advection == FE_ADVECTION_THETA;
   s->supg = fe_scheme_supg(c);
-  s->adv_tdep = fe_case_time_dependent_velocity(c);
+  s->adv_tdep = s->velocity && fe_velocity_time_dependent(s->velocity);
   s->diff_tdep = fe_case_time_dependent_diffusivity(c);
   s->src_tdep = fe_expr_depends_on_t(c->source);
   s->src_zero = expr_is_zero(c->source);
@@ -57,7 +57,7 @@ static int create_coefficients(struct fe_scheme *s)
 {
   const long nd = s->bcs->n_dirichlet + 1;
   const int d = s->m->dim;
-  FE_CALL(fe_backend_alloc(s->be, (size_t)s->m->n_nodes * d * sizeof(double), NULL, &s->vel));
+  FE_CALL(fe_vec_create(s->be, (size_t)s->m->n_nodes * d, &s->vel));
   FE_CALL(
       fe_backend_alloc(s->be, (size_t)s->m->n_cells * FE_NSYM(d) * sizeof(double), NULL, &s->diff));
   FE_CALL(fe_backend_alloc(s->be, (size_t)nd * sizeof(double), NULL, &s->dvals));
@@ -69,7 +69,7 @@ static int create_coefficients(struct fe_scheme *s)
   const int zero = 0;
   FE_CALL(fe_backend_alloc(s->be, sizeof zero, &zero, &s->indefinite));
   s->coef = (struct fe_coefficients){.diffusivity = s->diff,
-                                     .velocity = s->vel,
+                                     .velocity = s->vel->a,
                                      .uniform_diffusivity = s->cp->uniform_diffusivity};
   if (!s->absorbs) return FE_SUCCESS;
   const long cells = s->cp->uniform_absorption ? 1 : s->m->n_cells;
@@ -153,13 +153,18 @@ static int create_operators(struct fe_scheme *s)
 }
 
 int fe_scheme_create(const struct fe_case *c, const struct fe_bcs *bcs, struct fe_space *space,
-                     const struct fe_coefficient_programs *cp, enum fe_strategy strategy,
-                     int verbosity, struct fe_scheme **scheme)
+                     const struct fe_coefficient_programs *cp, struct fe_velocity *velocity,
+                     enum fe_strategy strategy, int verbosity, struct fe_scheme **scheme)
 {
   struct fe_scheme *s;
   FE_CALLOC(1, &s);
-  *s = (struct fe_scheme){
-      .c = c, .m = space->mesh, .bcs = bcs, .be = space->be, .space = space, .cp = cp};
+  *s = (struct fe_scheme){.c = c,
+                          .m = space->mesh,
+                          .bcs = bcs,
+                          .be = space->be,
+                          .space = space,
+                          .cp = cp,
+                          .velocity = velocity};
   s->strategy = strategy;
   s->adv_time = s->diff_time = s->mass_time = s->vel_time = s->kappa_time = NAN;
   classify_terms(s);
@@ -183,13 +188,24 @@ void fe_scheme_destroy(struct fe_scheme *s)
   fe_krylov_destroy(s->mass.solver);
   fe_krylov_destroy(s->diffusion.solver);
   fe_fct_destroy(s->fct);
-  struct fe_vec *v[] = {s->tracer,    s->rhs,           s->boundary,           s->load,
-                        s->load_old,  s->mass_load,     s->rk4_stage,          s->rk4_rate,
-                        s->rk4_sum,   s->mass.solution, s->diffusion.solution, s->lambda,
-                        s->ssp_stage, s->ssp_euler};
+  struct fe_vec *v[] = {s->tracer,
+                        s->rhs,
+                        s->boundary,
+                        s->load,
+                        s->load_old,
+                        s->mass_load,
+                        s->rk4_stage,
+                        s->rk4_rate,
+                        s->rk4_sum,
+                        s->mass.solution,
+                        s->diffusion.solution,
+                        s->lambda,
+                        s->ssp_stage,
+                        s->ssp_euler,
+                        s->vel};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
-  double *dev[] = {s->vel, s->diff, s->dvals, s->dzero};
-  for (int i = 0; i < 4; i++) fe_backend_free(s->be, dev[i]);
+  double *dev[] = {s->diff, s->dvals, s->dzero};
+  for (int i = 0; i < 3; i++) fe_backend_free(s->be, dev[i]);
   fe_backend_free(s->be, s->indefinite);
   free(s);
 }
@@ -230,7 +246,7 @@ static int evaluate_on_host(const struct fe_scheme *s, const struct fe_evaluatio
 {
   const struct fe_case *c = s->c;
   switch (e->what) {
-  case FE_EVAL_VELOCITY: return fe_eval_velocity(c, s->m, e->t, work);
+  case FE_EVAL_VELOCITY: return fe_velocity_host(s->velocity, e->t, work);
   case FE_EVAL_DIFFUSIVITY: return fe_eval_diffusivity(c, s->m, e->t, work);
   case FE_EVAL_SOURCE: return fe_eval_nodes(c->source, s->m, e->t, work);
   case FE_EVAL_NEUMANN: return fe_eval_neumann(c, s->m, s->bcs, e->t, work);
@@ -359,7 +375,7 @@ static int velocity_at(struct fe_scheme *s, double t)
 {
   if (t == s->vel_time || (!s->adv_tdep && !isnan(s->vel_time))) return FE_SUCCESS;
   evaluating(s, FE_EVAL_VELOCITY, t);
-  FE_CALL(fe_coefficients_velocity(s->cp, t, s->vel));
+  FE_CALL(fe_velocity_at(s->velocity, s->cp, t, s->vel));
   s->vel_time = t;
   return FE_SUCCESS;
 }
@@ -578,8 +594,8 @@ static int advect_fct(struct fe_scheme *s, double t0, double h)
   for (int i = 0; i < 3; i++) {
     double courant = 0;
     FE_CALL(advection_rate(s, t0 + at[i] * h, s->ssp_stage, s->rk4_rate));
-    FE_CALL(fe_fct_step(s->fct, s->vel, s->ssp_stage, lumped ? NULL : s->rk4_rate, h, s->ssp_euler,
-                        i == 0 && measure ? &courant : NULL));
+    FE_CALL(fe_fct_step(s->fct, s->vel->a, s->ssp_stage, lumped ? NULL : s->rk4_rate, h,
+                        s->ssp_euler, i == 0 && measure ? &courant : NULL));
     s->fct_courant = courant > s->fct_courant ? courant : s->fct_courant;
     if (keep[i] != 0) FE_CALL(fe_vec_axpby(s->ssp_euler, keep[i], s->tracer, 1 - keep[i]));
     FE_CALL(set_dirichlet(s, t0 + ends[i] * h, s->ssp_euler));
