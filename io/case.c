@@ -222,7 +222,8 @@ static int check_required(const struct reader *r, xmlNode *root)
     NODE_CHECK(child(root, needed[i]), r, root, NULL,
                "missing <%s>; a case needs <name>, <mesh>, <time> and <tracer>", needed[i]);
   xmlNode *v = child(root, "velocity");
-  if (v && (child(v, "file") || has_attr(v, "series"))) v = NULL; /* files: read_velocity */
+  if (v && (child(v, "file") || has_attr(v, "series") || !v->children))
+    v = NULL; /* files, or empty: read_velocity says */
   for (int d = 0; v && d < COUNT(axes); d++)
     NODE_CHECK(child(v, axes[d]), r, v, NULL,
                "missing <%s>; a velocity has components x and y (and z in 3D)", axes[d]);

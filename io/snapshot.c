@@ -247,8 +247,8 @@ static int no_node(const struct fe_snapshot_reader *r, const char *which, const 
   char a[96], b[96];
   node_xyz(m, best, x);
   FE_RAISE(FE_ERR_INPUT,
-           "%s: %s at %s is %.3g from the nearest node of the mesh %s, %s, more than %.3g (%g of "
-           "the shortest edge there); expected the nodes of the run's mesh: a velocity on "
+           "%s: %s at %s is %.3g from the nearest node of the mesh %s, at %s: more than %.3g (%g "
+           "of the shortest edge there); expected the nodes of the run's mesh: a velocity on "
            "another mesh is not interpolated",
            r->shown, which, xyz(m->dim, p, a, sizeof a), distance(m, p, best), r->mesh,
            xyz(m->dim, x, b, sizeof b), r->tol[best], FE_SNAPSHOT_TOLERANCE);

@@ -122,6 +122,26 @@ fe_bad_input(boundary_same_group_by_number [=[boundary_same_group_by_number\.xml
 # the velocity against the mesh's dimension
 fe_bad_input(velocity_z_2d [=[velocity_z_2d\.xml:7: <velocity>: 3 components for the 2D mesh [^ ]*square\.geo; expected x and y]=])
 fe_bad_input(velocity_missing_z_3d [=[velocity_missing_z_3d\.xml:7: <velocity>: 2 components for the 3D mesh [^ ]*cube_22\.msh; expected x, y and z]=])
+# the velocity from files (tests/data/velocity, on grid8.msh): the case file's <velocity>
+fe_bad_input(velocity_empty [=[velocity_empty\.xml:6: <velocity>: empty; expected the components <x> <y> \(<z>\), <file> elements or series="\.\.\."]=])
+fe_bad_input(velocity_mixed [=[velocity_mixed\.xml:6: <velocity>: found components and <file> elements; expected one of: the components <x> <y> \(<z>\) as expressions, <file> elements, or series="\.\.\."]=])
+fe_bad_input(velocity_field_expressions [=[velocity_field_expressions\.xml:6: <velocity field="u">: field names the point array of velocity files; expected it with <file> or series only]=])
+fe_bad_input(velocity_file_missing [=[velocity_file_missing\.xml:6: <file>: velocity file '[^']*/data/velocity/none\.vtu' not found: No such file or directory]=])
+fe_bad_input(velocity_file_extension [=[velocity_file_extension\.xml:6: <file>: velocity file '[^']*make_velocity_files\.py': expected \.vtk \(legacy VTK\), \.vtu \(VTK XML\) or \.msh \(Gmsh \$NodeData\)]=])
+fe_bad_input(velocity_file_no_time [=[velocity_file_no_time\.xml:7: <file>: missing time="\.\.\."; with several files each needs its time]=])
+fe_bad_input(velocity_file_times [=[velocity_file_times\.xml:6: <file time="1">: this file is at t = 1, not after the file at line 6 at t = 1; expected times that increase from snapshot to snapshot]=])
+fe_bad_input(velocity_series_extension [=[velocity_series_extension\.xml:6: <velocity series="[^"]*grid8\.vtu">: expected a series index: NAME\.vtk\.series \(as fesim writes\) or a \.pvd collection]=])
+fe_bad_input(velocity_series_no_time [=[/data/velocity/bad\.vtk\.series:1: entry 1 of "files" has no finite "time"; expected a file series]=])
+fe_bad_input(velocity_series_backwards [=[velocity_series_backwards\.xml:6: <velocity series="[^"]*backwards\.vtk\.series">: file 1 of the series is at t = 0\.5, not after file 0 at t = 1; expected times that increase]=])
+# the velocity files against the mesh and as velocities
+fe_bad_input(velocity_count [=[/data/velocity/grid8\.vtu: 9 points; expected the [0-9]+ nodes of the mesh [^ ]*square\.geo \(the velocity at each node of the run's mesh\)]=])
+fe_bad_input(velocity_moved [=[/data/velocity/grid8_moved\.vtu: point 1 at \(0\.55, 0\) is 0\.05 from the nearest node of the mesh [^ ]*grid8\.msh, at \(0\.5, 0\): more than 0\.0005 \(0\.001 of the shortest edge there\); expected the nodes of the run's mesh]=])
+fe_bad_input(velocity_nodedata_missing [=[/data/velocity/grid8_missing\.msh: no value for 1 of the 9 nodes of the mesh [^ ]*grid8\.msh, node tag 5 at \(0\.5, 0\.5\) among them; expected a value at every node]=])
+fe_bad_input(velocity_field_absent [=[/data/velocity/grid8\.vtk: no point array named 'speed' \(SCALARS, VECTORS or FIELD array of its POINT_DATA\); expected the velocity at the points]=])
+fe_bad_input(velocity_scalar [=[/data/velocity/grid8_scalar\.vtu: the point array 'velocity' has 1 component; expected a velocity of 2 \(or 3, the third 0\) on the 2D mesh]=])
+fe_bad_input(velocity_third_component [=[/data/velocity/grid8_w\.vtu: the velocity 'velocity' has z component 0\.2 at point 0, and the mesh [^ ]*grid8\.msh is 2D; expected 0 there]=])
+fe_bad_input(velocity_nan [=[/data/velocity/grid8_nan\.vtu: the velocity 'velocity' is nan at point 0 \(component 1\); expected finite values]=])
+fe_bad_input(velocity_lz4 [=[/data/velocity/grid8_lz4\.vtu:2: <VTKFile>: compressor 'vtkLZ4DataCompressor': fesim reads vtkZLibDataCompressor and uncompressed data]=])
 # the diffusivity on the mesh: >= 0, or a positive semi-definite tensor
 fe_bad_input(diffusivity_negative [=[diffusivity_negative\.xml:9: <diffusivity>: '-k' is -0\.1 at the centroid \(x, y\) = \([-0-9.e]+, [-0-9.e]+\) of element [0-9]+, t = 0; expected a diffusivity >= 0]=])
 fe_bad_input(diffusivity_negative_somewhere [=[diffusivity_negative_somewhere\.xml:9: <diffusivity>: 'x - 0\.5' is -[0-9.e]+ at the centroid \(x, y\) = \(0\.[0-4][0-9.e-]*, [-0-9.e]+\) of element [0-9]+, t = 0; expected a diffusivity >= 0]=])

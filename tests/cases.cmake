@@ -171,6 +171,20 @@ add_test(NAME exit.force
                  ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml)
 set_tests_properties(exit.force PROPERTIES LABELS case FIXTURES_REQUIRED exit_cg)
 
+# The velocity from files (tests/data/velocity): a series of three formats (legacy VTK, VTK
+# XML, Gmsh $NodeData) run past its last time, with the note that the velocity is held there;
+# a ParaView .pvd collection, as --check describes it.
+add_test(NAME case.velocity_mixed
+         COMMAND $<TARGET_FILE:fesim> --force --output ${CMAKE_BINARY_DIR}/velocity_mixed
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/velocity_mixed.xml)
+set_tests_properties(case.velocity_mixed PROPERTIES LABELS case
+  PASS_REGULAR_EXPRESSION "fesim: note: the velocity snapshots span t = 0 to 1, the run 0 to 2: the velocity is held at the last snapshot's after t = 1"
+  FAIL_REGULAR_EXPRESSION "fesim: error")
+add_test(NAME case.velocity_pvd
+         COMMAND $<TARGET_FILE:fesim> --check ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/velocity_pvd.xml)
+set_tests_properties(case.velocity_pvd PROPERTIES LABELS case
+  PASS_REGULAR_EXPRESSION "velocity  2 snapshots at t = 0 to 1 \\(field 'velocity', from '[^']*grid8\\.pvd'\\), interpolated linearly between them, held outside")
+
 # ParaView opens the default case's series: its times, its fields, a rendering.
 add_test(NAME paraview.rotating_gaussian
          COMMAND ${FE_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/check_paraview.py --launch

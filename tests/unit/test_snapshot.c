@@ -605,6 +605,44 @@ static void faults(const struct fe_mesh *m)
   fe_snapshot_reader_destroy(r);
 }
 
+/* Every prefix of a file and every file with one byte changed is read or refused with
+ * FE_ERR_INPUT (or out of memory), never more: the readers stay inside the buffer (the
+ * sanitized build checks that). */
+static void robustness(struct fe_snapshot_reader *r, const struct fe_mesh *m, const char *name)
+{
+  FILE *f = fopen(at(name), "rb");
+  fseek(f, 0, SEEK_END);
+  const long n = ftell(f);
+  rewind(f);
+  unsigned char *b = malloc((size_t)n), *c = malloc((size_t)n);
+  CHECK(fread(b, 1, (size_t)n, f) == (size_t)n);
+  fclose(f);
+  char copy[64];
+  snprintf(copy, sizeof copy, "mangled%s", strrchr(name, '.'));
+  double *out = malloc(sizeof(double) * 3 * (size_t)m->n_nodes);
+  unsigned seed = 7;
+  fe_error_set_quiet(1);
+  for (long k = 0; k < 2 * n; k += 1 + n / 300) {
+    memcpy(c, b, (size_t)n);
+    long len = k < n ? k : n;
+    if (k >= n) { /* one byte changed */
+      seed = seed * 1664525u + 1013904223u;
+      c[(seed >> 8) % (unsigned)n] ^= (unsigned char)(1 + (seed >> 20) % 255);
+    }
+    FILE *g = fopen(at(copy), "wb");
+    fwrite(c, 1, (size_t)len, g);
+    fclose(g);
+    const int err = fe_snapshot_read(r, at(copy), "velocity", out);
+    if (err != FE_SUCCESS && err != FE_ERR_INPUT && err != FE_ERR_RESOURCE)
+      fprintf(stderr, "%s mangled at %ld: code %d\n", name, k, err);
+    CHECK(err == FE_SUCCESS || err == FE_ERR_INPUT || err == FE_ERR_RESOURCE);
+  }
+  fe_error_set_quiet(0);
+  free(out);
+  free(b);
+  free(c);
+}
+
 /* $NodeData needs the Gmsh node tags: a mesh built in memory has none. */
 static void untagged(void)
 {
@@ -630,8 +668,8 @@ int main(void)
   snprintf(mesh2, sizeof mesh2, "%s/mesh/grid8.msh", getenv("FESIM_TEST_DATA"));
   snprintf(mesh3, sizeof mesh3, "%s/mesh/cube_41.msh", getenv("FESIM_TEST_DATA"));
   struct fe_mesh *m2 = read_mesh("grid8.msh"), *m3 = read_mesh("cube_41.msh");
-  formats(m2, mesh2);
   formats(m3, mesh3);
+  formats(m2, mesh2); /* last: the files the robustness checks mangle are 2D */
   {
     double *u = malloc(sizeof(double) * 3 * (size_t)m2->n_nodes);
     for (int n = 0; n < m2->n_nodes; n++)
@@ -642,6 +680,14 @@ int main(void)
   }
   faults(m2);
   untagged();
+  {
+    struct fe_snapshot_reader *r;
+    CHECK_OK(fe_snapshot_reader_create(m2, &r));
+    const char *files[] = {"dump2.vtk", "a42.vtk", "a51.vtk", "s1.vtu",   "s2.vtu",
+                           "s5.vtu",    "s7.vtu",  "s8.vtu",  "nd01.msh", "nd11.msh"};
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++) robustness(r, m2, files[k]);
+    fe_snapshot_reader_destroy(r);
+  }
   fe_mesh_destroy(m2);
   fe_mesh_destroy(m3);
   remove_fresh(dir);
