@@ -109,6 +109,19 @@ static int take_uint(const struct vtu *v, struct source *s, uint64_t *x)
   return 1;
 }
 
+/* The text of n's own text children, without its elements' (VTK puts <InformationKey> elements
+ * with values of their own inside a DataArray). */
+static xmlChar *own_text(xmlNode *n)
+{
+  xmlChar *text = NULL;
+  for (xmlNode *c = n->children; c; c = c->next)
+    if (c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) {
+      xmlChar *more = xmlStrcat(text, c->content);
+      text = more;
+    }
+  return text;
+}
+
 static const char *attr(xmlNode *n, const char *name, char *buf, size_t size)
 {
   xmlChar *s = xmlGetProp(n, BAD_CAST name);
@@ -204,7 +217,7 @@ static int data_array(const struct vtu *v, xmlNode *n, size_t count, int comps, 
     return fail(v, n, "type '%s'; expected a number type (Float64, Float32, Int32, ...)", type);
   const size_t values = count * (size_t)comps, bytes = values * (size_t)fe_number_size(t);
   if (!strcmp(format, "ascii")) {
-    xmlChar *text = xmlNodeGetContent(n);
+    xmlChar *text = own_text(n);
     const char *p = text ? (const char *)text : "";
     size_t i = 0;
     for (char *end;; i++, p = end) {
@@ -223,7 +236,7 @@ static int data_array(const struct vtu *v, xmlNode *n, size_t count, int comps, 
   struct source s;
   xmlChar *text = NULL;
   if (!strcmp(format, "binary")) {
-    text = xmlNodeGetContent(n);
+    text = own_text(n);
     const unsigned char *t = (const unsigned char *)text;
     s = (struct source){.p = t, .end = t + (t ? strlen((const char *)t) : 0), .base64 = 1};
   } else if (!strcmp(format, "appended")) {

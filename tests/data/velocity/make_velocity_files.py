@@ -2,7 +2,10 @@
 """Writes the velocity files of the bad-input tests (tests/bad_input/velocity_*.xml) and the
 fuzzer's seeds (fuzz_snapshot), on the mesh tests/data/mesh/grid8.msh (9 nodes, tags 1 to 9 on
 a 3 x 3 grid of the unit square): the velocity u = (1 + 2x - y, 0.5 + x y), good files of each
-format and files with one fault each.  Run it here: python3 make_velocity_files.py."""
+format and files with one fault each.  Run it here: python3 make_velocity_files.py.
+square.msh, beside them, is cases/offline_tracer/square.geo meshed by Gmsh 4.8
+(gmsh -2 -format msh41 -clmax 0.08), the mesh of run_case.py's formats check, whose
+$NodeData files need the node tags of a .msh."""
 import base64
 import math
 import struct
