@@ -314,7 +314,11 @@ static xmlNode *point_array(xmlNode *piece, const char *field)
   return NULL;
 }
 
-static int read_doc(struct vtu *v, xmlDoc *doc, const char *field, struct fe_point_data *pd)
+/* A bound on the values a file of size bytes can hold: zlib inflates at most about 1032 to 1. */
+static int plausible(size_t n, size_t size) { return n / 2048 <= size; }
+
+static int read_doc(struct vtu *v, xmlDoc *doc, const char *field, struct fe_point_data *pd,
+                    size_t size)
 {
   xmlNode *root = xmlDocGetRootElement(doc);
   FE_CALL(root_attributes(v, root));
@@ -333,6 +337,8 @@ static int read_doc(struct vtu *v, xmlDoc *doc, const char *field, struct fe_poi
       strtoull(attr(piece, "NumberOfPoints", buf, sizeof buf) ? buf : "", &end, 10);
   if (end == buf || *end || !n || n >= (1ull << 40))
     return fail(v, piece, "NumberOfPoints '%s'; expected a number of points > 0", buf);
+  if (!plausible(3 * (size_t)n, size))
+    return fail(v, piece, "NumberOfPoints %llu, more than a file of %zu bytes can hold", n, size);
   xmlNode *points = child(piece, "Points", &k), *coords = child(points, "DataArray", &k);
   if (!coords) return fail(v, piece, "no <Points> with a <DataArray>");
   int comps;
@@ -394,7 +400,7 @@ int fe_vtu_read_points(const char *shown, const unsigned char *bytes, size_t siz
   else if (doc->intSubset || doc->extSubset)
     err = fail(&v, NULL, "a document type declaration (<!DOCTYPE ...>); expected none");
   else
-    err = read_doc(&v, doc, field, pd);
+    err = read_doc(&v, doc, field, pd, size);
   xmlFreeDoc(doc);
   free(text);
   if (err) fe_point_data_free(pd);
