@@ -141,108 +141,88 @@ static int number(struct json *j, double *v)
   return FE_SUCCESS;
 }
 
-static int value(struct json *j, int depth);
-
-/* An object or array of values, skipped. */
-static int skip_container(struct json *j, int depth, char open, char close)
+/* The members of an object, member() reading each value after its key; or the elements of an
+ * array, member() reading each (key NULL). */
+static int members(struct json *j, int array, int (*member)(struct json *, const char *, void *),
+                   void *ctx)
 {
+  const char open = array ? '[' : '{', close = array ? ']' : '}';
+  char key[64];
   FE_CALL(expect(j, open));
   blanks(j);
   if (*j->p == close) return j->p++, FE_SUCCESS;
   for (;;) {
-    if (open == '{') {
-      FE_CALL(string(j, NULL, 0));
+    if (!array) {
+      FE_CALL(string(j, key, sizeof key));
       FE_CALL(expect(j, ':'));
+      blanks(j);
     }
-    FE_CALL(value(j, depth + 1));
+    FE_CALL(member(j, array ? NULL : key, ctx));
     blanks(j);
     if (*j->p == close) return j->p++, FE_SUCCESS;
     FE_CALL(expect(j, ','));
   }
 }
 
-static int value(struct json *j, int depth)
+/* Any value, skipped; ctx: its depth. */
+static int skip(struct json *j, const char *key, void *ctx)
 {
+  (void)key;
+  const int depth = *(const int *)ctx + 1;
   double v;
   if (depth > MAX_DEPTH) return json_fail(j, "more than %d levels of nesting", MAX_DEPTH);
   blanks(j);
   if (*j->p == '"') return string(j, NULL, 0);
-  if (*j->p == '{') return skip_container(j, depth, '{', '}');
-  if (*j->p == '[') return skip_container(j, depth, '[', ']');
+  if (*j->p == '{' || *j->p == '[') return members(j, *j->p == '[', skip, (void *)&depth);
   static const char *const words[] = {"true", "false", "null"};
   for (int i = 0; i < 3; i++)
     if (!strncmp(j->p, words[i], strlen(words[i]))) return j->p += strlen(words[i]), FE_SUCCESS;
   return number(j, &v);
 }
 
-/* {"name": "...", "time": T} of entry k */
-static int entry(struct json *j, size_t k)
+struct entry {
+  char name[4096];
+  int have_name;
+  double time;
+};
+
+static int entry_member(struct json *j, const char *key, void *ctx)
 {
-  char name[4096] = "", key[64];
-  double time = NAN;
-  int have_name = 0;
-  const long line = j->line;
-  FE_CALL(expect(j, '{'));
-  blanks(j);
-  while (*j->p != '}') {
-    FE_CALL(string(j, key, sizeof key));
-    FE_CALL(expect(j, ':'));
-    blanks(j);
-    if (!strcmp(key, "name") && *j->p == '"') {
-      FE_CALL(string(j, name, sizeof name));
-      have_name = 1;
-    } else if (!strcmp(key, "time")) {
-      FE_CALL(number(j, &time));
-    } else {
-      FE_CALL(value(j, 2));
-    }
-    blanks(j);
-    if (*j->p == ',')
-      j->p++, blanks(j);
-    else if (*j->p != '}')
-      return json_fail(j, "found '%.12s' in an entry of \"files\"", j->p);
-  }
-  j->p++;
-  j->line = line;
-  if (!have_name || !name[0]) return json_fail(j, "entry %zu of \"files\" has no \"name\"", k);
-  if (!isfinite(time)) return json_fail(j, "entry %zu of \"files\" has no finite \"time\"", k);
-  return add(j->list, name, time);
+  struct entry *e = ctx;
+  static const int depth = 2;
+  if (!strcmp(key, "name") && *j->p == '"')
+    return e->have_name = 1, string(j, e->name, sizeof e->name);
+  if (!strcmp(key, "time")) return number(j, &e->time);
+  return skip(j, key, (void *)&depth);
+}
+
+/* {"name": "...", "time": T}, entry k of "files" (ctx: k) */
+static int entry(struct json *j, const char *key, void *ctx)
+{
+  (void)key;
+  struct entry e = {.time = NAN};
+  const size_t k = (*(size_t *)ctx)++;
+  FE_CALL(members(j, 0, entry_member, &e));
+  if (!e.have_name || !e.name[0]) return json_fail(j, "entry %zu of \"files\" has no \"name\"", k);
+  if (!isfinite(e.time)) return json_fail(j, "entry %zu of \"files\" has no finite \"time\"", k);
+  return add(j->list, e.name, e.time);
+}
+
+/* The index's members: "files" read, the others skipped; ctx: whether "files" was there. */
+static int series_member(struct json *j, const char *key, void *ctx)
+{
+  static const int depth = 1;
+  size_t k = 0;
+  if (strcmp(key, "files") || *j->p != '[') return skip(j, key, (void *)&depth);
+  *(int *)ctx = 1;
+  return members(j, 1, entry, &k);
 }
 
 static int json_series(struct json *j)
 {
-  char key[64];
   int files = 0;
-  FE_CALL(expect(j, '{'));
-  blanks(j);
-  while (*j->p != '}') {
-    FE_CALL(string(j, key, sizeof key));
-    FE_CALL(expect(j, ':'));
-    blanks(j);
-    if (!strcmp(key, "files") && *j->p == '[') {
-      files = 1;
-      j->p++;
-      blanks(j);
-      for (size_t k = 0; *j->p != ']'; k++) {
-        FE_CALL(entry(j, k));
-        blanks(j);
-        if (*j->p == ',')
-          j->p++, blanks(j);
-        else if (*j->p != ']')
-          return json_fail(j, "found '%.12s' in \"files\"", j->p);
-      }
-      j->p++;
-    } else {
-      FE_CALL(value(j, 1));
-    }
-    blanks(j);
-    if (*j->p == ',')
-      j->p++, blanks(j);
-    else if (*j->p != '}')
-      return json_fail(j, "found '%.12s' after a value", j->p);
-  }
-  if (!files) return json_fail(j, "no \"files\" list");
-  return FE_SUCCESS;
+  FE_CALL(members(j, 0, series_member, &files));
+  return files ? FE_SUCCESS : json_fail(j, "no \"files\" list");
 }
 
 /* ---------------------------------------------------------------- XML (.pvd) */

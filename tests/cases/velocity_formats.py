@@ -185,41 +185,36 @@ def vtk_writers():
     except ImportError:
         return []
 
-    def xml(mode, compressor, header64, encode):
+    def converter(make_writer):
+        """write(dump, path): the dump read by VTK's legacy reader, written by make_writer()'s."""
         def write(dump, path):
             reader = vtkUnstructuredGridReader()
             reader.SetFileName(dump)
             reader.Update()
-            w = vtkXMLUnstructuredGridWriter()
+            w = make_writer()
             w.SetInputData(reader.GetOutput())
             w.SetFileName(path)
-            getattr(w, "SetDataModeTo" + mode)()
-            w.SetEncodeAppendedData(encode)
-            if compressor:
-                w.SetCompressorTypeToZLib()
-            else:
-                w.SetCompressorTypeToNone()
-            if header64:
-                w.SetHeaderTypeToUInt64()
             if not w.Write():
                 raise RuntimeError(f"VTK could not write {path}")
         return write
 
+    def xml(mode, compressor, header64, encode):
+        def make():
+            w = vtkXMLUnstructuredGridWriter()
+            getattr(w, "SetDataModeTo" + mode)()
+            w.SetEncodeAppendedData(encode)
+            (w.SetCompressorTypeToZLib if compressor else w.SetCompressorTypeToNone)()
+            if header64:
+                w.SetHeaderTypeToUInt64()
+            return w
+        return converter(make)
+
     def legacy(binary):
-        def write(dump, path):
-            reader = vtkUnstructuredGridReader()
-            reader.SetFileName(dump)
-            reader.Update()
+        def make():
             w = vtkUnstructuredGridWriter()
-            w.SetInputData(reader.GetOutput())
-            w.SetFileName(path)
-            if binary:
-                w.SetFileTypeToBinary()
-            else:
-                w.SetFileTypeToASCII()
-            if not w.Write():
-                raise RuntimeError(f"VTK could not write {path}")
-        return write
+            (w.SetFileTypeToBinary if binary else w.SetFileTypeToASCII)()
+            return w
+        return converter(make)
 
     # (tag, write, the relative precision of the file's numbers: None for all 17 digits; VTK's
     # legacy ASCII writer prints doubles with 11 significant digits)
