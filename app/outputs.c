@@ -128,7 +128,7 @@ static int name_outputs(struct fe_outputs *o)
 {
   const struct fe_case *c = o->c;
   o->field_names[o->n_fields++] = c->tracer_name;
-  if (c->n_velocity) o->field_names[o->n_fields++] = "velocity";
+  if (fe_case_has_velocity(c)) o->field_names[o->n_fields++] = "velocity";
   if (c->exact) {
     FE_CALL(fe_path_printf(&o->exact_name, "%s_exact", c->tracer_name));
     FE_CALL(fe_path_printf(&o->error_name, "%s_error", c->tracer_name));
@@ -190,7 +190,7 @@ int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m, const stru
   FE_CALL(name_outputs(o));
   FE_CALL(reserve_dumps(o, 1));
   FE_MALLOC(n, &o->h_tracer);
-  if (c->n_velocity) FE_MALLOC(n * m->dim, &o->h_velocity);
+  if (fe_case_has_velocity(c)) FE_MALLOC(n * m->dim, &o->h_velocity);
   if (c->exact) {
     FE_MALLOC(n, &o->h_exact);
     FE_MALLOC(n, &o->h_error);
@@ -449,8 +449,8 @@ int fe_outputs_write_dump(struct fe_outputs *o, struct fe_scheme *s, long step, 
   struct fe_vtk_field f[4];
   int nf = 0;
   f[nf++] = (struct fe_vtk_field){o->field_names[0], 1, o->h_tracer, 1};
-  if (o->c->n_velocity) {
-    FE_CALL(fe_eval_velocity(o->c, o->m, t, o->h_velocity));
+  if (s->velocity) {
+    FE_CALL(fe_velocity_host(s->velocity, t, o->h_velocity));
     f[nf++] = (struct fe_vtk_field){o->field_names[1], 3, o->h_velocity, o->m->dim};
   }
   if (o->c->exact) {

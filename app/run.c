@@ -16,6 +16,7 @@
 #include "app/outputs.h"
 #include "app/scheme.h"
 #include "app/stability.h"
+#include "app/velocity.h"
 #include "assembly/courant.h"
 #include "assembly/quadrature.h"
 #include "backends/backends.h"
@@ -39,9 +40,10 @@ struct fe_sim {
   struct fe_scheme *scheme;
   struct fe_outputs out;
   struct fe_vec *prev; /* the tracer at the start of the step: kept on numerical failure */
-  struct fe_courant *courant; /* the Courant number on the backend (advected cases only) */
-  double *velocity;           /* for it: the velocity at the start of the step, on the backend */
-  int velocity_tdep;          /* whether it depends on t (else measured once) */
+  struct fe_velocity *velocity; /* u(t): expressions or files; NULL without a velocity */
+  struct fe_courant *courant;   /* the Courant number on the backend (advected cases only) */
+  struct fe_vec *step_velocity; /* for it: the velocity at the start of the step, on the backend */
+  int velocity_tdep;            /* whether it depends on t (else measured once) */
   double rate, rate_time;     /* the Courant number of a step of length 1 at rate_time */
   double dt_lo, dt_hi;        /* cfl: the shortest and longest step not shortened to land */
   long at_dt_max;             /* cfl: steps of dt_max */
@@ -109,12 +111,12 @@ static int evaluate_expressions(struct fe_sim *s)
   double *work, *velocity = NULL;
   FE_MALLOC(m->n_nodes, &s->initial);
   FE_MALLOC(fe_eval_max_values(m, s->bcs), &work);
-  int err = c->n_velocity ? fe_malloc((size_t)m->n_nodes * m->dim * sizeof *velocity, &velocity)
-                          : FE_SUCCESS;
+  int err = s->velocity ? fe_malloc((size_t)m->n_nodes * m->dim * sizeof *velocity, &velocity)
+                        : FE_SUCCESS;
   if (!err) err = fe_eval_nodes(c->initial, m, t, s->initial);
   if (!err) err = fe_eval_diffusivity(c, m, t, work);
   if (!err && c->absorption) err = fe_eval_absorption(c, m, t, work);
-  if (!err && c->n_velocity) err = fe_eval_velocity(c, m, t, velocity);
+  if (!err && s->velocity) err = fe_velocity_host(s->velocity, t, velocity);
   if (!err && c->exact) err = fe_eval_nodes(c->exact, m, t, work);
   if (!err) err = fe_eval_source(c, m, t, work);
   if (!err) err = fe_eval_dirichlet(c, m, s->bcs, t, work);
@@ -126,11 +128,13 @@ static int evaluate_expressions(struct fe_sim *s)
 }
 
 /* The range the initial and Dirichlet values bound the tracer to, where they do: without a
- * source or Neumann flux, with Dirichlet values fixed in time (with absorption, 0 too). */
+ * source or Neumann flux, with Dirichlet values fixed in time (with absorption, 0 too), and
+ * without the conservative advection form, with which a converging flow concentrates it. */
 static int init_bounds(struct fe_sim *s)
 {
   const struct fe_scheme *sc = s->scheme;
-  const int bounded = sc->src_zero && !s->bcs->n_neumann_facets && !sc->bc_tdep;
+  const int concentrates = fe_scheme_advects(s->c) && s->c->conservative_advection != 0;
+  const int bounded = sc->src_zero && !s->bcs->n_neumann_facets && !sc->bc_tdep && !concentrates;
   double *dirichlet;
   FE_MALLOC(s->bcs->n_dirichlet + 1, &dirichlet);
   const int err = fe_eval_dirichlet(s->c, s->m, s->bcs, s->c->t_start, dirichlet);
@@ -187,6 +191,8 @@ static int setup(struct fe_sim *s)
   FE_CALL(fe_bcs_create(c, s->m, &s->bcs));
   FE_CALL(pick_backend(s));
   FE_CALL(fe_outputs_prepare(&s->out, s->m, s->be));
+  if (fe_case_has_velocity(c)) /* velocity files read and checked */
+    FE_CALL(fe_velocity_create(c, s->m, s->be, o->verbosity, &s->velocity));
   return evaluate_expressions(s);
 }
 
@@ -196,15 +202,14 @@ static int create_scheme(struct fe_sim *s)
   FE_CALL(fe_space_create(s->be, s->m, s->bcs->is_dirichlet, &s->space));
   s->space->deterministic = s->opt->deterministic || s->c->deterministic;
   FE_CALL(fe_coefficient_programs_create(s->c, s->bcs, s->space, &s->cp));
-  FE_CALL(
-      fe_scheme_create(s->c, s->bcs, s->space, s->cp, s->strategy, s->opt->verbosity, &s->scheme));
+  FE_CALL(fe_scheme_create(s->c, s->bcs, s->space, s->cp, s->velocity, s->strategy,
+                           s->opt->verbosity, &s->scheme));
   FE_CALL(fe_vec_create(s->be, (size_t)s->m->n_nodes, &s->prev));
   s->rate_time = NAN;
   if (!fe_scheme_advects(s->c)) return FE_SUCCESS; /* a Courant number of 0 */
-  s->velocity_tdep = fe_case_time_dependent_velocity(s->c);
+  s->velocity_tdep = fe_velocity_time_dependent(s->velocity);
   FE_CALL(fe_courant_create(s->space, &s->courant));
-  return fe_backend_alloc(s->be, (size_t)s->m->n_nodes * s->m->dim * sizeof(double), NULL,
-                          &s->velocity);
+  return fe_vec_create(s->be, (size_t)s->m->n_nodes * s->m->dim, &s->step_velocity);
 }
 
 /* ---------------------------------------------------------------- reports */
@@ -320,7 +325,7 @@ static int fct_courant(const struct fe_sim *s, const double *velocity, double h,
   double *vel = NULL;
   const size_t n = (size_t)s->m->n_nodes;
   int err = fe_space_create(s->be, s->m, s->bcs->is_dirichlet, &space);
-  if (!err) err = fe_fct_create(space, &fct);
+  if (!err) err = fe_fct_create(space, s->c->conservative_advection, &fct);
   if (!err) err = fe_backend_alloc(s->be, n * (size_t)s->m->dim * sizeof(double), velocity, &vel);
   if (!err) err = fe_vec_create(s->be, n, &u);
   if (!err) err = fe_vec_create(s->be, n, &out);
@@ -413,7 +418,7 @@ static int print_check(const struct fe_sim *s)
   struct fe_step first;
   if (advects) {
     FE_MALLOC(m->n_nodes * m->dim, &velocity);
-    int err = fe_eval_velocity(c, m, c->t_start, velocity);
+    int err = fe_velocity_host(s->velocity, c->t_start, velocity);
     if (!err) err = courant_rate_host(s, velocity, &rate);
     const enum fe_steps_status status =
         err ? FE_STEPS_OK : fe_schedule_next(&s->sched, 0, c->t_start, rate, &first);
@@ -431,6 +436,11 @@ static int print_check(const struct fe_sim *s)
            i + 1 < c->params.n ? "" : "\n");
   printf("mesh      %s: %dD, %d nodes, %d %s\n", m->path, m->dim, m->n_nodes, m->n_cells,
          m->dim == 2 ? "triangles" : "tetrahedra");
+  if (s->velocity) {
+    char what[512];
+    fe_velocity_describe(s->velocity, what, sizeof what);
+    printf("velocity  %s\n", what);
+  }
   for (int b = 0; b < c->n_boundaries; b++) {
     const struct fe_boundary *bd = &c->boundaries[b];
     printf("boundary ");
@@ -463,6 +473,12 @@ static int print_check(const struct fe_sim *s)
            "N + tau u . grad N\n",
            fe_nu_bar_name(c->nu_bar), c->nu_scale);
   print_loads(s);
+  if (advects)
+    printf("advection %s form: u . grad T%s (conservative_advection %g)\n",
+           c->conservative_advection == 1   ? "conservative"
+           : c->conservative_advection == 0 ? "non-conservative"
+                                            : "blended",
+           c->conservative_advection == 0 ? "" : " + beta (div u) T", c->conservative_advection);
   const double cfl = rate * first.length;
   if (advects)
     printf("CFL       %.3g (max |u| dt / h at t = %.9g%s)\n", cfl, c->t_start,
@@ -543,7 +559,7 @@ static int name_velocity(const struct fe_sim *s, double t, double rate)
 {
   double *host;
   FE_MALLOC(s->m->n_nodes * s->m->dim, &host);
-  const int err = fe_eval_velocity(s->c, s->m, t, host); /* FE_ERR_INPUT naming it */
+  const int err = fe_velocity_host(s->velocity, t, host); /* FE_ERR_INPUT naming it */
   free(host);
   FE_CALL(err);
   FE_RAISE(FE_ERR_NUMERICAL,
@@ -559,8 +575,8 @@ static int step_rate(struct fe_sim *s, double t, double *rate)
   *rate = 0;
   if (!s->courant) return FE_SUCCESS;
   if (t != s->rate_time && (s->velocity_tdep || isnan(s->rate_time))) {
-    FE_CALL(fe_coefficients_velocity(s->cp, t, s->velocity));
-    FE_CALL(fe_courant_rate(s->courant, s->velocity, &s->rate));
+    FE_CALL(fe_velocity_at(s->velocity, s->cp, t, s->step_velocity));
+    FE_CALL(fe_courant_rate(s->courant, s->step_velocity->a, &s->rate));
     if (!isfinite(s->rate)) return name_velocity(s, t, s->rate);
     s->rate_time = t;
   }
@@ -647,7 +663,8 @@ static void sim_destroy(struct fe_sim *s)
   fe_scheme_destroy(s->scheme);
   fe_vec_destroy(s->prev);
   fe_courant_destroy(s->courant);
-  if (s->be) fe_backend_free(s->be, s->velocity);
+  fe_vec_destroy(s->step_velocity);
+  fe_velocity_destroy(s->velocity);
   fe_coefficient_programs_destroy(s->cp);
   fe_space_destroy(s->space);
   free(s->initial);

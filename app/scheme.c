@@ -12,7 +12,7 @@
 
 int fe_scheme_advects(const struct fe_case *c)
 {
-  return c->n_velocity > 0 && c->advection != FE_ADVECTION_NONE;
+  return fe_case_has_velocity(c) && c->advection != FE_ADVECTION_NONE;
 }
 
 int fe_scheme_supg(const struct fe_case *c)
@@ -34,7 +34,7 @@ static void classify_terms(struct fe_scheme *s)
   s->has_advection = fe_scheme_advects(c) && c->advection == FE_ADVECTION_RK4;
   s->implicit_advection = fe_scheme_advects(c) && c->advection == FE_ADVECTION_THETA;
   s->supg = fe_scheme_supg(c);
-  s->adv_tdep = fe_case_time_dependent_velocity(c);
+  s->adv_tdep = s->velocity && fe_velocity_time_dependent(s->velocity);
   s->diff_tdep = fe_case_time_dependent_diffusivity(c);
   s->src_tdep = fe_expr_depends_on_t(c->source);
   s->src_zero = fe_expr_is_zero(c->source);
@@ -52,7 +52,7 @@ static int create_coefficients(struct fe_scheme *s)
 {
   const long nd = s->bcs->n_dirichlet + 1;
   const int d = s->m->dim;
-  FE_CALL(fe_backend_alloc(s->be, (size_t)s->m->n_nodes * d * sizeof(double), NULL, &s->vel));
+  FE_CALL(fe_vec_create(s->be, (size_t)s->m->n_nodes * d, &s->vel));
   FE_CALL(
       fe_backend_alloc(s->be, (size_t)s->m->n_cells * FE_NSYM(d) * sizeof(double), NULL, &s->diff));
   FE_CALL(fe_backend_alloc(s->be, (size_t)nd * sizeof(double), NULL, &s->dvals));
@@ -64,7 +64,7 @@ static int create_coefficients(struct fe_scheme *s)
   const int zero = 0;
   FE_CALL(fe_backend_alloc(s->be, sizeof zero, &zero, &s->indefinite));
   s->coef = (struct fe_coefficients){.diffusivity = s->diff,
-                                     .velocity = s->vel,
+                                     .velocity = s->vel->a,
                                      .uniform_diffusivity = s->cp->uniform_diffusivity};
   if (!s->absorbs) return FE_SUCCESS;
   const long cells = s->cp->uniform_absorption ? 1 : s->m->n_cells;
@@ -142,19 +142,25 @@ static int create_operators(struct fe_scheme *s)
     FE_CALL(fe_operator_create(s->space, s->strategy, &s->advection));
     FE_CALL(fe_krylov_create(s->be, n, mass_kind, &s->mass.solver));
     s->mass.what = "advection mass";
-    if (s->c->stabilisation == FE_STABILISATION_FCT) FE_CALL(fe_fct_create(s->space, &s->fct));
+    if (s->c->stabilisation == FE_STABILISATION_FCT)
+      FE_CALL(fe_fct_create(s->space, s->c->conservative_advection, &s->fct));
   }
   return FE_SUCCESS;
 }
 
 int fe_scheme_create(const struct fe_case *c, const struct fe_bcs *bcs, struct fe_space *space,
-                     const struct fe_coefficient_programs *cp, enum fe_strategy strategy,
-                     int verbosity, struct fe_scheme **scheme)
+                     const struct fe_coefficient_programs *cp, struct fe_velocity *velocity,
+                     enum fe_strategy strategy, int verbosity, struct fe_scheme **scheme)
 {
   struct fe_scheme *s;
   FE_CALLOC(1, &s);
-  *s = (struct fe_scheme){
-      .c = c, .m = space->mesh, .bcs = bcs, .be = space->be, .space = space, .cp = cp};
+  *s = (struct fe_scheme){.c = c,
+                          .m = space->mesh,
+                          .bcs = bcs,
+                          .be = space->be,
+                          .space = space,
+                          .cp = cp,
+                          .velocity = velocity};
   s->strategy = strategy;
   s->adv_time = s->diff_time = s->mass_time = s->vel_time = s->kappa_time = NAN;
   classify_terms(s);
@@ -181,10 +187,10 @@ void fe_scheme_destroy(struct fe_scheme *s)
   struct fe_vec *v[] = {s->tracer,       s->rhs,           s->boundary,      s->source_load,
                         s->neumann_load, s->source_values, s->load_old,      s->rk4_stage,
                         s->rk4_rate,     s->rk4_sum,       s->mass.solution, s->diffusion.solution,
-                        s->lambda,       s->ssp_stage,     s->ssp_euler};
+                        s->lambda,       s->ssp_stage,     s->ssp_euler,     s->vel};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
-  double *dev[] = {s->vel, s->diff, s->dvals, s->dzero};
-  for (int i = 0; i < 4; i++) fe_backend_free(s->be, dev[i]);
+  double *dev[] = {s->diff, s->dvals, s->dzero};
+  for (int i = 0; i < 3; i++) fe_backend_free(s->be, dev[i]);
   fe_backend_free(s->be, s->indefinite);
   free(s);
 }
@@ -225,7 +231,7 @@ static int evaluate_on_host(const struct fe_scheme *s, const struct fe_evaluatio
 {
   const struct fe_case *c = s->c;
   switch (e->what) {
-  case FE_EVAL_VELOCITY: return fe_eval_velocity(c, s->m, e->t, work);
+  case FE_EVAL_VELOCITY: return fe_velocity_host(s->velocity, e->t, work);
   case FE_EVAL_DIFFUSIVITY: return fe_eval_diffusivity(c, s->m, e->t, work);
   case FE_EVAL_SOURCE: return fe_eval_source(c, s->m, e->t, work);
   case FE_EVAL_NEUMANN: return fe_eval_neumann_flux(c, s->m, s->bcs, e->t, work);
@@ -340,11 +346,13 @@ static int solve(struct fe_scheme *s, struct fe_system *sys, const struct fe_vec
 
 /* ---------------------------------------------------------------- coefficients at a time */
 
-/* The form's SUPG: Fluidity's nu_scale and nu_bar with stabilisation="supg", none without. */
-static void supg_form(const struct fe_scheme *s, struct fe_form *f)
+/* The form's options of the advection term: SUPG (Fluidity's nu_scale and nu_bar with
+ * stabilisation="supg", none without) and the conservative form's beta. */
+static void advection_options(const struct fe_scheme *s, struct fe_form *f)
 {
   f->supg = s->supg ? s->c->nu_scale : 0;
   f->nu_bar = (int)s->c->nu_bar;
+  f->conservative = s->c->conservative_advection;
 }
 
 /* s->vel = u(t) on the backend; evaluated once when u does not depend on t. */
@@ -352,7 +360,7 @@ static int velocity_at(struct fe_scheme *s, double t)
 {
   if (t == s->vel_time || (!s->adv_tdep && !isnan(s->vel_time))) return FE_SUCCESS;
   evaluating(s, FE_EVAL_VELOCITY, t);
-  FE_CALL(fe_coefficients_velocity(s->cp, t, s->vel));
+  FE_CALL(fe_velocity_at(s->velocity, s->cp, t, s->vel));
   s->vel_time = t;
   return FE_SUCCESS;
 }
@@ -383,7 +391,7 @@ static int assemble_mass(struct fe_scheme *s, double t)
   FE_CALL(velocity_at(s, t));
   FE_CALL(diffusivity_at(s, t));
   struct fe_form mass = {.mass = 1.0, .lumped = s->c->mass == FE_MASS_LUMPED};
-  supg_form(s, &mass);
+  advection_options(s, &mass);
   FE_CALL(fe_operator_assemble(s->mass.op, &mass, &s->coef));
   s->mass_time = t;
   return FE_SUCCESS;
@@ -439,8 +447,8 @@ static int assemble_diffusion(struct fe_scheme *s, double tau, double tmid)
                         .diffusion = -(1 - th) * tau,
                         .advection = -adv * (1 - th) * tau,
                         .absorption = -absorb * (1 - th) * tau};
-  supg_form(s, &lhs);
-  supg_form(s, &rhs);
+  advection_options(s, &lhs);
+  advection_options(s, &rhs);
   FE_CALL(fe_operator_assemble(s->diffusion.op, &lhs, &s->coef));
   FE_CALL(fe_operator_assemble(s->diffusion_rhs, &rhs, &s->coef));
   s->diff_tau = tau;
@@ -458,8 +466,8 @@ static int load_at(struct fe_scheme *s, enum fe_evaluated what, double t, double
   if (what == FE_EVAL_NEUMANN) return fe_coefficients_neumann(s->cp, t, out);
   if (!s->quadrature) return fe_coefficients_source(s->cp, t, out);
   struct fe_form test = {.uniform_diffusivity = s->coef.uniform_diffusivity};
-  supg_form(s, &test);
-  return fe_coefficients_source_load(s->cp, t, &test, s->diff, s->vel, out);
+  advection_options(s, &test); /* SUPG: the mass matrix's tau */
+  return fe_coefficients_source_load(s->cp, t, &test, s->diff, s->vel->a, out);
 }
 
 /* out = theta L(t1) + (1 - theta) L(t0), L what load_at gives; L(t1) alone when it does not
@@ -548,7 +556,7 @@ static int assemble_advection(struct fe_scheme *s, double t)
   if (t == s->adv_time || (!tdep && !isnan(s->adv_time))) return FE_SUCCESS;
   if (s->supg) FE_CALL(diffusivity_at(s, t));
   struct fe_form adv = {.advection = -1.0}; /* M dT/dt = -C T; SUPG: -(C + S) */
-  supg_form(s, &adv);
+  advection_options(s, &adv);
   FE_CALL(fe_operator_assemble(s->advection, &adv, &s->coef));
   s->adv_time = t;
   return FE_SUCCESS;
@@ -609,8 +617,8 @@ static int advect_fct(struct fe_scheme *s, double t0, double h)
       FE_CALL(assemble_advection(s, t0 + at[i] * h));
     else
       FE_CALL(advection_rate(s, t0 + at[i] * h, s->ssp_stage, s->rk4_rate));
-    FE_CALL(fe_fct_step(s->fct, s->vel, s->ssp_stage, lumped ? NULL : s->rk4_rate, h, s->ssp_euler,
-                        i == 0 && measure ? &courant : NULL));
+    FE_CALL(fe_fct_step(s->fct, s->vel->a, s->ssp_stage, lumped ? NULL : s->rk4_rate, h,
+                        s->ssp_euler, i == 0 && measure ? &courant : NULL));
     s->fct_courant = courant > s->fct_courant ? courant : s->fct_courant;
     if (keep[i] != 0) FE_CALL(fe_vec_axpby(s->ssp_euler, keep[i], s->tracer, 1 - keep[i]));
     FE_CALL(set_dirichlet(s, t0 + ends[i] * h, s->ssp_euler));

@@ -8,6 +8,7 @@
 #define FE_SCHEME_H
 
 #include "app/coefficients.h"
+#include "app/velocity.h"
 #include "assembly/fct.h"
 #include "assembly/operator.h"
 #include "solvers/krylov.h"
@@ -49,6 +50,7 @@ struct fe_scheme {
   const struct fe_backend *be;
   struct fe_space *space;
   const struct fe_coefficient_programs *cp;
+  struct fe_velocity *velocity; /* u(t); NULL without a velocity */
   enum fe_strategy strategy; /* the one the operators use ("auto" picked at creation) */
   int has_advection;         /* split, explicit advection (rk4; ssp-rk3 with fct) */
   int implicit_advection;    /* advection="theta": in the diffusion pair's operators */
@@ -68,7 +70,8 @@ struct fe_scheme {
   double vel_time, kappa_time;          /* the times vel and diff hold (NAN: none yet) */
   /* coefficients on the backend */
   struct fe_coefficients coef;
-  double *vel, *diff;
+  struct fe_vec *vel; /* u at vel_time: n_nodes * dim entries */
+  double *diff;
   struct fe_vec *lambda; /* the absorption rate per cell (one value when uniform), or NULL */
   double *dvals; /* the Dirichlet values, in Dirichlet-node order */
   int dvals_ready;
@@ -110,11 +113,11 @@ int fe_scheme_supg(const struct fe_case *c);
 enum fe_krylov_kind fe_scheme_diffusion_solver(const struct fe_case *c);
 
 /* The scheme's operators and vectors for the case on space (whose backend and mesh it
- * takes); strategy "auto" is decided here (a note when verbosity > 0).  The tracer is
- * left to the caller to fill. */
+ * takes), its velocity from `velocity` (NULL without one); strategy "auto" is decided here (a
+ * note when verbosity > 0).  The tracer is left to the caller to fill. */
 int fe_scheme_create(const struct fe_case *c, const struct fe_bcs *bcs, struct fe_space *space,
-                     const struct fe_coefficient_programs *cp, enum fe_strategy strategy,
-                     int verbosity, struct fe_scheme **scheme);
+                     const struct fe_coefficient_programs *cp, struct fe_velocity *velocity,
+                     enum fe_strategy strategy, int verbosity, struct fe_scheme **scheme);
 void fe_scheme_destroy(struct fe_scheme *s);
 
 /* Step number `step` (in messages), of length h from t0: the tracer advanced in place; the

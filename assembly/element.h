@@ -38,12 +38,17 @@ struct fe_reference {
 
 /* Coefficients of the form a*mass + b*diffusion + c*advection + e*absorption of one
  * operator; the absorption term is the mass weighted by the P0 rate lambda >= 0
- * (int lambda phi_i phi_j, lumped with the mass). */
+ * (int lambda phi_i phi_j, lumped with the mass).  The advection term is
+ * int phi_i u . grad phi_j + beta int phi_i (div u) phi_j, Fluidity's conservative_advection
+ * beta (assemble/Advection_Diffusion_CG.F90): beta 1 the conservative form div(u T), 0 the
+ * non-conservative u . grad T; div u is constant in a cell for the P1 velocity, so the beta
+ * term is the mass weighted by c beta div u, lumped with the mass as absorption is. */
 struct fe_form {
   double mass;      /* a */
   int lumped;       /* mass lumped onto the diagonal */
   double diffusion; /* b */
   double advection; /* c */
+  double conservative;     /* beta */
   int uniform_diffusivity; /* the diffusivity array holds one tensor, the same in every cell */
   double absorption;       /* e */
   const double *lambda;    /* the absorption rate per cell (backend memory), when e != 0 */
@@ -67,11 +72,29 @@ FE_HOST_DEVICE static inline int fe_form_stiffness(const struct fe_form *form)
   return form->diffusion != 0 || (form->supg != 0 && form->advection != 0);
 }
 
-/* The weight of the mass tensor in cell c: a, plus e lambda_c with absorption. */
-FE_HOST_DEVICE static inline double fe_cell_mass_weight(const struct fe_form *form, long c)
+/* div u in a cell from its advection geometry tensor G_adv (fe_geometry_advection): for
+ * u_h = sum_k u_k phi_k, |J| div u = sum_k sum_mu B_{k mu} G_adv^{k mu} with B_{k mu} =
+ * dphi_k/dxi_mu, constant in the cell. */
+FE_HOST_DEVICE static inline double fe_cell_divergence(int d, const struct fe_reference *ref,
+                                                       double absdet, const double *gadv)
 {
-  if (form->absorption == 0) return form->mass;
-  return form->mass + form->absorption * form->lambda[form->uniform_lambda ? 0 : c];
+  double s = 0;
+  for (int k = 0; k < d + 1; k++)
+    for (int mu = 0; mu < d; mu++) s += ref->grad[k][mu] * gadv[k * d + mu];
+  return s / absdet;
+}
+
+/* The weight of the mass tensor in cell c: a, plus e lambda_c with absorption, plus
+ * c beta div u with the conservative advection form (gadv, the cell's G_adv, read then only). */
+FE_HOST_DEVICE static inline double fe_cell_mass_weight(int d, const struct fe_reference *ref,
+                                                        const struct fe_form *form, long c,
+                                                        double absdet, const double *gadv)
+{
+  double w = form->mass;
+  if (form->absorption != 0) w += form->absorption * form->lambda[form->uniform_lambda ? 0 : c];
+  if (form->advection != 0 && form->conservative != 0)
+    w += form->advection * form->conservative * fe_cell_divergence(d, ref, absdet, gadv);
+  return w;
 }
 
 /* Element storage is blocked element-major: entry k of element e sits at
@@ -394,8 +417,9 @@ fe_element_entry(int d, const struct fe_reference *ref, const struct fe_form *fo
   return s;
 }
 
-/* E = (a + e lambda_c) (|J| K_mass + tau C^T) + gstiff : K_stiffness + c G_adv : K_advection,
- * weight = a + e lambda_c, C^T SUPG's (absent when tau is 0).  E is nv x nv, row-major. */
+/* E = w (|J| K_mass + tau C^T) + gstiff : K_stiffness + c G_adv : K_advection, the weight
+ * w = a + e lambda_c + c beta div u (fe_cell_mass_weight), C^T SUPG's (absent when tau is 0).
+ * E is nv x nv, row-major. */
 FE_HOST_DEVICE static inline void fe_element_matrix(int d, const struct fe_reference *ref,
                                                     const struct fe_form *form, double weight,
                                                     double absdet, double tau,
@@ -418,7 +442,8 @@ FE_HOST_DEVICE static inline double fe_cell_matrix(int d, const struct fe_refere
   double gstiff[9], gadv[12], tau;
   double absdet =
       fe_cell_geometry(d, ref, form, cells, coords, diffusivity, velocity, c, gstiff, gadv, &tau);
-  fe_element_matrix(d, ref, form, fe_cell_mass_weight(form, c), absdet, tau, gstiff, gadv, e);
+  const double weight = fe_cell_mass_weight(d, ref, form, c, absdet, gadv);
+  fe_element_matrix(d, ref, form, weight, absdet, tau, gstiff, gadv, e);
   return absdet;
 }
 
@@ -460,7 +485,7 @@ FE_HOST_DEVICE static inline void fe_cell_lma_product(int d, const double *e, in
  * physical gradient:
  *   diffusion  y_i = |ref| sum_mu B_{i mu} t_mu,  t = Jinv (|J| D' g)
  *   advection  y_i = sum_k Kmass^ik s_k,          s_k = |J| u_k . g
- *   mass       y_i = |J| sum_j Kmass^ij x_j
+ *   mass       y_i = w |J| sum_j Kmass^ij x_j, w = a + e lambda_c + c beta div u
  * which costs O(d^2 + (d+1)^2) flops instead of the (d+1)^2 d^2 of forming E.  D' is b D,
  * plus with SUPG c tau U, U = sum_kl Kmass^kl u_k u_l^T / |ref| (the streamline diffusion),
  * and the mass gains tau |J| sum_k (u_k . grad N_i) (Kmass x_e)_k.
@@ -473,7 +498,7 @@ FE_HOST_DEVICE static inline void fe_cell_matfree_product(int d, const struct fe
                                                           const double *x, long c, double y[4])
 {
   const int nv = d + 1;
-  double xc[4][3], jinv[3][3], xe[4], xm[4], u[4][3], tau = 0;
+  double xc[4][3], jinv[3][3], xe[4], xm[4], u[4][3], gadv[12], tau = 0;
   fe_cell_coords(d, cells, coords, c, xc);
   const double det = fe_geometry(d, xc, jinv), absdet = det < 0 ? -det : det;
   const double *dsym = fe_cell_diffusivity(d, form, diffusivity, c);
@@ -485,8 +510,10 @@ FE_HOST_DEVICE static inline void fe_cell_matfree_product(int d, const struct fe
     for (int k = 0; k < nv; k++)
       for (int a = 0; a < d; a++) u[k][a] = velocity[(long)cells[c * nv + k] * d + a];
     if (form->supg != 0) tau = fe_supg_tau(d, form, xc, u, dsym);
+    if (form->conservative != 0) fe_geometry_advection(d, jinv, absdet, u, gadv);
   }
-  const double *km = form->lumped ? ref->lumped : ref->mass, weight = fe_cell_mass_weight(form, c);
+  const double *km = form->lumped ? ref->lumped : ref->mass;
+  const double weight = fe_cell_mass_weight(d, ref, form, c, absdet, gadv);
   for (int i = 0; i < nv; i++) {
     double v = 0;
     for (int j = 0; j < nv; j++) v += km[i * nv + j] * xm[j];

@@ -10,15 +10,17 @@
 
 struct fe_fct {
   struct fe_space *space;
+  double conservative;
   struct fe_vec *ml, *ulow, *p_plus, *p_minus, *r_plus, *r_minus, *courant;
   double *cell_rate, *cell_diag, *flux;
 };
 
-int fe_fct_create(struct fe_space *space, struct fe_fct **out)
+int fe_fct_create(struct fe_space *space, double conservative, struct fe_fct **out)
 {
   struct fe_fct *f;
   FE_CALLOC(1, &f);
   f->space = space;
+  f->conservative = conservative;
   const struct fe_backend *be = space->be;
   const size_t n = (size_t)space->n_nodes, nc = (size_t)space->n_cells;
   struct fe_vec **v[] = {&f->ml,     &f->ulow,    &f->p_plus, &f->p_minus,
@@ -52,6 +54,7 @@ int fe_fct_step(struct fe_fct *f, const double *velocity, const struct fe_vec *u
                 const struct fe_vec *udot, double dt, struct fe_vec *out, double *courant)
 {
   const struct fe_fct_arrays a = {.velocity = velocity,
+                                  .conservative = f->conservative,
                                   .u = u->a,
                                   .udot = udot ? udot->a : NULL,
                                   .ml = f->ml->a,

@@ -21,7 +21,13 @@
  *                       alpha_ij = min(R+_i, R-_j) for f_ij > 0 (else
  *                       min(R-_i, R+_j));
  *   the step            T_i = T^L_i + dt / m_i sum alpha_ij f_ij.
- * With every alpha = 1 the step is the Galerkin forward-Euler step.  The
+ * With every alpha = 1 the step is the Galerkin forward-Euler step.  With the conservative
+ * advection form (beta != 0, element.h) A gains -beta int phi_i (div u) phi_j: D and the
+ * fluxes are built the same way, so the step stays conservative, but L's rows no longer sum
+ * to 0 where div u != 0: the low-order step keeps a positive field positive (while the
+ * low-order Courant number is at most 1) without being LED, as the equation concentrates a
+ * tracer where the flow converges; the limited step stays within the low-order step's local
+ * bounds.  The
  * scheme (app/scheme.c) strings three of them into Shu & Osher's SSP-RK3.
  * Dirichlet nodes keep their values (the scheme sets them) and R = 1 there,
  * so their neighbours' bounds alone limit the fluxes between them; so do
@@ -48,6 +54,7 @@ extern "C" {
 /* The arrays of one limited step, on the backend. */
 struct fe_fct_arrays {
   const double *velocity; /* P1, d values per node */
+  double conservative;    /* the advection form's beta (assembly/element.h) */
   const double *u;        /* the state */
   const double *udot;     /* the Galerkin rate; NULL: lumped mass (no mass flux) */
   const double *ml;       /* the lumped mass per node */
@@ -82,6 +89,7 @@ FE_HOST_DEVICE static inline void fe_fct_cell_fluxes(int d, const struct fe_refe
                               .lumped = 0,
                               .diffusion = 0,
                               .advection = -1.0,
+                              .conservative = a->conservative,
                               .uniform_diffusivity = 0,
                               .absorption = 0,
                               .lambda = NULL,
@@ -250,7 +258,8 @@ struct fe_space;
 struct fe_vec;
 struct fe_fct; /* the work arrays of the limited steps on a space */
 
-int fe_fct_create(struct fe_space *space, struct fe_fct **fct);
+/* conservative: the advection form's beta, which A = -C includes (assembly/element.h). */
+int fe_fct_create(struct fe_space *space, double conservative, struct fe_fct **fct);
 void fe_fct_destroy(struct fe_fct *fct);
 
 /* out = the limited forward-Euler step of length dt from u (Dirichlet values kept), the

@@ -2,7 +2,10 @@
 
 #include "core/error.h"
 #include "io/schedule.h"
+#include "io/series.h"
+#include "io/snapshot.h"
 #include "io/vtk.h"
+#include "io/xml.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include <libxml/parser.h>
@@ -91,88 +95,6 @@ static int node_error(const struct reader *r, xmlNode *n, const char *attr, cons
     if (!(cond)) return node_error((r), (n), (attr), __FILE__, __LINE__, __VA_ARGS__);             \
   } while (0)
 
-/* ---- libxml2 errors: keep the first one, print nothing ------------------- */
-
-struct xml_error {
-  int have;
-  int line;
-  xmlNode *node;
-  char msg[1024];
-};
-
-#if LIBXML_VERSION >= 21200
-static void keep_first(void *data, const xmlError *e)
-#else
-static void keep_first(void *data, xmlErrorPtr e)
-#endif
-{
-  struct xml_error *s = data;
-  if (s->have || e->level < XML_ERR_ERROR) return;
-  s->have = 1;
-  s->line = e->line;
-  s->node = e->node;
-  snprintf(s->msg, sizeof s->msg, "%s", e->message ? e->message : "unknown error");
-}
-
-static void ignore_generic(void *ctx, const char *msg, ...)
-{
-  (void)ctx;
-  (void)msg;
-}
-
-struct xml_quiet {
-  xmlGenericErrorFunc generic;
-  void *generic_ctx;
-  xmlStructuredErrorFunc structured;
-  void *structured_ctx;
-};
-
-static void quiet_begin(struct xml_quiet *q, struct xml_error *err)
-{
-  q->generic = xmlGenericError;
-  q->generic_ctx = xmlGenericErrorContext;
-  q->structured = xmlStructuredError;
-  q->structured_ctx = xmlStructuredErrorContext;
-  xmlSetGenericErrorFunc(NULL, ignore_generic);
-  xmlSetStructuredErrorFunc(err, keep_first);
-}
-
-static void quiet_end(const struct xml_quiet *q)
-{
-  xmlSetStructuredErrorFunc(q->structured_ctx, q->structured);
-  xmlSetGenericErrorFunc(q->generic_ctx, q->generic);
-}
-
-/* One line, no "[facet ...]" tag, no final period, lower-case start. */
-static void tidy(char *msg)
-{
-  static const char *const replace[][2] = {
-      {"a valid value of the atomic type 'xs:double'", "a number"},
-      {"a valid value of the atomic type 'xs:integer'", "an integer"},
-      {"is not an element of the set", "is not one of"},
-  };
-  char *w = msg;
-  for (const char *s = msg; *s; s++) {
-    if (*s == '[' && !strncmp(s, "[facet '", 8) && strstr(s, "] ")) {
-      s = strstr(s, "] ") + 1;
-      continue;
-    }
-    if (isspace((unsigned char)*s) && (w == msg || w[-1] == ' ')) continue;
-    *w++ = isspace((unsigned char)*s) ? ' ' : *s;
-  }
-  while (w > msg && (w[-1] == ' ' || w[-1] == '.')) w--;
-  *w = '\0';
-  for (int i = 0; i < COUNT(replace); i++) {
-    char *at = strstr(msg, replace[i][0]);
-    if (!at) continue;
-    size_t old_len = strlen(replace[i][0]), new_len = strlen(replace[i][1]);
-    memmove(at + new_len, at + old_len, strlen(at + old_len) + 1);
-    memcpy(at, replace[i][1], new_len);
-  }
-  if (isupper((unsigned char)msg[0]) && islower((unsigned char)msg[1]))
-    msg[0] = (char)tolower((unsigned char)msg[0]);
-}
-
 /* ---- parsing and validation --------------------------------------------- */
 
 static int parse_file(const char *path, const char *shown, xmlDoc **doc)
@@ -183,16 +105,16 @@ static int parse_file(const char *path, const char *shown, xmlDoc **doc)
            fe_quote(path, FE_QUOTE_MAX, quoted, sizeof quoted), strerror(errno));
   FE_CHECK(!S_ISDIR(st.st_mode), FE_ERR_INPUT, "case file %s is a directory",
            fe_quote(path, FE_QUOTE_MAX, quoted, sizeof quoted));
-  struct xml_error err = {0};
-  struct xml_quiet q;
-  quiet_begin(&q, &err);
+  struct fe_xml_error err = {0};
+  struct fe_xml_quiet q;
+  fe_xml_quiet_begin(&q, &err);
   *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_BIG_LINES);
-  quiet_end(&q);
+  fe_xml_quiet_end(&q);
   if (*doc && !err.have) return FE_SUCCESS;
   xmlFreeDoc(*doc);
   *doc = NULL;
   FE_CHECK(err.have, FE_ERR_INPUT, "%s: cannot read the case file", shown);
-  tidy(err.msg);
+  fe_xml_tidy(err.msg);
   FE_RAISE(FE_ERR_INPUT, "%s:%d: malformed XML: %s", shown, err.line, err.msg);
 }
 
@@ -214,7 +136,7 @@ static int check_root(const struct reader *r, xmlNode *root)
 
 /* "Element 'time', attribute 'dt': 'abc' is not ..." becomes
  * "FILE:LINE: <time dt="abc">: 'abc' is not ...". */
-static int schema_error(const struct reader *r, xmlNode *root, struct xml_error *err)
+static int schema_error(const struct reader *r, xmlNode *root, struct fe_xml_error *err)
 {
   xmlNode *n = err->node ? err->node : root;
   if (n->type == XML_ATTRIBUTE_NODE && n->parent) n = n->parent;
@@ -231,7 +153,7 @@ static int schema_error(const struct reader *r, xmlNode *root, struct xml_error 
   }
   char text[1024];
   snprintf(text, sizeof text, "%s", msg);
-  tidy(text);
+  fe_xml_tidy(text);
   xmlNode *up = n->parent;
   if (!strcmp(text, "this element is not expected") && up && up->type == XML_ELEMENT_NODE)
     snprintf(text, sizeof text, "unexpected element in <%s>", (const char *)up->name);
@@ -243,25 +165,25 @@ static int schema_error(const struct reader *r, xmlNode *root, struct xml_error 
 
 static int validate(const struct reader *r, xmlDoc *doc)
 {
-  struct xml_error err = {0};
-  struct xml_quiet q;
-  quiet_begin(&q, &err);
+  struct fe_xml_error err = {0};
+  struct fe_xml_quiet q;
+  fe_xml_quiet_begin(&q, &err);
   xmlSchemaParserCtxt *pc = xmlSchemaNewMemParserCtxt(fe_case_schema, (int)fe_case_schema_size);
   xmlSchema *schema = NULL;
   if (pc) {
-    xmlSchemaSetParserStructuredErrors(pc, keep_first, &err);
+    xmlSchemaSetParserStructuredErrors(pc, fe_xml_keep_first, &err);
     schema = xmlSchemaParse(pc);
     xmlSchemaFreeParserCtxt(pc);
   }
   xmlSchemaValidCtxt *vc = schema ? xmlSchemaNewValidCtxt(schema) : NULL;
   int rc = -1;
   if (vc) {
-    xmlSchemaSetValidStructuredErrors(vc, keep_first, &err);
+    xmlSchemaSetValidStructuredErrors(vc, fe_xml_keep_first, &err);
     rc = xmlSchemaValidateDoc(vc, doc);
     xmlSchemaFreeValidCtxt(vc);
   }
   xmlSchemaFree(schema);
-  quiet_end(&q);
+  fe_xml_quiet_end(&q);
   FE_CHECK(schema, FE_ERR_RESOURCE, "internal error: the built-in case schema does not load: %s",
            err.msg);
   if (rc == 0) return FE_SUCCESS;
@@ -290,6 +212,8 @@ static int is_element(xmlNode *n, const char *name)
   return n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
 }
 
+static int has_attr(xmlNode *n, const char *attr);
+
 /* Before the schema: libxml2's message for a missing child of xs:all also
  * lists the optional ones. */
 static int check_required(const struct reader *r, xmlNode *root)
@@ -300,6 +224,8 @@ static int check_required(const struct reader *r, xmlNode *root)
     NODE_CHECK(child(root, needed[i]), r, root, NULL,
                "missing <%s>; a case needs <name>, <mesh>, <time> and <tracer>", needed[i]);
   xmlNode *v = child(root, "velocity");
+  if (v && (child(v, "file") || has_attr(v, "series") || !v->children))
+    v = NULL; /* files, or empty: read_velocity says */
   for (int d = 0; v && d < COUNT(axes); d++)
     NODE_CHECK(child(v, axes[d]), r, v, NULL,
                "missing <%s>; a velocity has components x and y (and z in 3D)", axes[d]);
@@ -623,21 +549,161 @@ static int read_time(struct reader *r, xmlNode *n)
   return c->cfl > 0 ? check_steps(r, n, "dt_max", c->dt_max) : check_steps(r, n, "dt", c->dt);
 }
 
-static int read_velocity(struct reader *r, xmlNode *n)
+/* The components x y (z) as expressions, each once; x and y required. */
+static int read_velocity_expressions(struct reader *r, xmlNode *n)
 {
   static const char *const axes[3] = {"x", "y", "z"};
-  if (!n) return FE_SUCCESS;
   struct fe_case *c = r->c;
-  c->velocity_line = (int)xmlGetLineNo(n);
+  xmlNode *axis[3] = {0};
+  for (xmlNode *e = n->children; e; e = e->next) {
+    const int a = e->type == XML_ELEMENT_NODE ? word_index((const char *)e->name, axes, 3) : -1;
+    if (a < 0) continue;
+    NODE_CHECK(!axis[a], r, e, NULL, "given twice (first at line %ld); a velocity has one <%s>",
+               xmlGetLineNo(axis[a]), axes[a]);
+    axis[a] = e;
+  }
   for (int d = 0; d < 3; d++) {
-    xmlNode *v = child(n, axes[d]);
-    if (!v && d == 2) break;
-    NODE_CHECK(v, r, n, NULL, "missing <%s>; a velocity has components x and y (and z in 3D)",
+    if (!axis[d] && d == 2) break;
+    NODE_CHECK(axis[d], r, n, NULL, "missing <%s>; a velocity has components x and y (and z in 3D)",
                axes[d]);
-    FE_CALL(read_expr(r, v, &c->velocity[d]));
+    FE_CALL(read_expr(r, axis[d], &c->velocity[d]));
     c->n_velocity = d + 1;
   }
   return FE_SUCCESS;
+}
+
+/* A snapshot file: a regular file of a format fesim reads, by its extension. */
+static int check_velocity_file(struct reader *r, xmlNode *n, const char *attr, const char *path,
+                               const char *listed)
+{
+  char q[FE_QUOTE_SIZE];
+  struct stat st;
+  fe_quote(path, FE_QUOTE_MAX, q, sizeof q);
+  NODE_CHECK(!stat(path, &st), r, n, attr, "velocity file %s%s not found: %s", q, listed,
+             strerror(errno));
+  NODE_CHECK(S_ISREG(st.st_mode), r, n, attr, "velocity file %s%s is not a regular file", q,
+             listed);
+  NODE_CHECK(fe_snapshot_format(path) != FE_SNAPSHOT_NONE, r, n, attr,
+             "velocity file %s%s: expected .vtk (legacy VTK), .vtu (VTK XML) or .msh (Gmsh "
+             "$NodeData)",
+             q, listed);
+  return FE_SUCCESS;
+}
+
+/* Times that increase strictly from snapshot to snapshot; `what` names snapshot k. */
+static int check_velocity_time(struct reader *r, xmlNode *n, const char *attr, int k,
+                               const char *what, const char *before)
+{
+  const struct fe_velocity_file *f = r->c->velocity_files;
+  NODE_CHECK(k == 0 || f[k].time > f[k - 1].time, r, n, attr,
+             "%s is at t = %.17g, not after %s at t = %.17g; expected times that increase from "
+             "snapshot to snapshot",
+             what, f[k].time, before, k ? f[k - 1].time : 0.0);
+  return FE_SUCCESS;
+}
+
+/* <file time="T">PATH</file> elements; time may be left out with one file. */
+static int read_velocity_file_list(struct reader *r, xmlNode *n, int count)
+{
+  struct fe_case *c = r->c;
+  FE_CALLOC(count, &c->velocity_files);
+  xmlNode *prev = NULL;
+  for (xmlNode *e = n->children; e; e = e->next) {
+    if (!is_element(e, "file")) continue;
+    struct fe_velocity_file *f = &c->velocity_files[c->n_velocity_files++];
+    char *text;
+    FE_CALL(text_of(e, &text));
+    const int empty = !text[0];
+    int err = empty ? FE_SUCCESS : join_path(c->dir, text, &f->path);
+    free(text);
+    FE_CALL(err);
+    NODE_CHECK(!empty, r, e, NULL, "no file name; expected the path of a velocity file");
+    f->time = NAN;
+    NODE_CHECK(count == 1 || has_attr(e, "time"), r, e, NULL,
+               "missing time=\"...\"; with several files each needs its time");
+    FE_CALL(attr_double(r, e, "time", &f->time));
+    FE_CALL(check_velocity_file(r, e, NULL, f->path, ""));
+    char before[64];
+    snprintf(before, sizeof before, "the file at line %ld", prev ? xmlGetLineNo(prev) : 0L);
+    FE_CALL(check_velocity_time(r, e, "time", c->n_velocity_files - 1, "this file", before));
+    prev = e;
+  }
+  return FE_SUCCESS;
+}
+
+/* series="INDEX": the files and times a .vtk.series or .pvd lists. */
+static int read_velocity_series(struct reader *r, xmlNode *n)
+{
+  struct fe_case *c = r->c;
+  xmlChar *v = xmlGetNoNsProp(n, BAD_CAST "series");
+  const int empty = !v || !v[0];
+  int err = empty ? FE_SUCCESS : fe_strdup((const char *)v, &c->velocity_series);
+  xmlFree(v);
+  FE_CALL(err);
+  NODE_CHECK(!empty, r, n, "series", "the series index's name is empty");
+  const char *dot = strrchr(c->velocity_series, '.');
+  NODE_CHECK(dot && (!strcasecmp(dot, ".series") || !strcasecmp(dot, ".pvd")), r, n, "series",
+             "expected a series index: NAME.vtk.series (as fesim writes) or a .pvd collection");
+  char *index;
+  FE_CALL(join_path(c->dir, c->velocity_series, &index));
+  struct fe_series_entry *entries = NULL;
+  int count = 0;
+  err = fe_series_read(index, &entries, &count); /* its messages name the index */
+  free(index);
+  FE_CALL(err);
+  err = fe_calloc((size_t)count, sizeof *c->velocity_files, &c->velocity_files);
+  for (int k = 0; !err && k < count; k++) {
+    struct fe_velocity_file *f = &c->velocity_files[c->n_velocity_files++];
+    f->path = entries[k].file;
+    f->time = entries[k].time;
+    entries[k].file = NULL;
+    char listed[FE_QUOTE_SIZE + 32], what[48], before[48];
+    snprintf(listed, sizeof listed, " (file %d of the series)", k);
+    err = check_velocity_file(r, n, "series", f->path, listed);
+    snprintf(what, sizeof what, "file %d of the series", k);
+    snprintf(before, sizeof before, "file %d", k - 1);
+    if (!err) err = check_velocity_time(r, n, "series", k, what, before);
+  }
+  fe_series_free(entries, count);
+  return err;
+}
+
+/* <velocity>: expressions, <file> elements or a series index, one of them; field="NAME" with
+ * files only. */
+static int read_velocity(struct reader *r, xmlNode *n)
+{
+  if (!n) return FE_SUCCESS;
+  struct fe_case *c = r->c;
+  c->velocity_line = (int)xmlGetLineNo(n);
+  int files = 0, components = 0;
+  for (xmlNode *e = n->children; e; e = e->next) {
+    files += is_element(e, "file");
+    components += e->type == XML_ELEMENT_NODE && !is_element(e, "file");
+  }
+  const int series = has_attr(n, "series");
+  NODE_CHECK(components + files + series > 0, r, n, NULL,
+             "empty; expected the components <x> <y> (<z>), <file> elements or series=\"...\"");
+  NODE_CHECK(!(components && (files || series)) && !(files && series), r, n, NULL,
+             "found %s and %s; expected one of: the components <x> <y> (<z>) as expressions, "
+             "<file> elements, or series=\"...\"",
+             components ? "components" : "<file> elements", series ? "series" : "<file> elements");
+  if (components) {
+    NODE_CHECK(!has_attr(n, "field"), r, n, "field",
+               "field names the point array of velocity files; expected it with <file> or "
+               "series only");
+    return read_velocity_expressions(r, n);
+  }
+  xmlChar *field = xmlGetNoNsProp(n, BAD_CAST "field");
+  free(c->velocity_field);
+  c->velocity_field = NULL;
+  const int empty = field && !field[0];
+  int err = fe_strdup(field ? (const char *)field : "velocity", &c->velocity_field);
+  xmlFree(field);
+  FE_CALL(err);
+  NODE_CHECK(!empty, r, n, "field",
+             "the point array's name is empty; expected the name of the "
+             "velocity in the files (default velocity)");
+  return files ? read_velocity_file_list(r, n, files) : read_velocity_series(r, n);
 }
 
 static int has_text(xmlNode *n)
@@ -762,7 +828,9 @@ static int check_field_names(const struct reader *r, xmlNode *t)
   }
   snprintf(exact, len + 7, "%s_exact", c->tracer_name);
   snprintf(error, len + 7, "%s_error", c->tracer_name);
-  const char *names[4] = {c->tracer_name, c->n_velocity ? "velocity" : NULL, exact, error}, *other;
+  const char *names[4] = {c->tracer_name, fe_case_has_velocity(c) ? "velocity" : NULL, exact,
+                          error},
+             *other;
   const char *present[4];
   int index[4], n = 0;
   for (int i = 0; i < 4; i++)
@@ -855,6 +923,12 @@ static int read_scheme(struct reader *r, xmlNode *n)
   FE_CALL(attr_word(r, n, "loads", loads_words, COUNT(loads_words), &ld));
   NODE_CHECK(c->nu_scale >= 0 && isfinite(c->nu_scale), r, n, "nu_scale",
              "nu_scale must be a finite number >= 0");
+  FE_CALL(attr_double(r, n, "conservative_advection", &c->conservative_advection));
+  NODE_CHECK(c->conservative_advection >= 0 && c->conservative_advection <= 1, r, n,
+             "conservative_advection",
+             "found %g; expected beta in [0, 1]: 1 the conservative form div(u T), 0 the "
+             "non-conservative u . grad T (Fluidity's conservative_advection)",
+             c->conservative_advection);
   c->nu_bar = (enum fe_nu_bar)nb;
   c->loads = (enum fe_loads)ld;
   c->splitting = (enum fe_splitting)s;
@@ -1064,6 +1138,10 @@ void fe_case_destroy(struct fe_case *c)
   free(c->params.names);
   free(c->params.values);
   for (int d = 0; d < 3; d++) fe_expr_destroy(c->velocity[d]);
+  for (int k = 0; k < c->n_velocity_files; k++) free(c->velocity_files[k].path);
+  free(c->velocity_files);
+  free(c->velocity_field);
+  free(c->velocity_series);
   free(c->tracer_name);
   fe_expr_destroy(c->initial);
   fe_expr_destroy(c->source);

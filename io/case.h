@@ -34,6 +34,12 @@ struct fe_boundary {
   int line;                 /* line of <boundary> in the case file */
 };
 
+/* A velocity snapshot file (io/snapshot.h) and its time. */
+struct fe_velocity_file {
+  char *path;  /* resolved against the case file's folder (or the series index's) */
+  double time; /* NAN for the one file of a steady velocity given without a time */
+};
+
 struct fe_case {
   char *path;               /* the case file as given */
   char *dir;                /* its directory, for relative mesh paths */
@@ -46,9 +52,13 @@ struct fe_case {
   double dt;                /* the fixed step; 0 with cfl */
   double cfl, dt_max;       /* cfl > 0: each step's length from the Courant number |u| dt / h,
                                at most dt_max; 0, 0 with a fixed dt */
-  int n_velocity;           /* 0 (absent), 2 (x y) or 3 (x y z) */
+  int n_velocity;           /* expressions: 0 (none), 2 (x y) or 3 (x y z) */
   struct fe_expr *velocity[3];
   int velocity_line;
+  int n_velocity_files; /* the velocity from files instead: snapshots, times increasing */
+  struct fe_velocity_file *velocity_files;
+  char *velocity_field;  /* their point array; default "velocity" */
+  char *velocity_series; /* the series index they are listed in, as written; NULL: <file> */
   char *tracer_name;
   struct fe_expr *initial;
   struct fe_expr *source;   /* never NULL: "0" when absent */
@@ -68,6 +78,8 @@ struct fe_case {
   enum fe_nu_bar nu_bar;               /* SUPG's xi; default optimal */
   double nu_scale;                     /* SUPG's nu_scale; default 0.5 */
   enum fe_loads loads;                 /* default quadrature */
+  double conservative_advection;       /* Fluidity's beta in [0, 1]: the advection term
+                                          u . grad T + beta (div u) T; default 0 */
   int scheme_line;                     /* line of <scheme>, 0 when absent */
   double rtol, atol;
   int max_iterations;
@@ -92,6 +104,12 @@ struct fe_case {
  * what was expected". */
 int fe_case_read(const char *path, struct fe_case **c);
 void fe_case_destroy(struct fe_case *c);
+
+/* Whether the case has a velocity: expressions or files. */
+static inline int fe_case_has_velocity(const struct fe_case *c)
+{
+  return c->n_velocity > 0 || c->n_velocity_files > 0;
+}
 
 /* "none", "fct", "supg" */
 const char *fe_stabilisation_name(enum fe_stabilisation s);

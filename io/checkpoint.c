@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "io/file.h"
 #include "io/outdir.h"
 
 static const char magic[16] = "fesim-ckpt-v3\n";
@@ -287,58 +288,26 @@ int fe_checkpoint_decode(const char *path, const unsigned char *bytes, size_t si
   return err;
 }
 
-static const char *file_kind(mode_t mode)
-{
-  return S_ISDIR(mode)    ? "a directory"
-         : S_ISFIFO(mode) ? "a FIFO"
-         : S_ISCHR(mode)  ? "a character device"
-         : S_ISBLK(mode)  ? "a block device"
-         : S_ISSOCK(mode) ? "a socket"
-                          : "not a regular file";
-}
-
 int fe_checkpoint_check_file(const char *path)
 {
-  char q[FE_QUOTE_SIZE];
-  struct stat st;
-  fe_quote(path, FE_QUOTE_MAX, q, sizeof q);
-  FE_CHECK(stat(path, &st) == 0, FE_ERR_INPUT, "cannot open checkpoint %s: %s", q, strerror(errno));
-  FE_CHECK(S_ISREG(st.st_mode), FE_ERR_INPUT,
-           "checkpoint %s is %s; expected a checkpoint file written by fesim", q,
-           file_kind(st.st_mode));
-  return FE_SUCCESS;
+  return fe_file_check_regular(path, "checkpoint", "a checkpoint file written by fesim");
 }
 
-/* The whole of a regular file of at most max_bytes, opened without blocking
- * (a FIFO named in place of a checkpoint must not hang the run). */
+/* The whole of a regular file of at most max_bytes (a FIFO named in place of a checkpoint must
+ * not hang the run; a shorter file than it was is found by the checksum). */
 static int read_whole(const char *path, const char *q, size_t max_bytes, unsigned char **bytes,
                       size_t *size)
 {
-  struct stat st;
-  FE_CALL(fe_checkpoint_check_file(path));
-  const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  FE_CHECK(fd >= 0, FE_ERR_INPUT, "cannot open checkpoint %s: %s", q, strerror(errno));
-  int err = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)
-                ? fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
-                                 "checkpoint %s changed into %s while it was opened", q,
-                                 file_kind(st.st_mode))
-            : (uintmax_t)st.st_size > max_bytes
-                ? fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
-                                 "checkpoint %s is %lld bytes, more than a checkpoint of this case "
-                                 "can be (%zu bytes): it belongs to another case or mesh, or is "
-                                 "damaged",
-                                 q, (long long)st.st_size, max_bytes)
-                : fe_malloc((size_t)st.st_size + 1, bytes);
+  int fd;
+  size_t n;
   *size = 0;
-  while (!err && *size < (size_t)st.st_size) {
-    const ssize_t n = read(fd, *bytes + *size, (size_t)st.st_size - *size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0)
-      err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__, "cannot read checkpoint %s: %s", q,
-                           strerror(errno));
-    if (n <= 0) break; /* shorter than it was: the checksum tells */
-    *size += (size_t)n;
-  }
+  FE_CALL(fe_file_open(path, "checkpoint", "a checkpoint file written by fesim", &fd, &n));
+  const int err = n > max_bytes ? fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                                                 "checkpoint %s is %zu bytes, more than a "
+                                                 "checkpoint of this case can be (%zu bytes): it "
+                                                 "belongs to another case or mesh, or is damaged",
+                                                 q, n, max_bytes)
+                                : fe_file_read_open(fd, path, "checkpoint", n, bytes, size);
   close(fd);
   return err;
 }

@@ -235,13 +235,16 @@ static int build_mesh(struct fe_mesh *m, const struct fe_mesh_raw *r)
   if (!err) err = fe_malloc((size_t)n * sizeof *perm, &perm);
   if (!err) err = rcm_order(&g, perm);
   if (!err) err = fe_malloc((size_t)n * m->dim * sizeof *m->coords, &m->coords);
+  if (!err) err = fe_malloc((size_t)n * sizeof *m->node_id, &m->node_id);
   if (!err) err = fe_malloc(nc * nv * sizeof *m->cells, &m->cells);
   if (!err) err = fe_malloc(nc * sizeof *m->cell_id, &m->cell_id);
   if (!err) err = fe_malloc(nc * sizeof *m->cell_region, &m->cell_region);
   if (err) goto done;
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
     for (int k = 0; k < m->dim; k++)
       m->coords[(size_t)perm[i] * m->dim + k] = r->xyz[3 * (size_t)used[i] + k];
+    m->node_id[perm[i]] = r->node_tags[used[i]];
+  }
   err = sort_cells(m, r, local, perm);
   if (!err) err = fe_mesh_orient_cells(m, r);
   if (!err) err = map_facets(m, r, local, perm);
@@ -387,6 +390,7 @@ void fe_mesh_destroy(struct fe_mesh *mesh)
   free(mesh->groups);
   free(mesh->path);
   free(mesh->coords);
+  free(mesh->node_id);
   free(mesh->cells);
   free(mesh->cell_region);
   free(mesh->cell_id);

@@ -31,6 +31,8 @@ struct fe_mesh {
   int n_nodes;
   int n_cells;
   double *coords;    /* n_nodes * dim, node-major: x0 y0 [z0] x1 ... */
+  size_t *node_id;   /* n_nodes: Gmsh node tag (velocity $NodeData); NULL for meshes built in
+                        memory */
   int *cells;        /* n_cells * nv node indices, 0-based */
   int *cell_region;  /* n_cells: physical tag of the cell, 0 when none */
   size_t *cell_id;   /* n_cells: Gmsh element tag, for messages */

@@ -100,6 +100,26 @@ fe_case_check(rotating_gaussian signal signal --size 0.02 --dt 0.01 --end 3)
 fe_long(case.rotating_gaussian.signal)
 fe_case_check(rotating_gaussian restart restart --size 0.04 --dt 0.02 --end 1 --every-checkpoint 16)
 
+# cases/offline_tracer: a tracer driven by the velocity an earlier run (flow.xml, run first into
+# the test's folder: --flow) wrote into its dumps.  The flow is linear in t: the run from the
+# dumps matches the run from flow.xml's expressions to round-off.  It converges and is tangent to
+# the sides: with conservative_advection 1 the integral is kept to round-off (Galerkin, FCT,
+# SUPG), with 0 it changes by half.  The dumps written again in every format fesim reads give
+# the same run; restarts reproduce it bit for bit; the strategies agree.
+set(FE_FLOW --flow flow.xml)
+fe_case_check(offline_tracer velocity_files velocity-files ${FE_FLOW} --rtol 1e-13)
+fe_case_check(offline_tracer conservation advection-forms ${FE_FLOW} --rtol 1e-12 --min-drift 0.1)
+fe_case_check(offline_tracer conservation_fct advection-forms ${FE_FLOW} --stabilisation fct --rtol 1e-12
+              --min-drift 0.1)
+fe_case_check(offline_tracer conservation_supg advection-forms ${FE_FLOW} --stabilisation supg --rtol 1e-12
+              --min-drift 0.1)
+fe_case_check(offline_tracer formats formats ${FE_FLOW} --mesh ${CMAKE_CURRENT_SOURCE_DIR}/data/velocity/square.msh
+              --rtol 1e-13)
+fe_case_check(offline_tracer restart restart ${FE_FLOW} --every-checkpoint 30)
+fe_case_check(offline_tracer strategies strategies ${FE_FLOW} --rtol 1e-10)
+# a flow without divergence: both advection forms give the same answer to round-off
+fe_case_check(rotating_gaussian advection_forms advection-forms --size 0.04 --dt 0.02 --end 1 --max-diff 1e-12)
+
 # fe_case_gpu_check(NAME TEST CHECK ARGS...): a pass criterion on the GPU (label gpu).
 function(fe_case_gpu_check name test check)
   add_test(NAME gpu.case.${name}.${test}
@@ -131,6 +151,18 @@ fe_case_gpu_check(rotating_gaussian supg_order order --sizes 0.04,0.02,0.01 --cf
 fe_case_gpu_check(rotating_gaussian fct_order order --sizes 0.04,0.02,0.01 --cfl 0.3
                   --end 0.7853981633974483 --min-order 1.8 --stabilisation fct --assembly addto)
 fe_case_gpu_check(rotating_gaussian conservation conservation --size 0.03 --dt 0.02 --rtol 1e-6)
+
+# offline_tracer on the GPU: each strategy against the CPU; the files against the expressions
+# and the conservative form's integral, on the GPU, with each strategy
+fe_case_gpu(offline_tracer ${FE_FLOW})
+foreach(strategy lma addto matfree)
+  fe_case_gpu_check(offline_tracer velocity_files_${strategy} velocity-files ${FE_FLOW} --rtol 1e-12
+                    --assembly ${strategy})
+  fe_case_gpu_check(offline_tracer conservation_${strategy} advection-forms ${FE_FLOW} --rtol 1e-12
+                    --min-drift 0.1 --assembly ${strategy})
+endforeach()
+fe_case_gpu_check(offline_tracer conservation_fct advection-forms ${FE_FLOW} --stabilisation fct --rtol 1e-12
+                  --min-drift 0.1)
 
 # compute-sanitizer on a small case with every strategy (label gpu)
 find_program(FE_COMPUTE_SANITIZER compute-sanitizer PATHS /usr/local/cuda/bin)
@@ -205,6 +237,20 @@ add_test(NAME exit.force
          COMMAND $<TARGET_FILE:fesim> --quiet --force --backend cpu --output ${CMAKE_BINARY_DIR}/exit_cg
                  ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml)
 set_tests_properties(exit.force PROPERTIES LABELS case FIXTURES_REQUIRED exit_cg)
+
+# The velocity from files (tests/data/velocity): a series of three formats (legacy VTK, VTK
+# XML, Gmsh $NodeData) run past its last time, with the note that the velocity is held there;
+# a ParaView .pvd collection, as --check describes it.
+add_test(NAME case.velocity_mixed
+         COMMAND $<TARGET_FILE:fesim> --force --output ${CMAKE_BINARY_DIR}/velocity_mixed
+                 ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/velocity_mixed.xml)
+set_tests_properties(case.velocity_mixed PROPERTIES LABELS case
+  PASS_REGULAR_EXPRESSION "fesim: note: the velocity snapshots span t = 0 to 1, the run 0 to 2: the velocity is held at the last snapshot's after t = 1"
+  FAIL_REGULAR_EXPRESSION "fesim: error")
+add_test(NAME case.velocity_pvd
+         COMMAND $<TARGET_FILE:fesim> --check ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/velocity_pvd.xml)
+set_tests_properties(case.velocity_pvd PROPERTIES LABELS case
+  PASS_REGULAR_EXPRESSION "velocity  2 snapshots at t = 0 to 1 \\(field 'velocity', from '[^']*grid8\\.pvd'\\), interpolated linearly between them, held outside")
 
 # ParaView opens the default case's series: its times, its fields, a rendering.
 add_test(NAME paraview.rotating_gaussian

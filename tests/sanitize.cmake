@@ -20,6 +20,8 @@
 #                       from seeds gathered at test time (tests/fuzz/run.cmake)
 #   fuzz.checkpoint     the checkpoint reader and its checks against a run, 60 s,
 #                       from seeds the target writes with the writer under test
+#   fuzz.snapshot       the readers of velocity files (legacy VTK, VTK XML, Gmsh
+#                       $NodeData), 60 s, from the files of tests/data/velocity
 # Leaks inside third-party libraries are suppressed by tests/sanitize/lsan.supp
 # and valgrind.supp, each entry explained there.  In the checked trees
 # themselves this file only sets the sanitizers' options on every test, so
@@ -74,7 +76,7 @@ set_tests_properties(sanitize.valgrind PROPERTIES LABELS sanitize SKIP_RETURN_CO
 # libFuzzer comes with clang (Debian: clang and libclang-rt-*-dev).
 find_program(FE_CLANG NAMES clang clang-19 clang-18 clang-17 clang-16 clang-15 clang-14)
 if(NOT FE_CLANG)
-  foreach(name build case mesh geo checkpoint)
+  foreach(name build case mesh geo checkpoint snapshot)
     add_test(NAME fuzz.${name} COMMAND sh -c "echo 'skipped: clang not found'; exit 77")
     set_tests_properties(fuzz.${name} PROPERTIES LABELS fuzz SKIP_RETURN_CODE 77)
   endforeach()
@@ -83,7 +85,7 @@ endif()
 add_test(NAME fuzz.build
          COMMAND ${CMAKE_COMMAND} -DSRC=${PROJECT_SOURCE_DIR} -DBIN=${FE_FUZZ_TREE}
                  "-DARGS=${FE_CHECKED_TREE_ARGS};-DFESIM_FUZZ=ON;-DBUILD_TESTING=OFF;-DCMAKE_C_COMPILER=${FE_CLANG}"
-                 "-DTARGETS=fuzz_case;fuzz_mesh;fuzz_geo;fuzz_checkpoint" -P ${FE_SANITIZE_DIR}/build.cmake)
+                 "-DTARGETS=fuzz_case;fuzz_mesh;fuzz_geo;fuzz_checkpoint;fuzz_snapshot" -P ${FE_SANITIZE_DIR}/build.cmake)
 set_tests_properties(fuzz.build PROPERTIES LABELS fuzz FIXTURES_SETUP fe_fuzz_tree PROCESSORS 2
                      TIMEOUT 900)
 
@@ -105,3 +107,5 @@ fe_fuzz(case "${PROJECT_SOURCE_DIR}/cases/*/*.xml;${CMAKE_CURRENT_SOURCE_DIR}/ba
 fe_fuzz(mesh "${CMAKE_CURRENT_SOURCE_DIR}/data/mesh/*.msh")
 fe_fuzz(geo "${PROJECT_SOURCE_DIR}/cases/*/*.geo;${CMAKE_CURRENT_SOURCE_DIR}/data/mesh/*.geo;${CMAKE_CURRENT_SOURCE_DIR}/data/geo/*.geo")
 fe_fuzz(checkpoint "" -DWRITE_SEEDS=1)
+# the velocity files' readers, from the files of the bad-input tests and cases/offline_tracer's
+fe_fuzz(snapshot "${CMAKE_CURRENT_SOURCE_DIR}/data/velocity/*")

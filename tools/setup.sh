@@ -7,11 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# libseccomp-dev: the meshing process's sandbox (io/sandbox.h);
+# libseccomp-dev: the meshing process's sandbox (io/sandbox.h); zlib1g-dev: compressed VTK XML
+# velocity files (io/vtu.c);
 # valgrind, clang, libclang-rt-dev (libFuzzer, clang's sanitizers) and libomp-dev
 # (OpenMP for clang): the sanitize and fuzz tests (tests/sanitize.cmake);
 # python3-matplotlib: the benchmark plots (tools/bench/plot.py)
-packages=(build-essential cmake libxml2-dev libgmsh-dev gmsh libseccomp-dev
+packages=(build-essential cmake libxml2-dev zlib1g-dev libgmsh-dev gmsh libseccomp-dev
           python3 python3-numpy python3-paraview xvfb xauth
           valgrind clang libclang-rt-dev libomp-dev python3-matplotlib)
 missing=()

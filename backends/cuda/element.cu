@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(EPB *TPE)
   if (adv)
     for (int g = 0; g < (D + 1) * D; g++) gadv[g] = s_gadv[g][el];
   const unsigned dm = dmask[c];
-  const double weight = fe_cell_mass_weight(&form, c);
+  const double weight = fe_cell_mass_weight(D, &c_ref[D - 2], &form, c, s_det[el], gadv);
   for (int k = t / EPB; k < nk; k += TPE) {
     const double v =
         fe_element_entry(D, &c_ref[D - 2], &form, weight, s_det[el], s_tau[el], gstiff, gadv, k);

@@ -38,8 +38,25 @@ CHECK is one of
   backends      on the GPU, each strategy (lma, addto, matfree; atomic and deterministic
                 scatter) matches the CPU's
                 final field to --rtol and meet --max-l2; exit 77 (skip) without a GPU
-Options --size, --dt, --end, --splitting, --every and --param NAME=VALUE (repeated) override
-the case file; --assembly, --stabilisation, --loads and --backend are passed to fesim.
+  velocity-files  a case whose velocity is files (--flow's dumps): the run matches, to --rtol
+                (relative to the largest value; every stat row's min, max and integral and
+                the final field), the run with the flow case's <velocity> expressions
+  advection-forms  the case with conservative_advection 1 and 0: the integral's largest
+                relative drift of the conservative form at most --rtol (when given), of the other at
+                least --min-drift (when given); with --max-diff, the two final fields within
+                it of each other (a flow without divergence)
+  formats       a case whose velocity is --flow's series: the flow's dumps written again as
+                VTK XML (ascii, base64, appended raw and base64, zlib, UInt64 headers,
+                big-endian, points in another order), legacy ASCII VTK, Gmsh $NodeData (MSH
+                2.2 and 4.1; --mesh must then be a .msh) and a .pvd collection, and, where
+                Debian's VTK modules are, by VTK's own writers; each run with them matches the
+                series' run to --rtol (to 100 times a file's own precision where it prints
+                fewer digits: VTK's legacy ASCII writer)
+Options --size, --dt, --end, --splitting, --every, --param NAME=VALUE and --scheme ATTR=VALUE
+(repeated), --mesh FILE and --conservative BETA (scheme@conservative_advection) override the case
+file; --assembly, --stabilisation, --loads and --backend are passed to fesim.  --flow FILE (in the case folder) is run
+first, into the work folder, and the case's velocity series is read from there: a case
+driven by an earlier run's dumps (cases/offline_tracer).
 Exit 0 when the criterion holds; 1 with a message otherwise.
 Only the Python standard library is used.
 """
@@ -54,17 +71,25 @@ import xml.etree.ElementTree as ET
 
 
 def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None, every=None,
-              checkpoint=None, params=None, scheme=None):
-    """Write a copy of case.xml with overrides into work/tag.xml; returns (path, name)."""
-    tree = ET.parse(os.path.join(case_dir, "case.xml"))
+              checkpoint=None, params=None, scheme=None, mesh_file=None, conservative=None, velocity_root=None,
+              file_name="case.xml"):
+    """Write a copy of case.xml (or file_name) with overrides into work/tag.xml; returns (path,
+    name, output folder).  Velocity files and series are resolved against the case folder, a
+    series against velocity_root when given (where --flow wrote its dumps)."""
+    tree = ET.parse(os.path.join(case_dir, file_name))
     root = tree.getroot()
+    velocity = root.find("velocity")
+    if velocity is not None and velocity.get("series"):
+        velocity.set("series", os.path.abspath(os.path.join(velocity_root or case_dir, velocity.get("series"))))
+    for f in (velocity.findall("file") if velocity is not None else []):
+        f.text = os.path.abspath(os.path.join(case_dir, f.text.strip()))
     for name, value in (params or {}).items():
         param = root.find(f"parameters/param[@name='{name}']")
         if param is None:
             sys.exit(f"{case_dir}/case.xml has no parameter {name}")
         param.text = value
     mesh = root.find("mesh")
-    mesh.set("file", os.path.abspath(os.path.join(case_dir, mesh.get("file"))))
+    mesh.set("file", os.path.abspath(mesh_file or os.path.join(case_dir, mesh.get("file"))))
     if size is not None:
         mesh.set("size", repr(size))
     time = root.find("time")
@@ -72,7 +97,11 @@ def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None,
         time.set("dt", repr(dt))
     if end is not None:
         time.set("end", repr(end))
-    attributes = dict(scheme or {}, **({"splitting": splitting} if splitting is not None else {}))
+    attributes = dict(scheme or {})
+    if splitting is not None:
+        attributes["splitting"] = splitting
+    if conservative is not None:
+        attributes["conservative_advection"] = repr(conservative)
     if attributes:
         element = root.find("scheme")
         if element is None:
@@ -314,11 +343,58 @@ def check_cfl(a, work, over, extra):
     return not bad
 
 
+def run_flow(a, work, over):
+    """--flow: the flow case run into work/<its output dir>; returns work, where the case's
+    series is then read (its path relative to the case folder names the flow's outputs)."""
+    root = ET.parse(os.path.join(a.case_dir, a.flow)).getroot()
+    outdir = root.find("output").get("dir")
+    keep = dict(size=over.get("size"), mesh_file=over.get("mesh_file"))
+    path, _, _ = make_case(a.case_dir, work, "flow_case", file_name=a.flow, **keep)
+    tree = ET.parse(path)
+    tree.getroot().find("output").set("dir", os.path.join(work, outdir))
+    tree.write(path, xml_declaration=True, encoding="UTF-8")
+    run(a.fesim, path, ["--backend", "cpu"])
+    return work
+
+
+def velocity_expressions(a, work, path):
+    """A copy of the case at path whose velocity is the flow case's expressions."""
+    flow = ET.parse(os.path.join(a.case_dir, a.flow)).getroot().find("velocity")
+    tree = ET.parse(path)
+    root = tree.getroot()
+    old = root.find("velocity")
+    index = list(root).index(old)
+    root.remove(old)
+    root.insert(index, flow)
+    out = root.find("output").get("dir") + "_expressions"
+    root.find("output").set("dir", out)
+    copy = os.path.join(work, "expressions.xml")
+    tree.write(copy, xml_declaration=True, encoding="UTF-8")
+    return copy, out
+
+
+def relative_difference(x, y, scale):
+    return max(abs(p - q) for p, q in zip(x, y)) / scale
+
+
+def compare_runs(out_a, out_b, name, tracer):
+    """(largest difference of the stat rows' min, max and integral, of the final fields), each
+    relative to the largest |value| of the first run's final field."""
+    rows_a, rows_b = read_stat(out_a, name), read_stat(out_b, name)
+    field_a, field_b = final_field(out_a, name, tracer), final_field(out_b, name, tracer)
+    scale = max(abs(x) for x in field_a)
+    if len(rows_a) != len(rows_b):
+        return math.inf, math.inf
+    rows = max(abs(r[k] - q[k]) for r, q in zip(rows_a, rows_b) for k in ("min", "max", "integral")) / scale
+    return rows, relative_difference(field_a, field_b, scale)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("fesim")
     p.add_argument("case_dir")
     p.add_argument("check", choices=["error", "order", "time-order", "conservation", "strategies", "backends",
+                                     "velocity-files", "advection-forms", "formats",
                                       "restart", "signal", "bounds", "cfl"])
     p.add_argument("--every-checkpoint", type=int, default=10)
     p.add_argument("--size", type=float)
@@ -350,6 +426,11 @@ def main():
     p.add_argument("--assembly", default=None)
     p.add_argument("--loads", default=None, help="quadrature or interpolated")
     p.add_argument("--backend", default=None, help="cpu or cuda; with cuda, exit 77 (skip) without a GPU")
+    p.add_argument("--flow", help="a case in the case folder run first: its dumps are the case's velocity")
+    p.add_argument("--mesh", help="the mesh file of the case (and of --flow)")
+    p.add_argument("--conservative", type=float, help="scheme@conservative_advection")
+    p.add_argument("--min-drift", type=float)
+    p.add_argument("--max-diff", type=float)
     a = p.parse_args()
     scheme = (["--stabilisation", a.stabilisation] if a.stabilisation else []) + (["--loads", a.loads] if a.loads else [])
     extra = (["--assembly", a.assembly] if a.assembly else []) + scheme
@@ -362,9 +443,12 @@ def main():
             return SKIP
     over = dict(size=a.size, dt=a.dt, end=a.end, splitting=a.splitting,
                 params=dict(kv.split("=", 1) for kv in a.param),
-                scheme=dict(kv.split("=", 1) for kv in a.scheme))
+                scheme=dict(kv.split("=", 1) for kv in a.scheme),
+                mesh_file=os.path.abspath(a.mesh) if a.mesh else None, conservative=a.conservative)
 
     with tempfile.TemporaryDirectory() as work:
+        if a.flow:
+            over["velocity_root"] = run_flow(a, work, over)
         if a.check == "error":
             path, name, out = make_case(a.case_dir, work, "run", **over)
             run(a.fesim, path, extra)
@@ -485,6 +569,48 @@ def main():
                 ok = ok and (a.rtol is None or diff <= a.rtol)
         elif a.check == "cfl":
             ok = check_cfl(a, work, over, extra)
+        elif a.check == "velocity-files":
+            path, name, out = make_case(a.case_dir, work, "files", **over)
+            run(a.fesim, path, extra, skip_without_gpu=True)
+            copy, out_expr = velocity_expressions(a, work, path)
+            run(a.fesim, copy, extra)
+            rows, field = compare_runs(out, out_expr, name, tracer_name(a.case_dir))
+            print(f"velocity from files against the expressions: stat rows (min, max, integral) within "
+                  f"{rows:.3e}, final field within {field:.3e} (relative to max |T|)")
+            ok = rows <= a.rtol and field <= a.rtol
+        elif a.check == "advection-forms":
+            fields, drifts = {}, {}
+            for beta in (1.0, 0.0):
+                path, name, out = make_case(a.case_dir, work, f"beta{beta:g}", **dict(over, conservative=beta))
+                run(a.fesim, path, extra, skip_without_gpu=True)
+                rows = read_stat(out, name)
+                i0 = rows[0]["integral"]
+                drifts[beta] = max(abs(r["integral"] - i0) for r in rows) / abs(i0)
+                fields[beta] = final_field(out, name, tracer_name(a.case_dir))
+                print(f"conservative_advection {beta:g}: integral {i0:.17g} -> {rows[-1]['integral']:.17g}, "
+                      f"largest relative drift {drifts[beta]:.3e}")
+            diff = relative_difference(fields[1.0], fields[0.0], max(abs(x) for x in fields[1.0]))
+            print(f"max |T_conservative - T_nonconservative| / max |T| = {diff:.3e}")
+            ok = a.rtol is None or drifts[1.0] <= a.rtol
+            ok = ok and (a.min_drift is None or drifts[0.0] >= a.min_drift)
+            ok = ok and (a.max_diff is None or diff <= a.max_diff)
+        elif a.check == "formats":
+            import velocity_formats
+            path, name, out = make_case(a.case_dir, work, "series", **over)
+            run(a.fesim, path, extra)
+            series = ET.parse(path).getroot().find("velocity").get("series")
+            ok = True
+            for tag, files, digits in velocity_formats.write_all(series, os.path.join(work, "formats"), a.mesh):
+                copy = velocity_formats.case_with_files(path, files, os.path.join(work, tag + ".xml"),
+                                                        os.path.join(work, tag))
+                run(a.fesim, copy, extra)
+                rows, field = compare_runs(out, os.path.join(work, tag), name, tracer_name(a.case_dir))
+                tol = max(a.rtol, 100 * digits) if digits else a.rtol  # the file's own precision
+                good = rows <= tol and field <= tol
+                print(f"{tag:34s} stat rows within {rows:.3e}, final field within {field:.3e}"
+                      + (f" (numbers of {digits:g} precision in the file)" if digits else "")
+                      + ("" if good else "  <- FAIL"))
+                ok = ok and good
         elif a.check == "backends":
             ok = True
             probe = subprocess.run([a.fesim, "--quiet", "--backend", "cuda", "--check",

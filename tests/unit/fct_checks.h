@@ -1,6 +1,7 @@
 /* One limited FCT step (assembly/fct.h) on a jittered structured mesh, for the
- * backend under test: a field of 0s and 1s, a divergence-free velocity
- * tangent to the boundary, a rate of random values for the mass fluxes. */
+ * backend under test: a field of 0s and 1s, a velocity tangent to the boundary
+ * (divergence-free in 2D, or compressible), a rate of random values for the mass fluxes, the
+ * advection form's beta. */
 #ifndef FE_FCT_CHECKS_H
 #define FE_FCT_CHECKS_H
 
@@ -18,11 +19,15 @@ struct fct_problem {
   struct fe_mesh *m;
   unsigned char *isd; /* Dirichlet flags, or all 0 */
   double *u, *udot, *vel;
+  double beta; /* the conservative advection form's beta */
 };
 
-static inline void fct_problem_make(int dim, int n, int dirichlet, struct fct_problem *p)
+/* compressible: a velocity whose divergence is not 0 (still tangent to the boundary) */
+static inline void fct_problem_make(int dim, int n, int dirichlet, int compressible, double beta,
+                                    struct fct_problem *p)
 {
   p->m = meshgen(dim, n, 0.3, 7);
+  p->beta = beta;
   const int nn = p->m->n_nodes;
   unsigned seed = 3;
   const double pi = 3.14159265358979323846;
@@ -36,7 +41,7 @@ static inline void fct_problem_make(int dim, int n, int dirichlet, struct fct_pr
     p->u[i] = (x[0] - 0.4) * (x[0] - 0.4) + (x[1] - 0.6) * (x[1] - 0.6) < 0.08 ? 1.0 : 0.0;
     p->udot[i] = 4 * (meshgen_rand(&seed) - 0.5);
     /* sin(pi x) cos(pi y), -cos(pi x) sin(pi y) (and 0): u . n = 0 on the boundary */
-    p->vel[i * dim] = sin(pi * x[0]) * cos(pi * x[1]);
+    p->vel[i * dim] = sin(pi * x[0]) * (cos(pi * x[1]) + (compressible ? 0.6 : 0.0));
     p->vel[i * dim + 1] = -cos(pi * x[0]) * sin(pi * x[1]);
     if (dim == 3) p->vel[i * dim + 2] = 0.3 * sin(pi * x[2]);
   }
@@ -62,7 +67,7 @@ static inline void fct_problem_step(const struct fe_backend *be, const struct fc
   struct fe_space *space;
   CHECK_OK(fe_space_create(be, p->m, p->isd, &space));
   struct fe_fct *fct;
-  CHECK_OK(fe_fct_create(space, &fct));
+  CHECK_OK(fe_fct_create(space, p->beta, &fct));
   double *vel;
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * nn * dim, p->vel, &vel));
   struct fe_vec *u, *udot, *y;
@@ -74,7 +79,7 @@ static inline void fct_problem_step(const struct fe_backend *be, const struct fc
   CHECK_OK(fe_fct_step(fct, vel, u, with_udot ? udot : NULL, dt, y, courant));
   CHECK_OK(fe_vec_download(y, out));
   struct fe_op *adv;
-  const struct fe_form form = {.advection = -1.0};
+  const struct fe_form form = {.advection = -1.0, .conservative = p->beta};
   const struct fe_coefficients coef = {.velocity = vel};
   CHECK_OK(fe_operator_create(space, FE_STRATEGY_LMA, &adv));
   CHECK_OK(fe_operator_assemble(adv, &form, &coef));

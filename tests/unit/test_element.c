@@ -264,10 +264,12 @@ static void barycentric_gradients(int d, const double x[4][3], double g[4][3])
   }
 }
 
-/* The SUPG element matrix by quadrature exact for quadratics (edge midpoints of a triangle,
- * the 4-point rule of a tetrahedron), against the tensor contractions and the matrix-free
- * product, consistent and lumped. */
-static void supg_quadrature(int d)
+/* The element matrix of mass, diffusion and advection, Galerkin and SUPG, with and without
+ * the conservative form's beta (int phi_i (div u) phi_j, tested with N_i + tau u . grad N_i
+ * too), by quadrature exact for quadratics (edge midpoints of a triangle, the 4-point rule of
+ * a tetrahedron), against the tensor contractions and the matrix-free product, consistent and
+ * lumped. */
+static void advection_quadrature(int d, double supg, double beta)
 {
   const double x2[4][3] = {{0.1, 0.2}, {1.3, 0.4}, {0.5, 1.1}};
   const double x3[4][3] = {{0.1, 0.2, 0.0}, {1.2, 0.3, 0.1}, {0.4, 1.1, 0.2}, {0.3, 0.4, 0.9}};
@@ -285,15 +287,21 @@ static void supg_quadrature(int d)
   const double qa = 0.5854101966249685, qb = 0.1381966011250105;
   for (int p = 0; p < nq; p++)
     for (int v = 0; v < nv; v++) q[p][v] = d == 2 ? (v == p ? 0.0 : 0.5) : (v == p ? qa : qb);
+  double div = 0;
+  for (int v = 0; v < nv; v++)
+    for (int a = 0; a < d; a++) div += u[v][a] * g[v][a];
+  CHECK(fabs(div) > 0.1);
   for (int lumped = 0; lumped < 2; lumped++) {
     const struct fe_form form = {.mass = 0.7,
                                  .lumped = lumped,
                                  .diffusion = 0.3,
                                  .advection = -1.3,
-                                 .supg = 0.5,
+                                 .conservative = beta,
+                                 .supg = supg,
                                  .nu_bar = FE_NU_BAR_OPTIMAL};
-    const double tau = fe_supg_tau(d, &form, x, u, dsym);
-    CHECK(tau > 0);
+    const double tau = fe_supg_tau(d, &form, x, u, dsym),
+                 w = form.mass + form.advection * beta * div;
+    CHECK(supg == 0 ? tau == 0 : tau > 0);
     double dm[3][3];
     fe_sym_expand(d, dsym, dm);
     double expect[16] = {0};
@@ -317,7 +325,7 @@ static void supg_quadrature(int d)
         for (int a = 0; a < d; a++)
           for (int b = 0; b < d; b++) diff += g[i][a] * dm[a][b] * g[j][b];
         if (lumped) mass = i == j ? 1.0 / nv : 0.0;
-        expect[i * nv + j] = vol * (form.mass * (mass + supg_mass) + form.diffusion * diff +
+        expect[i * nv + j] = vol * (w * (mass + supg_mass) + form.diffusion * diff +
                                     form.advection * (adv + stream));
       }
     double e[16];
@@ -346,8 +354,8 @@ int main(void)
 {
   supg_xi();
   supg_tau();
-  supg_quadrature(2);
-  supg_quadrature(3);
+  for (int d = 2; d <= 3; d++)
+    for (int k = 0; k < 4; k++) advection_quadrature(d, k % 2 ? 0.5 : 0.0, k / 2 ? 0.6 : 0.0);
   reference_triangle();
   absorption();
   stretched_anisotropic();

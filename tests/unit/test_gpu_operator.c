@@ -1,6 +1,7 @@
 /* The CUDA backend against the CPU backend: element matrices to 1e-13
  * relative, operator actions (addto, lma, matfree, deterministic lma and
- * matfree), lifting and
+ * matfree) of forms with mass, diffusion, advection (the conservative form too, and SUPG),
+ * absorption, lumped or not, lifting and
  * diagonals to 1e-12, and a CG solve; 2D and 3D.  Skips without a GPU. */
 #include <stdlib.h>
 #include <string.h>
@@ -243,10 +244,18 @@ int main(void)
 {
   struct fe_backend *gpu = test_gpu();
   if (!gpu) return TEST_SKIP;
-  const struct fe_form forms[] = {{.mass = 1.0, .diffusion = 0.3}, {.advection = -1.0}, {.mass = 0.7, .diffusion = 0.2, .advection = 0.5}, {.mass = 1.0, .lumped = 1, .diffusion = 0.1},
-                                  {.mass = 1.0, .diffusion = 0.2, .absorption = 0.3},
-                                  {.mass = 1.0, .lumped = 1, .diffusion = 0.1, .absorption = -0.4}};
-  for (int f = 0; f < 6; f++)
+  const struct fe_form forms[] = {
+      {.mass = 1.0, .diffusion = 0.3},
+      {.advection = -1.0},
+      {.mass = 0.7, .diffusion = 0.2, .advection = 0.5},
+      {.mass = 1.0, .lumped = 1, .diffusion = 0.1},
+      {.mass = 1.0, .diffusion = 0.2, .absorption = 0.3},
+      {.mass = 1.0, .lumped = 1, .diffusion = 0.1, .absorption = -0.4},
+      /* the conservative advection form, lumped, with SUPG */
+      {.mass = 0.7, .diffusion = 0.2, .advection = 0.5, .conservative = 1.0},
+      {.lumped = 1, .advection = -1.0, .conservative = 0.5},
+      {.mass = 1.0, .diffusion = 0.1, .advection = -0.8, .conservative = 1.0, .supg = 0.5}};
+  for (int f = 0; f < 9; f++)
     for (int uniform = 0; uniform < 2; uniform++) {
       compare(gpu, 2, 12, &forms[f], uniform, FE_BLOCK_SHIFT_DEFAULT);
       compare(gpu, 3, 5, &forms[f], uniform, FE_BLOCK_SHIFT_DEFAULT);

@@ -152,12 +152,52 @@ static void check_dim(int dim, int n, const struct fe_form *form, int uniform, i
   free_problem(&p);
 }
 
+/* The conservative form conserves: with u . n = 0 on the boundary of the unit square or cube,
+ * the columns of the advection operator with beta = 1 sum to 0 (sum_i of int phi_i u . grad
+ * phi_j + phi_i (div u) phi_j is the integral of div(u phi_j), a boundary flux), lumped or
+ * not; with beta = 0 they do not (-int (div u) phi_j). */
+static void conservation(int dim)
+{
+  struct problem p;
+  make_problem(dim, 6, &p);
+  const struct fe_mesh *m = p.m;
+  for (int i = 0; i < m->n_nodes; i++)
+    for (int a = 0; a < dim; a++) {
+      const double x = m->coords[i * dim + a], y = m->coords[i * dim + (a + 1) % dim];
+      p.vel[i * dim + a] = x * (1 - x) * (1 + 2 * y); /* 0 where x_a is 0 or 1 */
+    }
+  for (int k = 0; k < 3; k++) {
+    const struct fe_form form = {.advection = 1.0, .conservative = k ? 1.0 : 0.0, .lumped = k == 2};
+    double *a = dense(&p, &form), worst = 0, scale = 0;
+    for (int j = 0; j < m->n_nodes; j++) {
+      double sum = 0;
+      for (int i = 0; i < m->n_nodes; i++) {
+        sum += a[(long)i * m->n_nodes + j];
+        scale = fmax(scale, fabs(a[(long)i * m->n_nodes + j]));
+      }
+      worst = fmax(worst, fabs(sum));
+    }
+    CHECK(k ? worst <= 1e-14 * scale : worst >= 1e-3 * scale);
+    free(a);
+  }
+  free_problem(&p);
+}
+
 int main(void)
 {
+  conservation(2);
+  conservation(3);
   const struct fe_form diffusion = {.mass = 1.0, .diffusion = 0.3}, advection = {.advection = -1.0},
                        everything = {.mass = 0.7, .diffusion = 0.2, .advection = 0.5}, lumped = {.mass = 1.0, .lumped = 1, .diffusion = 0.1};
-  const struct fe_form *forms[] = {&diffusion, &advection, &everything, &lumped};
-  for (int f = 0; f < 4; f++)
+  /* the conservative advection form (beta): with the mass, lumped, and tested with SUPG */
+  const struct fe_form
+      conservative = {.mass = 0.7, .diffusion = 0.2, .advection = 0.5, .conservative = 1.0},
+      conservative_lumped = {.lumped = 1, .advection = -1.0, .conservative = 0.5},
+      conservative_supg = {
+          .mass = 1.0, .diffusion = 0.1, .advection = -0.8, .conservative = 1.0, .supg = 0.5};
+  const struct fe_form *forms[] = {&diffusion,    &advection,           &everything,       &lumped,
+                                   &conservative, &conservative_lumped, &conservative_supg};
+  for (int f = 0; f < 7; f++)
     for (int uniform = 0; uniform < 2; uniform++) {
       check_dim(2, 7, forms[f], uniform, FE_BLOCK_SHIFT_DEFAULT);
       check_dim(3, 3, forms[f], uniform, FE_BLOCK_SHIFT_DEFAULT);

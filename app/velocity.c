@@ -1,0 +1,203 @@
+#include "app/velocity.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/fields.h"
+#include "core/error.h"
+#include "core/hash.h"
+#include "io/snapshot.h"
+
+struct fe_velocity {
+  const struct fe_case *c;
+  const struct fe_mesh *m;
+  const struct fe_backend *be;
+  int n; /* snapshots; 0: the case's expressions */
+  const struct fe_velocity_file *files;
+  struct fe_snapshot_reader *reader;
+  size_t len;            /* n_nodes * dim */
+  uint64_t *hash;        /* of each snapshot's values, as read at the start */
+  int held[2];           /* the snapshot in each slot, -1 for none */
+  double *host[2];       /* its values on the host */
+  struct fe_vec *dev[2]; /* and on the backend, from the first fe_velocity_at */
+};
+
+/* Snapshot k into slot s (host and backend), checked against what it held at the start. */
+static int load(struct fe_velocity *v, int k, int s)
+{
+  const struct fe_velocity_file *f = &v->files[k];
+  v->held[s] = -1;
+  FE_CALL(fe_snapshot_read(v->reader, f->path, v->c->velocity_field, v->host[s]));
+  char q[FE_QUOTE_SIZE];
+  FE_CHECK(fe_hash64(v->host[s], v->len * sizeof(double), 0) == v->hash[k], FE_ERR_INPUT,
+           "velocity file %s changed during the run: its values differ from those read when the "
+           "run started; expected the velocity files to stay as they are until the run ends",
+           fe_quote(f->path, FE_QUOTE_MAX, q, sizeof q));
+  if (v->dev[s]) FE_CALL(fe_vec_upload(v->dev[s], v->host[s]));
+  v->held[s] = k;
+  return FE_SUCCESS;
+}
+
+/* The slot holding snapshot k, loaded into the one that does not hold `keep` when neither
+ * holds k. */
+static int slot_of(struct fe_velocity *v, int k, int keep, int *s)
+{
+  for (*s = 0; *s < 2; ++*s)
+    if (v->held[*s] == k) return FE_SUCCESS;
+  *s = v->held[0] == keep ? 1 : 0;
+  return load(v, k, *s);
+}
+
+/* u(t) = (1 - w) u_k0 + w u_k1: the snapshots around t, or the first or last one held. */
+static void bracket(const struct fe_velocity *v, double t, int *k0, int *k1, double *w)
+{
+  const struct fe_velocity_file *f = v->files;
+  *w = 0;
+  *k0 = *k1 = 0;
+  if (v->n == 1 || t <= f[0].time) return;
+  *k0 = *k1 = v->n - 1;
+  if (t >= f[v->n - 1].time) return;
+  int lo = 0, hi = v->n - 1; /* f[lo].time <= t < f[hi].time */
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    if (f[mid].time <= t)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *k0 = lo;
+  *k1 = hi;
+  *w = (t - f[lo].time) / (f[hi].time - f[lo].time);
+}
+
+/* The slots of the snapshots u(t) needs: s1 < 0 when one of them is u(t). */
+static int slots_at(struct fe_velocity *v, double t, int *s0, int *s1, double *w)
+{
+  int k0, k1;
+  bracket(v, t, &k0, &k1, w);
+  FE_CALL(slot_of(v, k0, k1, s0));
+  *s1 = -1;
+  if (*w != 0) FE_CALL(slot_of(v, k1, k0, s1));
+  return FE_SUCCESS;
+}
+
+/* Each file read once, checked, and its values' hash kept. */
+static int read_all(struct fe_velocity *v)
+{
+  for (int k = 0; k < v->n; k++) {
+    FE_CALL(fe_snapshot_read(v->reader, v->files[k].path, v->c->velocity_field, v->host[0]));
+    v->hash[k] = fe_hash64(v->host[0], v->len * sizeof(double), 0);
+  }
+  return FE_SUCCESS;
+}
+
+/* The note on the run's times beyond the snapshots', said once when the run is set up. */
+static void note_span(const struct fe_velocity *v)
+{
+  const double first = v->files[0].time, last = v->files[v->n - 1].time;
+  const double start = v->c->t_start, end = v->c->t_end;
+  char before[96] = "", after[96] = "";
+  if (start < first)
+    snprintf(before, sizeof before, "at the first snapshot's before t = %.9g", first);
+  if (end > last) snprintf(after, sizeof after, "at the last snapshot's after t = %.9g", last);
+  if (v->n < 2 || (!before[0] && !after[0])) return;
+  fprintf(stderr,
+          "fesim: note: the velocity snapshots span t = %.9g to %.9g, the run %.9g to %.9g: the "
+          "velocity is held %s%s%s\n",
+          first, last, start, end, before, before[0] && after[0] ? " and " : "", after);
+}
+
+static int create_files(struct fe_velocity *v)
+{
+  const struct fe_case *c = v->c;
+  v->n = c->n_velocity_files;
+  v->files = c->velocity_files;
+  v->len = (size_t)v->m->n_nodes * (size_t)v->m->dim;
+  v->held[0] = v->held[1] = -1;
+  FE_CALL(fe_snapshot_reader_create(v->m, &v->reader));
+  FE_MALLOC(v->n, &v->hash);
+  for (int s = 0; s < 2; s++) FE_MALLOC(v->len, &v->host[s]);
+  return read_all(v);
+}
+
+int fe_velocity_create(const struct fe_case *c, const struct fe_mesh *m,
+                       const struct fe_backend *be, int verbosity, struct fe_velocity **out)
+{
+  struct fe_velocity *v;
+  FE_CALLOC(1, &v);
+  *v = (struct fe_velocity){.c = c, .m = m, .be = be};
+  const int err = c->n_velocity_files ? create_files(v) : FE_SUCCESS;
+  if (err) {
+    fe_velocity_destroy(v);
+    return err;
+  }
+  if (v->n && verbosity > 0) note_span(v);
+  *out = v;
+  return FE_SUCCESS;
+}
+
+void fe_velocity_destroy(struct fe_velocity *v)
+{
+  if (!v) return;
+  fe_snapshot_reader_destroy(v->reader);
+  free(v->hash);
+  for (int s = 0; s < 2; s++) {
+    free(v->host[s]);
+    fe_vec_destroy(v->dev[s]);
+  }
+  free(v);
+}
+
+int fe_velocity_time_dependent(const struct fe_velocity *v)
+{
+  return v->n ? v->n > 1 : fe_case_time_dependent_velocity(v->c);
+}
+
+int fe_velocity_host(struct fe_velocity *v, double t, double *out)
+{
+  if (!v->n) return fe_eval_velocity(v->c, v->m, t, out);
+  int s0, s1;
+  double w;
+  FE_CALL(slots_at(v, t, &s0, &s1, &w));
+  const double *a = v->host[s0], *b = s1 < 0 ? NULL : v->host[s1];
+  for (size_t i = 0; i < v->len; i++) out[i] = b ? w * b[i] + (1 - w) * a[i] : a[i];
+  return FE_SUCCESS;
+}
+
+int fe_velocity_at(struct fe_velocity *v, const struct fe_coefficient_programs *cp, double t,
+                   struct fe_vec *out)
+{
+  if (!v->n) return fe_coefficients_velocity(cp, t, out->a);
+  for (int s = 0; s < 2; s++) { /* the backend's slots, with what the host has */
+    if (v->dev[s]) continue;
+    FE_CALL(fe_vec_create(v->be, v->len, &v->dev[s]));
+    if (v->held[s] >= 0) FE_CALL(fe_vec_upload(v->dev[s], v->host[s]));
+  }
+  int s0, s1;
+  double w;
+  FE_CALL(slots_at(v, t, &s0, &s1, &w));
+  FE_CALL(fe_vec_copy(v->dev[s0], out));
+  return s1 < 0 ? FE_SUCCESS : fe_vec_axpby(out, w, v->dev[s1], 1 - w);
+}
+
+void fe_velocity_describe(const struct fe_velocity *v, char *buf, size_t size)
+{
+  char q[FE_QUOTE_SIZE];
+  const struct fe_case *c = v->c;
+  if (!v->n) {
+    snprintf(buf, size, "expressions%s", fe_velocity_time_dependent(v) ? " of t" : "");
+    return;
+  }
+  const char *from = c->velocity_series ? fe_quote(c->velocity_series, FE_QUOTE_MAX, q, sizeof q)
+                                        : "<file> elements";
+  if (v->n == 1)
+    snprintf(buf, size, "1 snapshot (field '%s', from %s), steady", c->velocity_field, from);
+  else
+    snprintf(buf, size,
+             "%d snapshots at t = %.9g to %.9g (field '%s', from %s), interpolated linearly "
+             "between them, held outside",
+             v->n, v->files[0].time, v->files[v->n - 1].time, c->velocity_field, from);
+}

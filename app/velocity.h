@@ -1,0 +1,41 @@
+/* The run's velocity u(t) at the nodes: the case's expressions (app/fields.c on
+ * the host, their programs on the backend: app/coefficients.c), or snapshots
+ * read from files (io/snapshot.h) and interpolated linearly in time between
+ * the two whose times bracket t, held at the first snapshot before its time
+ * and at the last after it.  The backend holds at most two snapshots, loaded
+ * from the files as t moves into a new interval, and interpolates there
+ * (axpby); the host does the same from its own copies of the same two, for
+ * the dumps, --check and messages.  The one source of u(t) of a run: the
+ * scheme, the Courant number, --check and the dumps all ask it. */
+#ifndef FE_VELOCITY_H
+#define FE_VELOCITY_H
+
+#include <stddef.h>
+
+#include "app/coefficients.h"
+#include "solvers/vec.h"
+
+struct fe_velocity;
+
+/* For a case with a velocity (fe_case_has_velocity).  With files, each is read and checked
+ * against the mesh once, now (FE_ERR_INPUT naming the file), and a note on stderr (verbosity >
+ * 0) says where the run's time span goes beyond the snapshots'. */
+int fe_velocity_create(const struct fe_case *c, const struct fe_mesh *m,
+                       const struct fe_backend *be, int verbosity, struct fe_velocity **v);
+void fe_velocity_destroy(struct fe_velocity *v);
+
+/* Whether u changes in time: an expression of t, or more than one snapshot. */
+int fe_velocity_time_dependent(const struct fe_velocity *v);
+
+/* out = u(t) on the host: n_nodes * dim values. */
+int fe_velocity_host(struct fe_velocity *v, double t, double *out);
+
+/* out = u(t) on the backend: n_nodes * dim entries; cp, the case's programs, for expressions.
+ * A snapshot file read again that no longer holds what it held at the start is FE_ERR_INPUT. */
+int fe_velocity_at(struct fe_velocity *v, const struct fe_coefficient_programs *cp, double t,
+                   struct fe_vec *out);
+
+/* What u is, for --check: "expressions" or the files, their times and field. */
+void fe_velocity_describe(const struct fe_velocity *v, char *buf, size_t size);
+
+#endif
