@@ -71,6 +71,7 @@ fe_case(advection_diffusion_3d T velocity T_exact T_error)
 fe_case_check(advection_diffusion_3d error error --max-l2 6e-3)
 fe_case_check(advection_diffusion_3d order order --sizes 0.1,0.07,0.05,0.035 --cfl 0.2 --end 0.4
               --min-order 1.8)
+fe_long(case.advection_diffusion_3d.order)
 fe_case_check(advection_diffusion_3d strategies strategies --size 0.1 --end 0.2 --rtol 1e-9)
 
 fe_case(manufactured T velocity T_exact T_error)
@@ -117,6 +118,7 @@ fe_case_check(offline_tracer formats formats ${FE_FLOW} --mesh ${CMAKE_CURRENT_S
               --rtol 1e-13)
 fe_case_check(offline_tracer restart restart ${FE_FLOW} --every-checkpoint 30)
 fe_case_check(offline_tracer strategies strategies ${FE_FLOW} --rtol 1e-10)
+fe_long(case.offline_tracer.conservation_supg case.offline_tracer.formats)
 # a flow without divergence: both advection forms give the same answer to round-off
 fe_case_check(rotating_gaussian advection_forms advection-forms --size 0.04 --dt 0.02 --end 1 --max-diff 1e-12)
 
