@@ -171,8 +171,13 @@ static int cmp_cell_node(const void *a, const void *b)
 
 static void grid_key(const struct fe_snapshot_reader *r, const double *p, int64_t key[3])
 {
-  for (int a = 0; a < 3; a++)
-    key[a] = a < r->m->dim ? (int64_t)floor((p[a] - r->lo[a]) / r->cell) : 0;
+  for (int a = 0; a < 3; a++) {
+    /* clamped, so that a point far away (or not finite) has a key, and its neighbours too:
+     * it matches no node */
+    double q = a < r->m->dim ? floor((p[a] - r->lo[a]) / r->cell) : 0;
+    q = q > 4e18 ? 4e18 : q > -4e18 ? q : -4e18;
+    key[a] = (int64_t)q;
+  }
 }
 
 /* The grid: cells no smaller than twice the largest tolerance, so that a point within the

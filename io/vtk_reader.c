@@ -135,6 +135,7 @@ static int check_words(struct reader *r, int n, int least, const char *form)
 static int points(struct reader *r, char w[6][LINE / 4], int n)
 {
   FE_CALL(check_words(r, n, 3, "POINTS n dataType"));
+  if (r->have_points) return fail(r, "a second POINTS section; expected one");
   FE_CALL(count_of(r, w[1], "POINTS", &r->n_points));
   if (!r->n_points) return fail(r, "POINTS 0: no points");
   if (r->n_points > (size_t)(r->s.end - r->s.p)) /* at least a byte each */
@@ -270,6 +271,9 @@ static int header(struct reader *r)
   if (!fe_scan_line(&r->s, r->line, sizeof r->line) ||
       sscanf(r->line, "# vtk DataFile Version %d.%d", &major, &minor) < 1)
     return fail(r, "it does not start with '# vtk DataFile Version'");
+  if (major < 1 || major > 99 || minor < 0 || minor > 9)
+    return fail(r, "'%s': version %d.%d; expected a version such as 3.0 or 5.1", r->line, major,
+                minor);
   r->version = 10 * major + minor;
   if (!fe_scan_line(&r->s, r->line, sizeof r->line)) return fail(r, "no title line");
   if (!keyword_line(r, w, &n) || !(fe_scan_is(w[0], "ASCII") || fe_scan_is(w[0], "BINARY")))

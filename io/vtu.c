@@ -125,6 +125,7 @@ static xmlChar *own_text(xmlNode *n)
 static const char *attr(xmlNode *n, const char *name, char *buf, size_t size)
 {
   xmlChar *s = xmlGetProp(n, BAD_CAST name);
+  buf[0] = 0; /* an absent attribute reads as empty in messages */
   if (!s) return NULL;
   snprintf(buf, size, "%s", (const char *)s);
   xmlFree(s);
