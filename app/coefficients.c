@@ -184,8 +184,13 @@ void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp)
 
 int fe_coefficients_velocity(const struct fe_coefficient_programs *cp, double t, double *out)
 {
-  return fe_space_evaluate(cp->space, 0, NULL, NULL, cp->space->n_nodes, cp->velocity, cp->n_velocity,
-                           t, out);
+  return fe_coefficients_velocity_at(cp, NULL, cp->space->n_nodes, t, out);
+}
+
+int fe_coefficients_velocity_at(const struct fe_coefficient_programs *cp, const int *nodes, long m,
+                                double t, double *out)
+{
+  return fe_space_evaluate(cp->space, 0, nodes, NULL, m, cp->velocity, cp->n_velocity, t, out);
 }
 
 int fe_coefficients_diffusivity(const struct fe_coefficient_programs *cp, double t, double *out)

@@ -49,6 +49,9 @@ void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp);
  * diagonal; node fields: n_nodes; dirichlet: in the order of space->dirichlet.
  * All out arrays on the backend. */
 int fe_coefficients_velocity(const struct fe_coefficient_programs *cp, double t, double *out);
+/* the velocity at the nodes nodes[0..m) (backend; NULL: every node), m * d values */
+int fe_coefficients_velocity_at(const struct fe_coefficient_programs *cp, const int *nodes, long m,
+                                double t, double *out);
 int fe_coefficients_diffusivity(const struct fe_coefficient_programs *cp, double t, double *out);
 int fe_coefficients_source(const struct fe_coefficient_programs *cp, double t, double *out);
 /* the absorption rate at the cells' centroids: n_cells values (one when uniform_absorption) */

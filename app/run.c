@@ -17,6 +17,7 @@
 #include "app/scheme.h"
 #include "app/stability.h"
 #include "assembly/courant.h"
+#include "assembly/probes.h"
 #include "backends/backends.h"
 #include "core/error.h"
 #include "core/timer.h"
@@ -40,6 +41,8 @@ struct fe_sim {
   struct fe_vec *prev; /* the tracer at the start of the step: kept on numerical failure */
   struct fe_courant *courant; /* the Courant number on the backend (advected cases only) */
   double *velocity;           /* for it: the velocity at the start of the step, on the backend */
+  struct fe_probe_location *probe_loc; /* <probes>: each probe's cell and weights (host) */
+  struct fe_probes *probes;            /* and on the backend */
   int velocity_tdep;          /* whether it depends on t (else measured once) */
   double rate, rate_time;     /* the Courant number of a step of length 1 at rate_time */
   double dt_lo, dt_hi;        /* cfl: the shortest and longest step not shortened to land */
@@ -92,6 +95,83 @@ static int check_dimensions(const struct fe_sim *s)
              "%s:%d: <velocity>: %d components for the %dD mesh %s; expected %s",
              fe_path_shown(c->path, shown, sizeof shown), c->velocity_line, c->n_velocity,
              s->m->dim, s->m->path, s->m->dim == 2 ? "x and y" : "x, y and z");
+  return FE_SUCCESS;
+}
+
+/* "2 coordinates (x, y)" or "3 coordinates (x, y, z)" */
+static const char *coordinates(int n)
+{
+  return n == 2 ? "2 coordinates (x, y)" : "3 coordinates (x, y, z)";
+}
+
+/* A probe's coordinates, one per axis of the mesh. */
+static int check_probe_dimension(const struct fe_sim *s, const struct fe_probe *p)
+{
+  const struct fe_mesh *m = s->m;
+  char where[2 * FE_QUOTE_SIZE];
+  if (p->n_coords == m->dim) return FE_SUCCESS;
+  const char *columns = m->dim == 2 ? "name,x,y" : "name,x,y,z";
+  if (p->in_file)
+    FE_RAISE(FE_ERR_INPUT, "%s: %s for the %dD mesh %s; expected the columns %s",
+             fe_case_probe_where(s->c, p, where, sizeof where), coordinates(p->n_coords), m->dim,
+             m->path, columns);
+  FE_RAISE(FE_ERR_INPUT, "%s: %s for the %dD mesh %s; expected %s",
+           fe_case_probe_where(s->c, p, where, sizeof where), coordinates(p->n_coords), m->dim,
+           m->path, m->dim == 2 ? "x and y" : "x, y and z");
+}
+
+/* "(x, y) = (0.5, 2)" of a probe */
+static const char *probe_point(const struct fe_probe *p, int dim, char *buf, size_t size)
+{
+  if (dim == 2)
+    snprintf(buf, size, "(x, y) = (%.9g, %.9g)", p->x[0], p->x[1]);
+  else
+    snprintf(buf, size, "(x, y, z) = (%.9g, %.9g, %.9g)", p->x[0], p->x[1], p->x[2]);
+  return buf;
+}
+
+/* Probe p is outside the mesh beyond the tolerance: named, with the mesh's extent. */
+static int probe_outside(const struct fe_sim *s, const struct fe_probe *p)
+{
+  const struct fe_mesh *m = s->m;
+  char where[2 * FE_QUOTE_SIZE], point[96], extent[160];
+  double lo[3], hi[3];
+  for (int a = 0; a < m->dim; a++) {
+    lo[a] = hi[a] = m->coords[a];
+    for (long n = 1; n < m->n_nodes; n++) {
+      lo[a] = fmin(lo[a], m->coords[n * m->dim + a]);
+      hi[a] = fmax(hi[a], m->coords[n * m->dim + a]);
+    }
+  }
+  size_t used = 0;
+  for (int a = 0; a < m->dim; a++)
+    used += (size_t)snprintf(extent + used, sizeof extent - used, "%s[%.9g, %.9g]", a ? " x " : "",
+                             lo[a], hi[a]);
+  FE_RAISE(FE_ERR_INPUT,
+           "%s: the point %s is outside the mesh %s, which spans %s; expected a point in the mesh "
+           "(or outside a cell by at most %g of it, in barycentric coordinates: a point on a "
+           "curved boundary)",
+           fe_case_probe_where(s->c, p, where, sizeof where),
+           probe_point(p, m->dim, point, sizeof point), m->path, extent, FE_PROBE_OUTSIDE);
+}
+
+/* Each probe's cell and weights, once: FE_ERR_INPUT for a probe of another dimension than the
+ * mesh's or outside it. */
+static int locate_probes(struct fe_sim *s)
+{
+  const struct fe_case *c = s->c;
+  double *points;
+  if (!c->n_probes) return FE_SUCCESS;
+  for (int p = 0; p < c->n_probes; p++) FE_CALL(check_probe_dimension(s, &c->probes[p]));
+  FE_MALLOC(3 * c->n_probes, &points);
+  for (int p = 0; p < c->n_probes; p++)
+    for (int a = 0; a < 3; a++) points[p * 3 + a] = c->probes[p].x[a];
+  int err = fe_malloc((size_t)c->n_probes * sizeof *s->probe_loc, &s->probe_loc);
+  if (!err) err = fe_probes_locate(s->m, c->n_probes, points, s->probe_loc);
+  free(points);
+  FE_CALL(err);
+  for (int p = 0; p < c->n_probes; p++)
+    if (s->probe_loc[p].cell < 0) return probe_outside(s, &c->probes[p]);
   return FE_SUCCESS;
 }
 
@@ -182,6 +262,7 @@ static int setup(struct fe_sim *s)
   else
     FE_CALL(read_mesh(s));
   FE_CALL(check_dimensions(s));
+  FE_CALL(locate_probes(s));
   FE_CALL(fe_bcs_create(c, s->m, &s->bcs));
   FE_CALL(pick_backend(s));
   FE_CALL(fe_outputs_prepare(&s->out, s->m, s->be));
@@ -197,6 +278,7 @@ static int create_scheme(struct fe_sim *s)
   FE_CALL(
       fe_scheme_create(s->c, s->bcs, s->space, s->cp, s->strategy, s->opt->verbosity, &s->scheme));
   FE_CALL(fe_vec_create(s->be, (size_t)s->m->n_nodes, &s->prev));
+  if (s->c->n_probes) FE_CALL(fe_probes_create(s->space, s->c->n_probes, s->probe_loc, &s->probes));
   s->rate_time = NAN;
   if (!fe_scheme_advects(s->c)) return FE_SUCCESS; /* a Courant number of 0 */
   s->velocity_tdep = fe_case_time_dependent_velocity(s->c);
@@ -285,6 +367,9 @@ static void summary(const struct fe_sim *s, double t, long first_step)
          sc->t_diff, diff_iters, fe_krylov_name(fe_krylov_kind(sc->diffusion.solver)));
   printf("  output     %9.3f s, %ld dumps: %s, %s\n", out->t_out, out->n_dumps, out->series_path,
          out->stat_path);
+  if (s->probes)
+    printf("  probes     %ld, a row every %d steps: %s\n", s->probes->n, s->c->probes_every,
+           out->probes_path);
   if (s->sched.cfl > 0 && s->dt_hi > 0)
     printf("  steps      cfl %g: dt from %.3g to %.3g, %ld of them dt_max %g (steps shortened to "
            "land on output times left out)\n",
@@ -363,6 +448,27 @@ static void print_time(const struct fe_sim *s, const struct fe_step *first)
          "first step %.9g%s\n",
          c->t_start, c->t_end, sc->cfl, sc->dt_max, first->length,
          first->length < sc->dt_max ? "" : " (dt_max)");
+}
+
+/* Each probe, its cell (fesim's index and the Gmsh element) and its weights. */
+static void print_probes(const struct fe_sim *s)
+{
+  const struct fe_case *c = s->c;
+  const struct fe_mesh *m = s->m;
+  char point[96];
+  if (!c->n_probes) return;
+  printf("probes    %d, a row every %d steps (and at step 0 and the last step): %s\n", c->n_probes,
+         c->probes_every, s->out.probes_path);
+  for (int p = 0; p < c->n_probes; p++) {
+    const struct fe_probe_location *l = &s->probe_loc[p];
+    printf("probe     %s %s: cell %d (element %zu), weights", c->probes[p].name,
+           probe_point(&c->probes[p], m->dim, point, sizeof point), l->cell, m->cell_id[l->cell]);
+    for (int i = 0; i < m->nv; i++) printf(" %.6g", l->weights[i]);
+    if (l->distance > 0)
+      printf("; outside the mesh by %.3g (%.3g of the cell, in barycentric coordinates)",
+             l->distance, l->miss);
+    printf("\n");
+  }
 }
 
 static void print_output(const struct fe_sim *s)
@@ -466,6 +572,7 @@ static int print_check(const struct fe_sim *s)
          c->max_iterations);
   printf("assembly  %s on backend %s\n", fe_strategy_name(s->strategy), s->be->description);
   print_output(s);
+  print_probes(s);
   if (s->opt->restart)
     printf("restart   %s: step %ld, t = %.17g, %ld dumps; verified against the case, the mesh and "
            "%s\n",
@@ -590,6 +697,7 @@ static int time_loop(struct fe_sim *s, double t)
     struct fe_stat_row row;
     FE_CALL(fe_outputs_write_stat(out, s->scheme, s->step, t, 0, 0, s->t_loop0, &row));
     FE_CALL(fe_bounds_check(&s->bounds, row.min, row.max, s->step, t));
+    if (s->probes) FE_CALL(fe_outputs_write_probes(out, s->scheme, s->probes, s->step, t));
     FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t));
   }
   while (!fe_schedule_done(&s->sched, s->step, t)) {
@@ -604,6 +712,8 @@ static int time_loop(struct fe_sim *s, double t)
     FE_CALL(err);
     t = st.t1;
     note_step(s, &st);
+    if (s->probes && (st.last || s->step % s->c->probes_every == 0))
+      FE_CALL(fe_outputs_write_probes(out, s->scheme, s->probes, s->step, t));
     if (st.dump) FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t));
     if (st.checkpoint) FE_CALL(fe_outputs_write_checkpoint(out, s->scheme->tracer, s->step, t));
     progress(s, t, st.length, first_step, t_first, st.last);
@@ -620,6 +730,8 @@ static void sim_destroy(struct fe_sim *s)
   fe_scheme_destroy(s->scheme);
   fe_vec_destroy(s->prev);
   fe_courant_destroy(s->courant);
+  fe_probes_destroy(s->probes);
+  free(s->probe_loc);
   if (s->be) fe_backend_free(s->be, s->velocity);
   fe_coefficient_programs_destroy(s->cp);
   fe_space_destroy(s->space);

@@ -75,7 +75,8 @@ static const struct fe_assembly_kernels assembly_cpu = {
              .facet_load = fe_facet_load_cpu,
              .mass_apply = fe_mass_apply_cpu,
              .evaluate = fe_evaluate_cpu,
-             .count_indefinite = fe_count_indefinite_cpu},
+             .count_indefinite = fe_count_indefinite_cpu,
+             .interpolate = fe_interpolate_cpu},
     .fct = {.lumped_mass = fe_fct_lumped_mass_cpu, .step = fe_fct_step_cpu},
     .courant = {.cell_rates = fe_courant_cell_rates_cpu},
 };

@@ -54,7 +54,8 @@ static const struct fe_assembly_kernels assembly_cuda = {
              .facet_load = fe_facet_load_cuda,
              .mass_apply = fe_mass_apply_cuda,
              .evaluate = fe_evaluate_cuda,
-             .count_indefinite = fe_count_indefinite_cuda},
+             .count_indefinite = fe_count_indefinite_cuda,
+             .interpolate = fe_interpolate_cuda},
     .fct = {.lumped_mass = fe_fct_lumped_mass_cuda, .step = fe_fct_step_cuda},
     .courant = {.cell_rates = fe_courant_cell_rates_cuda},
 };
