@@ -149,8 +149,8 @@ static int probe_outside(const struct fe_sim *s, const struct fe_probe *p)
                              lo[a], hi[a]);
   FE_RAISE(FE_ERR_INPUT,
            "%s: the point %s is outside the mesh %s, which spans %s; expected a point in the mesh "
-           "(or outside a cell by at most %g of it, in barycentric coordinates: a point on a "
-           "curved boundary)",
+           "or on its boundary (a point outside a cell by at most %g of it, in barycentric "
+           "coordinates, counts as on it)",
            fe_case_probe_where(s->c, p, where, sizeof where),
            probe_point(p, m->dim, point, sizeof point), m->path, extent, FE_PROBE_OUTSIDE);
 }
