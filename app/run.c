@@ -289,6 +289,16 @@ static int create_scheme(struct fe_sim *s)
 
 /* ---------------------------------------------------------------- reports */
 
+/* "every step" or "every N steps" */
+static const char *every_steps(int n, char *buf, size_t size)
+{
+  if (n == 1)
+    snprintf(buf, size, "every step");
+  else
+    snprintf(buf, size, "every %d steps", n);
+  return buf;
+}
+
 static void format_duration(double sec, char *buf, size_t n)
 {
   long s = (long)(sec + 0.5);
@@ -367,9 +377,10 @@ static void summary(const struct fe_sim *s, double t, long first_step)
          sc->t_diff, diff_iters, fe_krylov_name(fe_krylov_kind(sc->diffusion.solver)));
   printf("  output     %9.3f s, %ld dumps: %s, %s\n", out->t_out, out->n_dumps, out->series_path,
          out->stat_path);
+  char every[32];
   if (s->probes)
-    printf("  probes     %ld, a row every %d steps: %s\n", s->probes->n, s->c->probes_every,
-           out->probes_path);
+    printf("  probes     %ld, a row %s: %s\n", s->probes->n,
+           every_steps(s->c->probes_every, every, sizeof every), out->probes_path);
   if (s->sched.cfl > 0 && s->dt_hi > 0)
     printf("  steps      cfl %g: dt from %.3g to %.3g, %ld of them dt_max %g (steps shortened to "
            "land on output times left out)\n",
@@ -455,10 +466,10 @@ static void print_probes(const struct fe_sim *s)
 {
   const struct fe_case *c = s->c;
   const struct fe_mesh *m = s->m;
-  char point[96];
+  char point[96], every[32];
   if (!c->n_probes) return;
-  printf("probes    %d, a row every %d steps (and at step 0 and the last step): %s\n", c->n_probes,
-         c->probes_every, s->out.probes_path);
+  printf("probes    %d, a row %s (and at step 0 and the last step): %s\n", c->n_probes,
+         every_steps(c->probes_every, every, sizeof every), s->out.probes_path);
   for (int p = 0; p < c->n_probes; p++) {
     const struct fe_probe_location *l = &s->probe_loc[p];
     printf("probe     %s %s: cell %d (element %zu), weights", c->probes[p].name,

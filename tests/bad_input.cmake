@@ -335,6 +335,15 @@ foreach(edit columns missing_row other_time)
                        FIXTURES_REQUIRED fe_bad_checkpoints)
 endforeach()
 
+# A case with <probes> restarted from a run without them: no probes file to continue.
+add_test(NAME bad_input.restart_probes_missing
+         COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DCASE=${FE_BAD_INPUT_DIR}/restart_probes.xml"
+                 "-DRUN=${FE_CHECKPOINTS}/run" "-DOUT=${FE_BAD_INPUT_OUT}/restart_probes_missing" -DEDIT=none
+                 "-DREGEX=cannot continue '[^']*/restart_probes_missing/bad\\.probes\\.csv': No such file or directory; a restart needs the probes file of the run"
+                 -P ${FE_BAD_INPUT_DIR}/restart_stat.cmake)
+set_tests_properties(bad_input.restart_probes_missing PROPERTIES LABELS bad_input
+                     FIXTURES_REQUIRED fe_bad_checkpoints)
+
 # Outputs checked up front: the dump's field names (distinct, none named like the dump's own
 # arrays, within VTK's 255 bytes) and every output file name against the file system's
 # NAME_MAX and PATH_MAX (here the case <name>; long --output paths in long_paths.cmake).
