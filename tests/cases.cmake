@@ -409,3 +409,12 @@ fe_case_gpu_check(rotating_gaussian probes probes --size 0.02 --dt 0.01 --end 1.
 fe_case_gpu_check(advection_diffusion_3d probes probes --size 0.05 --end 0.4 --every 5
                   --probe centre=0.5,0.5,0.5 --probe path=0.45,0.55,0.5 --probe corner=0,0,0
                   --probe edge=1,0.5,0 --probe face=0.3,1,0.7 --max-error 6.5e-2 --assembly matfree)
+# tools/statplot.py on the shipped case's probes file: T at every station against time.
+add_test(NAME case.rotating_gaussian.statplot
+         COMMAND ${FE_SYSTEM_PYTHON} ${PROJECT_SOURCE_DIR}/tools/statplot.py
+                 ${CMAKE_BINARY_DIR}/cases/rotating_gaussian/rotating_gaussian.probes.csv -c T
+                 -o ${CMAKE_BINARY_DIR}/cases/rotating_gaussian/probes_T.png)
+set_tests_properties(case.rotating_gaussian.statplot PROPERTIES LABELS case
+                     FIXTURES_REQUIRED case_rotating_gaussian
+                     SKIP_REGULAR_EXPRESSION "matplotlib is missing")
+fe_long(case.rotating_gaussian.statplot)
