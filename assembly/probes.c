@@ -17,7 +17,7 @@ static void barycentric(const struct fe_mesh *m, long c, const double *x, double
   const int d = m->dim;
   const double *v[FE_MAX_NV];
   for (int i = 0; i <= d; i++) v[i] = m->coords + (long)m->cells[c * m->nv + i] * d;
-  double e[3][3], r[3];
+  double e[3][3] = {{0}}, r[3] = {0};
   for (int a = 0; a < d; a++) {
     r[a] = x[a] - v[0][a];
     for (int i = 0; i < d; i++) e[i][a] = v[i + 1][a] - v[0][a];
@@ -109,7 +109,7 @@ static void bins_free(struct bins *b)
 static void consider(const struct fe_mesh *m, long c, const double *x, struct fe_probe_location *l)
 {
   if (l->cell >= 0 && l->miss <= FE_PROBE_ON_CELL) return;
-  double lambda[FE_MAX_NV];
+  double lambda[FE_MAX_NV] = {0};
   barycentric(m, c, x, lambda);
   double low = lambda[0];
   for (int i = 1; i < m->nv; i++) low = fmin(low, lambda[i]);

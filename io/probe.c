@@ -87,12 +87,12 @@ static int read_header(struct reader *r)
 {
   static const char *const words[] = {"name", "x", "y", "z"};
   char q[FE_QUOTE_SIZE];
-  int got;
+  int got = 0;
   FE_CALL(next_line(r, &got));
   char *text = r->line;                             /* "" when the file is empty */
   if (!strncmp(text, "\xEF\xBB\xBF", 3)) text += 3; /* a UTF-8 byte order mark */
   fe_quote(text, FE_QUOTE_MAX, q, sizeof q);
-  char *fields[MAX_FIELDS];
+  char *fields[MAX_FIELDS] = {0};
   const int n = split(text, fields);
   int ok = n == 3 || n == 4;
   for (int i = 0; ok && i < n; i++) ok = !strcmp(fields[i], words[i]);
@@ -118,7 +118,7 @@ static int read_coordinate(const struct reader *r, const char *name, const char 
 static int read_row(struct reader *r, struct fe_probe *p)
 {
   static const char *const axes[] = {"x", "y", "z"};
-  char q[FE_QUOTE_SIZE], *fields[MAX_FIELDS];
+  char q[FE_QUOTE_SIZE], *fields[MAX_FIELDS] = {0};
   const int n = split(r->line, fields);
   FE_CHECK(n == r->columns, FE_ERR_INPUT, "%s:%ld: %d values; expected %d, as the header %s says",
            r->shown, r->number, n, r->columns, r->columns == 3 ? "name,x,y" : "name,x,y,z");
@@ -126,7 +126,7 @@ static int read_row(struct reader *r, struct fe_probe *p)
            "%s:%ld: %s is not a valid probe name; expected 1 to %d letters, digits, '_', '-' or "
            "'.'",
            r->shown, r->number, fe_quote(fields[0], 40, q, sizeof q), FE_PROBE_NAME_MAX);
-  for (int a = 0; a < r->columns - 1; a++)
+  for (int a = 0; a < r->columns - 1 && a < 3; a++)
     FE_CALL(read_coordinate(r, fields[0], axes[a], fields[a + 1], &p->x[a]));
   p->n_coords = r->columns - 1;
   p->line = (int)r->number;
@@ -148,7 +148,7 @@ static int grow(struct fe_probe **probes, int n, int *capacity)
 
 static int read_rows(struct reader *r, struct fe_probe **probes, int *n)
 {
-  int capacity = *n, got, read = 0;
+  int capacity = *n, got = 0, read = 0;
   for (;;) {
     FE_CALL(next_line(r, &got));
     if (!got) break;

@@ -18,7 +18,7 @@
 static void reference_barycentric(const struct fe_mesh *m, long c, const double *x, double *lambda)
 {
   const int d = m->dim, n = d + 1;
-  double a[4][5];
+  double a[4][5] = {{0}};
   for (int i = 0; i < n; i++) {
     for (int j = 0; j < n; j++) a[i][j] = i < d ? m->coords[(long)m->cells[c * n + j] * d + i] : 1;
     a[i][n] = i < d ? x[i] : 1;
@@ -51,7 +51,7 @@ static long reference_cell(const struct fe_mesh *m, const double *x)
   long best = -1;
   double best_low = -INFINITY;
   for (long c = 0; c < m->n_cells; c++) {
-    double lambda[4], low = INFINITY;
+    double lambda[4] = {0}, low = INFINITY;
     reference_barycentric(m, c, x, lambda);
     for (int i = 0; i < m->nv; i++) low = fmin(low, lambda[i]);
     if (low >= -FE_PROBE_ON_CELL) return c;
@@ -73,7 +73,7 @@ static void weighted_point(const struct fe_mesh *m, const struct fe_probe_locati
 static void check_weights(const struct fe_mesh *m, const double *x,
                           const struct fe_probe_location *l)
 {
-  double sum = 0, at[3];
+  double sum = 0, at[3] = {0, 0, 0};
   for (int i = 0; i < m->nv; i++) {
     CHECK(l->weights[i] >= 0);
     sum += l->weights[i];
@@ -126,7 +126,7 @@ static void check_location(int dim, int n)
   /* just outside: within a hundredth of a cell of the boundary x = 0, on it by the weights */
   const double h = 1.0 / n;
   for (long p = first_outside; p < count; p++) {
-    double at[3];
+    double at[3] = {0, 0, 0};
     weighted_point(m, &loc[p], at);
     CHECK(loc[p].distance > 0 && loc[p].distance < 0.05 * h && loc[p].miss < FE_PROBE_OUTSIDE);
     CHECK(fabs(at[0]) < 1e-15);
@@ -169,7 +169,7 @@ static void check_interpolation(int dim, int n)
   CHECK_OK(fe_probes_locate(m, count, x, loc));
   probe_values_on(test_cpu(), m, count, loc, field, out, vertex);
   for (long p = 0; p < count; p++) {
-    double at[3];
+    double at[3] = {0, 0, 0};
     weighted_point(m, &loc[p], at);
     const double exact = 1 + 2 * at[0] - 3 * at[1] + (dim == 3 ? 0.5 * at[2] : 0);
     CHECK_CLOSE(out[p * 2], exact, 1e-13);
