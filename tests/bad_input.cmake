@@ -152,8 +152,11 @@ fe_bad_input(expr_too_long [=[expr_too_long\.xml:8: <initial>: too many instruct
 # time into the build tree as the <initial> of a case like expr_syntax.xml (the
 # same line 8), then run as fe_bad_input runs a case (--check and a real run).
 # None may overflow a stack: each gets exit 2 and one message with the text cut.
-function(fe_expr_case name text var)
-  set(FE_EXPR_TEXT "${text}")
+# fe_generated_case(NAME INITIAL EXTRA VAR): that case, with EXTRA after its <backend> (line
+# 13 on), written as generated/NAME.xml, its path in VAR.
+function(fe_generated_case name initial extra var)
+  set(FE_EXPR_TEXT "${initial}")
+  set(FE_EXTRA "${extra}")
   set(case ${FE_BAD_INPUT_OUT}/generated/${name}.xml)
   file(CONFIGURE OUTPUT ${case} @ONLY CONTENT [=[<?xml version="1.0" encoding="UTF-8"?>
 <fesim version="1">
@@ -167,14 +170,18 @@ function(fe_expr_case name text var)
     <boundary physical="left"><dirichlet>0</dirichlet></boundary>
   </tracer>
   <backend>cpu</backend>
+@FE_EXTRA@
 </fesim>
 ]=])
   set(${var} ${case} PARENT_SCOPE)
 endfunction()
+function(fe_expr_case name text var)
+  fe_generated_case(${name} "${text}" "" case)
+  set(${var} ${case} PARENT_SCOPE)
+endfunction()
 
-# fe_bad_expr(NAME TEXT REGEX)
-function(fe_bad_expr name text regex)
-  fe_expr_case(${name} "${text}" case)
+# fe_bad_generated(NAME CASE REGEX): a generated case with --check and in a real run.
+function(fe_bad_generated name case regex)
   add_test(NAME bad_input.${name}
            COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DARGS=--check;${case}" -DCODE=2
                    "-DREGEX=${regex}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
@@ -183,6 +190,12 @@ function(fe_bad_expr name text regex)
                    "-DOUT=${FE_BAD_INPUT_OUT}/${name}.run" -DCODE=2 "-DREGEX=${regex}"
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_untouched.cmake)
   set_tests_properties(bad_input.${name} bad_input.${name}.run PROPERTIES LABELS bad_input)
+endfunction()
+
+# fe_bad_expr(NAME TEXT REGEX)
+function(fe_bad_expr name text regex)
+  fe_expr_case(${name} "${text}" case)
+  fe_bad_generated(${name} ${case} "${regex}")
 endfunction()
 
 # 200000 terms (400 KB): compiled in full to count what the machine would need
@@ -419,38 +432,14 @@ fe_bad_input(probe_z_2d [=[probe_z_2d\.xml:14: <probe name="a">: 3 coordinates \
 fe_bad_input(probe_no_z_3d [=[probe_no_z_3d\.xml:14: <probe name="a">: 2 coordinates \(x, y\) for the 3D mesh [^ ]*cube_22\.msh; expected x, y and z]=])
 
 # fe_bad_points(NAME TEXT REGEX): a file of points TEXT (points_NAME.csv), written at configure
-# time into the build tree beside a case like probe_duplicate.xml whose <probes file> names it
-# (line 13; its <probe name="a"> on line 14), run as fe_bad_input runs a case.
+# time into the build tree beside a generated case whose <probes file> names it (line 13; its
+# <probe name="a"> on line 14), run as fe_bad_input runs a case.
 function(fe_bad_points name text regex)
-  set(dir ${FE_BAD_INPUT_OUT}/generated)
-  file(WRITE ${dir}/points_${name}.csv "${text}")
-  set(FE_POINTS points_${name}.csv)
-  file(CONFIGURE OUTPUT ${dir}/points_${name}.xml @ONLY CONTENT [=[<?xml version="1.0" encoding="UTF-8"?>
-<fesim version="1">
-  <name>bad</name>
-  <mesh file="@FE_BAD_INPUT_DIR@/square.geo"/>
-  <parameters><param name="k">0.1</param></parameters>
-  <time start="0" end="1" dt="0.1"/>
-  <tracer name="T">
-    <initial>x*y</initial>
-    <diffusivity>k</diffusivity>
-    <boundary physical="left"><dirichlet>0</dirichlet></boundary>
-  </tracer>
-  <backend>cpu</backend>
-  <probes file="@FE_POINTS@">
-    <probe name="a" x="0.5" y="0.5"/>
-  </probes>
-</fesim>
-]=])
-  set(case ${dir}/points_${name}.xml)
-  add_test(NAME bad_input.points_${name}
-           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DARGS=--check;${case}" -DCODE=2
-                   "-DREGEX=${regex}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
-  add_test(NAME bad_input.points_${name}.run
-           COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DCASE=${case}"
-                   "-DOUT=${FE_BAD_INPUT_OUT}/points_${name}.run" -DCODE=2 "-DREGEX=${regex}"
-                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_untouched.cmake)
-  set_tests_properties(bad_input.points_${name} bad_input.points_${name}.run PROPERTIES LABELS bad_input)
+  file(WRITE ${FE_BAD_INPUT_OUT}/generated/points_${name}.csv "${text}")
+  fe_generated_case(points_${name} "x*y" "  <probes file=\"points_${name}.csv\">
+    <probe name=\"a\" x=\"0.5\" y=\"0.5\"/>
+  </probes>" case)
+  fe_bad_generated(points_${name} ${case} "${regex}")
 endfunction()
 fe_bad_points(empty "" [=[points_empty\.csv:1: the header is missing \(the file is empty\); expected the columns name,x,y \(2D\) or name,x,y,z \(3D\)]=])
 fe_bad_points(header "id,x,y\nb,0.5,0.5\n" [=[points_header\.csv:1: the header is 'id,x,y'; expected the columns name,x,y \(2D\) or name,x,y,z \(3D\)]=])

@@ -6,6 +6,7 @@
 #include "io/csv.h"
 
 #include "core/error.h"
+#include "read_all.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -13,23 +14,6 @@
 #include <unistd.h>
 
 static const char *const COLUMNS = "step,time,T%a,T%b";
-
-static char *read_all(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  const long size = ftell(f);
-  rewind(f);
-  char *buf = malloc((size_t)size + 1);
-  if (buf && fread(buf, 1, (size_t)size, f) != (size_t)size) {
-    free(buf);
-    buf = NULL;
-  }
-  if (buf) buf[size] = 0;
-  fclose(f);
-  return buf;
-}
 
 /* Rows of steps 0, every, ..., last at t = step / 10, values step and -step. */
 static void write_rows(const char *path, long every, long last)
