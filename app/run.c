@@ -14,10 +14,10 @@
 #include "app/coefficients.h"
 #include "app/fields.h"
 #include "app/outputs.h"
+#include "app/probes.h"
 #include "app/scheme.h"
 #include "app/stability.h"
 #include "assembly/courant.h"
-#include "assembly/probes.h"
 #include "backends/backends.h"
 #include "core/error.h"
 #include "core/timer.h"
@@ -95,83 +95,6 @@ static int check_dimensions(const struct fe_sim *s)
              "%s:%d: <velocity>: %d components for the %dD mesh %s; expected %s",
              fe_path_shown(c->path, shown, sizeof shown), c->velocity_line, c->n_velocity,
              s->m->dim, s->m->path, s->m->dim == 2 ? "x and y" : "x, y and z");
-  return FE_SUCCESS;
-}
-
-/* "2 coordinates (x, y)" or "3 coordinates (x, y, z)" */
-static const char *coordinates(int n)
-{
-  return n == 2 ? "2 coordinates (x, y)" : "3 coordinates (x, y, z)";
-}
-
-/* A probe's coordinates, one per axis of the mesh. */
-static int check_probe_dimension(const struct fe_sim *s, const struct fe_probe *p)
-{
-  const struct fe_mesh *m = s->m;
-  char where[2 * FE_QUOTE_SIZE];
-  if (p->n_coords == m->dim) return FE_SUCCESS;
-  const char *columns = m->dim == 2 ? "name,x,y" : "name,x,y,z";
-  if (p->in_file)
-    FE_RAISE(FE_ERR_INPUT, "%s: %s for the %dD mesh %s; expected the columns %s",
-             fe_case_probe_where(s->c, p, where, sizeof where), coordinates(p->n_coords), m->dim,
-             m->path, columns);
-  FE_RAISE(FE_ERR_INPUT, "%s: %s for the %dD mesh %s; expected %s",
-           fe_case_probe_where(s->c, p, where, sizeof where), coordinates(p->n_coords), m->dim,
-           m->path, m->dim == 2 ? "x and y" : "x, y and z");
-}
-
-/* "(x, y) = (0.5, 2)" of a probe */
-static const char *probe_point(const struct fe_probe *p, int dim, char *buf, size_t size)
-{
-  if (dim == 2)
-    snprintf(buf, size, "(x, y) = (%.9g, %.9g)", p->x[0], p->x[1]);
-  else
-    snprintf(buf, size, "(x, y, z) = (%.9g, %.9g, %.9g)", p->x[0], p->x[1], p->x[2]);
-  return buf;
-}
-
-/* Probe p is outside the mesh beyond the tolerance: named, with the mesh's extent. */
-static int probe_outside(const struct fe_sim *s, const struct fe_probe *p)
-{
-  const struct fe_mesh *m = s->m;
-  char where[2 * FE_QUOTE_SIZE], point[96], extent[160];
-  double lo[3], hi[3];
-  for (int a = 0; a < m->dim; a++) {
-    lo[a] = hi[a] = m->coords[a];
-    for (long n = 1; n < m->n_nodes; n++) {
-      lo[a] = fmin(lo[a], m->coords[n * m->dim + a]);
-      hi[a] = fmax(hi[a], m->coords[n * m->dim + a]);
-    }
-  }
-  size_t used = 0;
-  for (int a = 0; a < m->dim; a++)
-    used += (size_t)snprintf(extent + used, sizeof extent - used, "%s[%.9g, %.9g]", a ? " x " : "",
-                             lo[a], hi[a]);
-  FE_RAISE(FE_ERR_INPUT,
-           "%s: the point %s is outside the mesh %s, which spans %s; expected a point in the mesh "
-           "or on its boundary (a point outside a cell by at most %g of it, in barycentric "
-           "coordinates, counts as on it)",
-           fe_case_probe_where(s->c, p, where, sizeof where),
-           probe_point(p, m->dim, point, sizeof point), m->path, extent, FE_PROBE_OUTSIDE);
-}
-
-/* Each probe's cell and weights, once: FE_ERR_INPUT for a probe of another dimension than the
- * mesh's or outside it. */
-static int locate_probes(struct fe_sim *s)
-{
-  const struct fe_case *c = s->c;
-  double *points;
-  if (!c->n_probes) return FE_SUCCESS;
-  for (int p = 0; p < c->n_probes; p++) FE_CALL(check_probe_dimension(s, &c->probes[p]));
-  FE_MALLOC(3 * c->n_probes, &points);
-  for (int p = 0; p < c->n_probes; p++)
-    for (int a = 0; a < 3; a++) points[p * 3 + a] = c->probes[p].x[a];
-  int err = fe_malloc((size_t)c->n_probes * sizeof *s->probe_loc, &s->probe_loc);
-  if (!err) err = fe_probes_locate(s->m, c->n_probes, points, s->probe_loc);
-  free(points);
-  FE_CALL(err);
-  for (int p = 0; p < c->n_probes; p++)
-    if (s->probe_loc[p].cell < 0) return probe_outside(s, &c->probes[p]);
   return FE_SUCCESS;
 }
 
@@ -262,7 +185,7 @@ static int setup(struct fe_sim *s)
   else
     FE_CALL(read_mesh(s));
   FE_CALL(check_dimensions(s));
-  FE_CALL(locate_probes(s));
+  FE_CALL(fe_case_probes_locate(c, s->m, &s->probe_loc));
   FE_CALL(fe_bcs_create(c, s->m, &s->bcs));
   FE_CALL(pick_backend(s));
   FE_CALL(fe_outputs_prepare(&s->out, s->m, s->be));
@@ -288,16 +211,6 @@ static int create_scheme(struct fe_sim *s)
 }
 
 /* ---------------------------------------------------------------- reports */
-
-/* "every step" or "every N steps" */
-static const char *every_steps(int n, char *buf, size_t size)
-{
-  if (n == 1)
-    snprintf(buf, size, "every step");
-  else
-    snprintf(buf, size, "every %d steps", n);
-  return buf;
-}
 
 static void format_duration(double sec, char *buf, size_t n)
 {
@@ -377,10 +290,10 @@ static void summary(const struct fe_sim *s, double t, long first_step)
          sc->t_diff, diff_iters, fe_krylov_name(fe_krylov_kind(sc->diffusion.solver)));
   printf("  output     %9.3f s, %ld dumps: %s, %s\n", out->t_out, out->n_dumps, out->series_path,
          out->stat_path);
-  char every[32];
+  char rule[32];
   if (s->probes)
-    printf("  probes     %ld, a row %s: %s\n", s->probes->n,
-           every_steps(s->c->probes_every, every, sizeof every), out->probes_path);
+    printf("  probes     %ld, %s: %s\n", s->probes->n, fe_case_probes_rule(s->c, rule, sizeof rule),
+           out->probes_path);
   if (s->sched.cfl > 0 && s->dt_hi > 0)
     printf("  steps      cfl %g: dt from %.3g to %.3g, %ld of them dt_max %g (steps shortened to "
            "land on output times left out)\n",
@@ -459,27 +372,6 @@ static void print_time(const struct fe_sim *s, const struct fe_step *first)
          "first step %.9g%s\n",
          c->t_start, c->t_end, sc->cfl, sc->dt_max, first->length,
          first->length < sc->dt_max ? "" : " (dt_max)");
-}
-
-/* Each probe, its cell (fesim's index and the Gmsh element) and its weights. */
-static void print_probes(const struct fe_sim *s)
-{
-  const struct fe_case *c = s->c;
-  const struct fe_mesh *m = s->m;
-  char point[96], every[32];
-  if (!c->n_probes) return;
-  printf("probes    %d, a row %s (and at step 0 and the last step): %s\n", c->n_probes,
-         every_steps(c->probes_every, every, sizeof every), s->out.probes_path);
-  for (int p = 0; p < c->n_probes; p++) {
-    const struct fe_probe_location *l = &s->probe_loc[p];
-    printf("probe     %s %s: cell %d (element %zu), weights", c->probes[p].name,
-           probe_point(&c->probes[p], m->dim, point, sizeof point), l->cell, m->cell_id[l->cell]);
-    for (int i = 0; i < m->nv; i++) printf(" %.6g", l->weights[i]);
-    if (l->distance > 0)
-      printf("; outside the mesh by %.3g (%.3g of the cell, in barycentric coordinates)",
-             l->distance, l->miss);
-    printf("\n");
-  }
 }
 
 static void print_output(const struct fe_sim *s)
@@ -583,7 +475,7 @@ static int print_check(const struct fe_sim *s)
          c->max_iterations);
   printf("assembly  %s on backend %s\n", fe_strategy_name(s->strategy), s->be->description);
   print_output(s);
-  print_probes(s);
+  fe_case_probes_print(c, m, s->probe_loc, s->out.probes_path);
   if (s->opt->restart)
     printf("restart   %s: step %ld, t = %.17g, %ld dumps; verified against the case, the mesh and "
            "%s\n",
@@ -698,6 +590,14 @@ static void note_step(struct fe_sim *s, const struct fe_step *st)
   s->at_dt_max += st->length >= s->sched.dt_max;
 }
 
+/* The probes' row of s->step (ended at t); a numerical failure there keeps the state, which is
+ * good: the step's stat row found the tracer finite. */
+static int write_probes(struct fe_sim *s, double t)
+{
+  const int err = fe_outputs_write_probes(&s->out, s->scheme, s->probes, s->step, t);
+  return err == FE_ERR_NUMERICAL ? keep_state(s, t) : err;
+}
+
 static int time_loop(struct fe_sim *s, double t)
 {
   const long first_step = s->step;
@@ -708,7 +608,7 @@ static int time_loop(struct fe_sim *s, double t)
     struct fe_stat_row row;
     FE_CALL(fe_outputs_write_stat(out, s->scheme, s->step, t, 0, 0, s->t_loop0, &row));
     FE_CALL(fe_bounds_check(&s->bounds, row.min, row.max, s->step, t));
-    if (s->probes) FE_CALL(fe_outputs_write_probes(out, s->scheme, s->probes, s->step, t));
+    if (s->probes) FE_CALL(write_probes(s, t));
     FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t));
   }
   while (!fe_schedule_done(&s->sched, s->step, t)) {
@@ -723,8 +623,7 @@ static int time_loop(struct fe_sim *s, double t)
     FE_CALL(err);
     t = st.t1;
     note_step(s, &st);
-    if (s->probes && (st.last || s->step % s->c->probes_every == 0))
-      FE_CALL(fe_outputs_write_probes(out, s->scheme, s->probes, s->step, t));
+    if (s->probes && (st.last || s->step % s->c->probes_every == 0)) FE_CALL(write_probes(s, t));
     if (st.dump) FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t));
     if (st.checkpoint) FE_CALL(fe_outputs_write_checkpoint(out, s->scheme->tracer, s->step, t));
     progress(s, t, st.length, first_step, t_first, st.last);

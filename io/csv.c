@@ -91,29 +91,20 @@ static long count_fields(const char *line)
   return n;
 }
 
-/* What a restart looks for in a file: the rows of steps 0, every, 2 every, ... up to
- * `target`, the last of them at or before `step`, whose time is `time` when it is `step`. */
+/* What a restart looks for in a file: rows of ascending steps, multiples of every, up to
+ * `target`, the last multiple of every at or before `step`, whose time is `time` when it is
+ * `step`. */
 struct scan {
   const char *q, *what;
   long fields, step, every, target;
   double time;
   long number; /* the line read last */
-  long expect; /* the step of the next row */
+  long last;   /* the step of the row before (-1 before the first) */
 };
-
-static const char *rows_rule(const struct scan *s, char *buf, size_t size)
-{
-  if (s->every == 1)
-    snprintf(buf, size, "a row per step");
-  else
-    snprintf(buf, size, "a row every %ld steps", s->every);
-  return buf;
-}
 
 /* One row before or at the target's. */
 static int check_line(struct scan *s, const char *line, int *found)
 {
-  char rule[64];
   FE_CHECK(strchr(line, '\n'), FE_ERR_INPUT,
            "cannot continue %s: line %ld is incomplete, before the row of step %ld was found; a "
            "restart needs the %s of the run that wrote the checkpoint",
@@ -123,11 +114,15 @@ static int check_line(struct scan *s, const char *line, int *found)
   const long k = strtol(line, &end, 10);
   FE_CHECK(end != line && *end == ',' && !errno && count_fields(line) == s->fields, FE_ERR_INPUT,
            "cannot continue %s: line %ld is not a row of %ld values", s->q, s->number, s->fields);
-  FE_CHECK(k == s->expect, FE_ERR_INPUT,
-           "cannot continue %s: line %ld is the row of step %ld, where this run has the row of "
-           "step %ld (%s); a restart needs the %s of the run that wrote the checkpoint",
-           s->q, s->number, k, s->expect, rows_rule(s, rule, sizeof rule), s->what);
-  s->expect += s->every;
+  FE_CHECK(k > s->last, FE_ERR_INPUT,
+           "cannot continue %s: line %ld is the row of step %ld, after the row of step %ld; "
+           "expected the rows of ascending steps",
+           s->q, s->number, k, s->last);
+  FE_CHECK(k % s->every == 0, FE_ERR_INPUT,
+           "cannot continue %s: line %ld is the row of step %ld, where this run writes a row "
+           "every %ld steps; a restart needs the %s of the run that wrote the checkpoint",
+           s->q, s->number, k, s->every, s->what);
+  s->last = k;
   if (k != s->target) return FE_SUCCESS;
   const double t = strtod(end + 1, &end);
   FE_CHECK(*end == ',' && (k != s->step || t == s->time), FE_ERR_INPUT,
@@ -186,7 +181,8 @@ int fe_csv_check_resume(const char *path, const char *what, const char *columns,
                    .step = step,
                    .every = every,
                    .target = step / every * every,
-                   .time = time};
+                   .time = time,
+                   .last = -1};
   FILE *f = fopen(path, "r");
   FE_CHECK(f, FE_ERR_INPUT, "cannot continue %s: %s; a restart needs the %s of the run", q,
            strerror(errno), what);

@@ -13,10 +13,10 @@ struct fe_csv;
 int fe_csv_create(const char *path, const char *what, const char *columns, struct fe_csv **csv);
 
 /* Whether path can be continued after `step`, which ended at `time`, without writing anything.
- * Its header must be `columns`; its rows, complete lines of as many values, are those of the
- * steps 0, every, 2 every, ... up to the last of them at or before `step`, which must be there
- * (with the time `time` when it is `step`'s row; every = 1 for a row per step).  *keep: the
- * bytes up to the end of that row (later rows, of a run that was stopped, are dropped by
+ * Its header must be `columns`; its rows, complete lines of as many values, at ascending steps
+ * that are multiples of `every` (1 for a row per step), up to the last multiple of every at or
+ * before `step`, whose row must be there (at the time `time` when it is `step`'s row).  *keep:
+ * the bytes up to the end of that row (later rows, of a run that was stopped, are dropped by
  * fe_csv_resume).  FE_ERR_INPUT naming what does not fit. */
 int fe_csv_check_resume(const char *path, const char *what, const char *columns, long step,
                         double time, long every, long *keep);

@@ -1,8 +1,9 @@
 /* The CSV files of rows per step (io/csv.h) with a row every N steps, as the probes file has
  * them: a restart keeps the rows up to the last one at or before its step (that row's time
- * checked when it is the step's own), refuses a file whose rows are of another period, lack
- * that row or have other columns, and leaves the file as it was; the rows continue after the
- * kept ones.  (The stat file, a row per step, is test_stat.c's.) */
+ * checked when it is the step's own), refuses a file whose rows are not multiples of the
+ * period, lack that row, are not ascending or have other columns, and leaves the file as it
+ * was; the rows continue after the kept ones.  (The stat file, a row per step, is
+ * test_stat.c's.) */
 #include "io/csv.h"
 
 #include "core/error.h"
@@ -60,6 +61,13 @@ int main(void)
   CHECK(fe_csv_check_resume(path, "probes file", "step,time,T%a", 17, 1.7, 5, &other) ==
         FE_ERR_INPUT);
   CHECK(fe_csv_check_resume(path, "probes file", COLUMNS, 17, 1.7, 1, &other) == FE_ERR_INPUT);
+  char shuffled[] = "test_csv_order.XXXXXX";
+  const int sfd = mkstemp(shuffled);
+  const char *rows = "step,time,T%a,T%b\n0,0,0,0\n10,1,0,0\n5,0.5,0,0\n15,1.5,0,0\n";
+  CHECK(sfd >= 0 && write(sfd, rows, strlen(rows)) == (ssize_t)strlen(rows));
+  if (sfd >= 0) close(sfd);
+  CHECK(fe_csv_check_resume(shuffled, "probes file", COLUMNS, 15, 1.5, 5, &other) == FE_ERR_INPUT);
+  unlink(shuffled);
   fe_error_set_quiet(0);
   char *now = read_all(path);
   CHECK(now && full && !strcmp(now, full));
