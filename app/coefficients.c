@@ -247,8 +247,8 @@ void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp)
 
 int fe_coefficients_velocity(const struct fe_coefficient_programs *cp, double t, double *out)
 {
-  return fe_space_evaluate(cp->space, 0, NULL, NULL, cp->space->n_nodes, cp->velocity, cp->n_velocity,
-                           t, out);
+  return fe_space_evaluate(cp->space, 0, NULL, NULL, cp->space->n_nodes, cp->velocity,
+                           cp->n_velocity, t, out);
 }
 
 int fe_coefficients_diffusivity(const struct fe_coefficient_programs *cp, double t, double *out)

@@ -82,27 +82,29 @@ static int check_output_names(const struct fe_outputs *o)
 {
   const char *name = o->c->name;
   const long last_dump = fe_schedule_max_dumps(o->sched) - 1;
-  char *files[6] = {0}, source[FE_QUOTE_SIZE + 64], p[FE_QUOTE_SIZE];
+  char *files[7] = {0}, source[FE_QUOTE_SIZE + 64], p[FE_QUOTE_SIZE];
   long name_max, path_max;
   fe_outdir_limits(o->dir, &name_max, &path_max);
   snprintf(source, sizeof source, "<name> (%s)", fe_path_shown(o->c->path, p, sizeof p));
-  /* the first two have no temporary */
+  /* the first three have no temporary (the probes file only with <probes>) */
   int err = fe_path_printf(&files[0], "%s.stat", name);
   if (!err) err = fe_path_printf(&files[1], FE_LOCK_FILE);
-  if (!err) err = fe_path_printf(&files[2], "%s.run", name);
-  if (!err) err = fe_path_printf(&files[3], "%s.vtk.series", name);
-  if (!err) err = fe_vtk_path(NULL, name, last_dump, &files[4]);
+  if (!err && o->c->n_probes) err = fe_path_printf(&files[2], "%s.probes.csv", name);
+  if (!err) err = fe_path_printf(&files[3], "%s.run", name);
+  if (!err) err = fe_path_printf(&files[4], "%s.vtk.series", name);
+  if (!err) err = fe_vtk_path(NULL, name, last_dump, &files[5]);
   if (!err)
-    err = fe_path_printf(&files[5], "%s_checkpoint_%06ld.bin", name,
+    err = fe_path_printf(&files[6], "%s_checkpoint_%06ld.bin", name,
                          fe_schedule_max_steps(o->sched) - 1);
-  for (int i = 0; !err && i < 6; i++) {
+  for (int i = 0; !err && i < 7; i++) {
     char *tmp = NULL;
+    if (!files[i]) continue;
     err = fe_outdir_check_name(o->dir, files[i], name_max, path_max, source);
-    if (!err && i >= 2) err = fe_outdir_tmp_path(files[i], &tmp);
+    if (!err && i >= 3) err = fe_outdir_tmp_path(files[i], &tmp);
     if (!err && tmp) err = fe_outdir_check_name(o->dir, tmp, name_max, path_max, source);
     free(tmp);
   }
-  for (int i = 0; i < 6; i++) free(files[i]);
+  for (int i = 0; i < 7; i++) free(files[i]);
   return err;
 }
 
@@ -121,6 +123,30 @@ int fe_outputs_init(struct fe_outputs *o, const struct fe_options *opt, const st
 }
 
 /* ---------------------------------------------------------------- with the mesh */
+
+/* "step,time", then FIELD%PROBE for the tracer and each velocity component (velocity%x, ...),
+ * as Fluidity names its detectors' fields (femtools/Diagnostic_variables.F90,
+ * write_detectors: Phase%Field and Phase%Velocity%x), each field's columns in the probes'
+ * order. */
+static int probe_columns(struct fe_outputs *o)
+{
+  static const char *const axes[] = {"x", "y", "z"};
+  const struct fe_case *c = o->c;
+  const int components = fe_case_has_velocity(c) ? o->m->dim : 0;
+  size_t len = 16;
+  for (int p = 0; p < c->n_probes; p++)
+    len += (strlen(c->tracer_name) + strlen("velocity%x%") * components +
+            (size_t)(1 + components) * (strlen(c->probes[p].name) + 2));
+  FE_CALL(fe_calloc(len, 1, &o->probes_columns));
+  char *w = o->probes_columns;
+  w += sprintf(w, "step,time");
+  for (int p = 0; p < c->n_probes; p++)
+    w += sprintf(w, ",%s%%%s", c->tracer_name, c->probes[p].name);
+  for (int k = 0; k < components; k++)
+    for (int p = 0; p < c->n_probes; p++)
+      w += sprintf(w, ",velocity%%%s%%%s", axes[k], c->probes[p].name);
+  return FE_SUCCESS;
+}
 
 /* The dump's point fields (the case reader checked they are distinct and
  * within VTK's limits), the output paths, and the run's identity. */
@@ -144,6 +170,10 @@ static int name_outputs(struct fe_outputs *o)
   }
   FE_CALL(fe_outdir_path(o->dir, &o->stat_path, "%s.stat", c->name));
   FE_CALL(fe_outdir_path(o->dir, &o->series_path, "%s.vtk.series", c->name));
+  if (c->n_probes) {
+    FE_CALL(fe_outdir_path(o->dir, &o->probes_path, "%s.probes.csv", c->name));
+    FE_CALL(probe_columns(o));
+  }
   o->id = (struct fe_checkpoint){.name = c->name,
                                  .columns = (char *)fe_stat_columns(c->exact != NULL),
                                  .fields = o->fields_text,
@@ -198,20 +228,29 @@ int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m, const stru
     FE_CALL(fe_vec_create(be, (size_t)n, &o->error));
     FE_CALL(fe_vec_create(be, (size_t)n, &o->mass_error));
   }
+  if (c->n_probes) {
+    const int velocity = fe_case_has_velocity(c);
+    const size_t values = (size_t)c->n_probes * (1 + (velocity ? m->dim : 0));
+    FE_CALL(fe_vec_create(be, values, &o->probe_values));
+    FE_CALL(fe_calloc(2 * values, sizeof *o->h_probes, &o->h_probes));
+    if (velocity) FE_CALL(fe_vec_create(be, (size_t)m->n_nodes * m->dim, &o->probe_velocity));
+  }
   return create_lumped(o, be);
 }
 
 void fe_outputs_destroy(struct fe_outputs *o)
 {
-  struct fe_vec *v[] = {o->lumped, o->exact, o->error, o->mass_error};
+  struct fe_vec *v[] = {o->lumped,     o->exact,         o->error,
+                        o->mass_error, o->probe_values, o->probe_velocity};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
-  double *host[] = {o->h_tracer, o->h_velocity, o->h_exact, o->h_error, o->dump_times};
+  double *host[] = {o->h_tracer, o->h_velocity, o->h_exact, o->h_error, o->dump_times, o->h_probes};
   for (size_t i = 0; i < sizeof host / sizeof *host; i++) free(host[i]);
   fe_stat_destroy(o->stat);
+  fe_csv_destroy(o->probes_file);
   fe_outdir_unlock(o->lock);
   fe_checkpoint_free(&o->restart);
-  char *text[] = {o->case_real, o->exact_name,  o->error_name, o->fields_text,
-                  o->stat_path, o->series_path, o->saved_path};
+  char *text[] = {o->case_real,   o->exact_name, o->error_name,  o->fields_text,   o->stat_path,
+                  o->series_path, o->saved_path, o->probes_path, o->probes_columns};
   for (size_t i = 0; i < sizeof text / sizeof *text; i++) free(text[i]);
 }
 
@@ -250,6 +289,17 @@ int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_vec *trace
   return FE_SUCCESS;
 }
 
+/* The stat file and the probes file continue after the checkpoint's step. */
+static int check_resume(struct fe_outputs *o)
+{
+  const struct fe_checkpoint *cp = &o->restart;
+  FE_CALL(
+      fe_stat_check_resume(o->stat_path, o->c->exact != NULL, cp->step, cp->time, &o->stat_keep));
+  if (!o->probes_path) return FE_SUCCESS;
+  return fe_csv_check_resume(o->probes_path, "probes file", o->probes_columns, cp->step, cp->time,
+                             o->c->probes_every, &o->probes_keep);
+}
+
 /* Verified against this run: case name, mesh, stat columns, dump fields, its step's time
  * and dumps. */
 int fe_outputs_check_restart(struct fe_outputs *o)
@@ -259,8 +309,7 @@ int fe_outputs_check_restart(struct fe_outputs *o)
   largest.n_dumps = fe_schedule_max_dumps(o->sched);
   FE_CALL(fe_checkpoint_read(path, fe_checkpoint_size(&largest), &o->restart));
   FE_CALL(fe_checkpoint_verify(path, &o->restart, &o->id, o->sched));
-  return fe_stat_check_resume(o->stat_path, o->c->exact != NULL, o->restart.step, o->restart.time,
-                              &o->stat_keep);
+  return check_resume(o);
 }
 
 /* The checkpoint's counts were bounded by fe_checkpoint_verify: n_dumps <= the dump table,
@@ -355,9 +404,7 @@ int fe_outputs_lock(struct fe_outputs *o)
   FE_CALL(make_dir(o->dir));
   FE_CALL(fe_outdir_lock(o->dir, o->case_real, &o->lock));
   int err = fe_outputs_claim(o);
-  if (!err && o->opt->restart)
-    err = fe_stat_check_resume(o->stat_path, o->c->exact != NULL, o->restart.step, o->restart.time,
-                               &o->stat_keep);
+  if (!err && o->opt->restart) err = check_resume(o);
   long removed = 0;
   if (!err) err = fe_outdir_remove_temporaries(o->dir, &removed);
   if (err) {
@@ -386,9 +433,16 @@ static int write_owner(const struct fe_outputs *o)
 int fe_outputs_open(struct fe_outputs *o)
 {
   FE_CALL(write_owner(o));
-  if (o->opt->restart)
-    return fe_stat_resume(o->stat_path, o->c->exact != NULL, o->stat_keep, &o->stat);
-  return fe_stat_create(o->stat_path, o->c->exact != NULL, &o->stat);
+  const int exact = o->c->exact != NULL;
+  if (o->opt->restart) {
+    FE_CALL(fe_stat_resume(o->stat_path, exact, o->stat_keep, &o->stat));
+    if (o->probes_path)
+      FE_CALL(fe_csv_resume(o->probes_path, "probes file", o->probes_keep, &o->probes_file));
+    return FE_SUCCESS;
+  }
+  FE_CALL(fe_stat_create(o->stat_path, exact, &o->stat));
+  if (!o->probes_path) return FE_SUCCESS;
+  return fe_csv_create(o->probes_path, "probes file", o->probes_columns, &o->probes_file);
 }
 
 /* ---------------------------------------------------------------- stat rows and dumps */
@@ -467,6 +521,44 @@ int fe_outputs_write_dump(struct fe_outputs *o, struct fe_scheme *s, long step, 
   FE_CALL(err);
   o->dump_times[o->n_dumps++] = t;
   FE_CALL(fe_vtk_write_series(o->series_path, o->c->name, o->n_dumps, o->dump_times));
+  o->t_out += fe_wtime() - start;
+  return FE_SUCCESS;
+}
+
+/* The velocity at the probes, where a value is not finite: named on the host (FE_ERR_INPUT),
+ * or a numerical failure when the host finds every nodal value finite. */
+static int name_probe_velocity(struct fe_outputs *o, struct fe_scheme *s, double t)
+{
+  FE_CALL(fe_velocity_host(s->velocity, t, o->h_velocity));
+  for (long i = 0; i < (long)o->m->n_nodes * o->m->dim; i++)
+    FE_CHECK(isfinite(o->h_velocity[i]), FE_ERR_INPUT,
+             "the velocity at node %ld is not finite at t = %.9g; expected finite values",
+             i / o->m->dim, t);
+  FE_RAISE(FE_ERR_NUMERICAL,
+           "the velocity at the probes is not finite at t = %.9g on the backend, while every "
+           "nodal value is on the host",
+           t);
+}
+
+int fe_outputs_write_probes(struct fe_outputs *o, struct fe_scheme *s,
+                            const struct fe_probes *probes, long step, double t)
+{
+  const double start = fe_wtime();
+  const long n = probes->n;
+  const int d = o->probe_velocity ? o->m->dim : 0;
+  double *values = o->probe_values->a, *host = o->h_probes, *row = o->h_probes + n * (1 + d);
+  FE_CALL(fe_probes_interpolate(probes, s->tracer->a, 1, values));
+  if (d) { /* u(t) of the run: its expressions or its files */
+    FE_CALL(fe_velocity_at(s->velocity, s->cp, t, o->probe_velocity));
+    FE_CALL(fe_probes_interpolate(probes, o->probe_velocity->a, d, values + n));
+  }
+  FE_CALL(fe_vec_download(o->probe_values, host));
+  for (long i = n; i < n * (1 + d); i++)
+    if (!isfinite(host[i])) return name_probe_velocity(o, s, t);
+  for (long p = 0; p < n; p++) row[p] = host[p];
+  for (int k = 0; k < d; k++) /* component by component, probe by probe */
+    for (long p = 0; p < n; p++) row[n * (1 + k) + p] = host[n + p * d + k];
+  FE_CALL(fe_csv_write(o->probes_file, step, t, n * (1 + d), row));
   o->t_out += fe_wtime() - start;
   return FE_SUCCESS;
 }

@@ -1,12 +1,15 @@
 /* Everything a run writes in its output directory: NAME.run (which case file the outputs
- * belong to) under the directory's lock, the stat file (a row per step), the VTK dumps and
- * their series, the checkpoints; and --restart, which continues from a checkpoint. */
+ * belong to) under the directory's lock, the stat file (a row per step), the probes file (the
+ * fields at the case's probes), the VTK dumps and their series, the checkpoints; and
+ * --restart, which continues from a checkpoint. */
 #ifndef FE_OUTPUTS_H
 #define FE_OUTPUTS_H
 
 #include "app/run.h"
 #include "app/scheme.h"
+#include "assembly/probes.h"
 #include "io/checkpoint.h"
+#include "io/csv.h"
 #include "io/outdir.h"
 #include "io/schedule.h"
 #include "io/stat.h"
@@ -28,6 +31,15 @@ struct fe_outputs {
   struct fe_outdir_lock *lock;
   struct fe_checkpoint restart; /* --restart: the verified checkpoint, until restored */
   long stat_keep;               /* --restart: bytes of the stat file up to its row */
+  /* with <probes>: NAME.probes.csv, its columns FIELD%PROBE (the tracer's, then the
+   * velocity's components velocity%x ...), each field's columns in the probes' order */
+  char *probes_path, *probes_columns;
+  struct fe_csv *probes_file;
+  long probes_keep;              /* --restart: bytes of the probes file up to its last row */
+  struct fe_vec *probe_values;   /* n_probes: the tracer's values, then n_probes * d: the
+                                    velocity's, probe by probe */
+  struct fe_vec *probe_velocity; /* u(t) at the nodes, for the probes (with a velocity) */
+  double *h_probes;              /* host: probe_values, then the row in column order */
   long saved_step;              /* step of the newest checkpoint written or restored, or -1 */
   char *saved_path;             /* that checkpoint */
   long n_dumps;
@@ -73,6 +85,11 @@ int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_ve
 int fe_outputs_write_stat(struct fe_outputs *o, struct fe_scheme *s, long step, double t, double dt,
                           double courant, double loop_start, struct fe_stat_row *row);
 int fe_outputs_write_dump(struct fe_outputs *o, struct fe_scheme *s, long step, double t);
+/* The probes file's row of step (ended at t): the tracer and the velocity at the probes, each
+ * the P1 interpolant of its nodal values, interpolated on the backend; one copy to the host.
+ * A velocity that is not finite there is named (FE_ERR_INPUT). */
+int fe_outputs_write_probes(struct fe_outputs *o, struct fe_scheme *s,
+                            const struct fe_probes *probes, long step, double t);
 /* NAME_checkpoint_NNNNNN.bin of step (ended at t), which then is the newest. */
 int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_vec *tracer, long step,
                                 double t);

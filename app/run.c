@@ -14,6 +14,7 @@
 #include "app/coefficients.h"
 #include "app/fields.h"
 #include "app/outputs.h"
+#include "app/probes.h"
 #include "app/scheme.h"
 #include "app/stability.h"
 #include "app/velocity.h"
@@ -44,6 +45,8 @@ struct fe_sim {
   struct fe_courant *courant;   /* the Courant number on the backend (advected cases only) */
   struct fe_vec *step_velocity; /* for it: the velocity at the start of the step, on the backend */
   int velocity_tdep;            /* whether it depends on t (else measured once) */
+  struct fe_probe_location *probe_loc; /* <probes>: each probe's cell and weights (host) */
+  struct fe_probes *probes;            /* and on the backend */
   double rate, rate_time;     /* the Courant number of a step of length 1 at rate_time */
   double dt_lo, dt_hi;        /* cfl: the shortest and longest step not shortened to land */
   long at_dt_max;             /* cfl: steps of dt_max */
@@ -188,6 +191,7 @@ static int setup(struct fe_sim *s)
   else
     FE_CALL(read_mesh(s));
   FE_CALL(check_dimensions(s));
+  FE_CALL(fe_case_probes_locate(c, s->m, &s->probe_loc));
   FE_CALL(fe_bcs_create(c, s->m, &s->bcs));
   FE_CALL(pick_backend(s));
   FE_CALL(fe_outputs_prepare(&s->out, s->m, s->be));
@@ -205,6 +209,7 @@ static int create_scheme(struct fe_sim *s)
   FE_CALL(fe_scheme_create(s->c, s->bcs, s->space, s->cp, s->velocity, s->strategy,
                            s->opt->verbosity, &s->scheme));
   FE_CALL(fe_vec_create(s->be, (size_t)s->m->n_nodes, &s->prev));
+  if (s->c->n_probes) FE_CALL(fe_probes_create(s->space, s->c->n_probes, s->probe_loc, &s->probes));
   s->rate_time = NAN;
   if (!fe_scheme_advects(s->c)) return FE_SUCCESS; /* a Courant number of 0 */
   s->velocity_tdep = fe_velocity_time_dependent(s->velocity);
@@ -292,6 +297,10 @@ static void summary(const struct fe_sim *s, double t, long first_step)
          sc->t_diff, diff_iters, fe_krylov_name(fe_krylov_kind(sc->diffusion.solver)));
   printf("  output     %9.3f s, %ld dumps: %s, %s\n", out->t_out, out->n_dumps, out->series_path,
          out->stat_path);
+  char rule[32];
+  if (s->probes)
+    printf("  probes     %ld, %s: %s\n", s->probes->n, fe_case_probes_rule(s->c, rule, sizeof rule),
+           out->probes_path);
   if (s->sched.cfl > 0 && s->dt_hi > 0)
     printf("  steps      cfl %g: dt from %.3g to %.3g, %ld of them dt_max %g (steps shortened to "
            "land on output times left out)\n",
@@ -509,6 +518,7 @@ static int print_check(const struct fe_sim *s)
          c->max_iterations);
   printf("assembly  %s on backend %s\n", fe_strategy_name(s->strategy), s->be->description);
   print_output(s);
+  fe_case_probes_print(c, m, s->probe_loc, s->out.probes_path);
   if (s->opt->restart)
     printf("restart   %s: step %ld, t = %.17g, %ld dumps; verified against the case, the mesh and "
            "%s\n",
@@ -623,6 +633,14 @@ static void note_step(struct fe_sim *s, const struct fe_step *st)
   s->at_dt_max += st->length >= s->sched.dt_max;
 }
 
+/* The probes' row of s->step (ended at t); a numerical failure there keeps the state, which is
+ * good: the step's stat row found the tracer finite. */
+static int write_probes(struct fe_sim *s, double t)
+{
+  const int err = fe_outputs_write_probes(&s->out, s->scheme, s->probes, s->step, t);
+  return err == FE_ERR_NUMERICAL ? keep_state(s, t) : err;
+}
+
 static int time_loop(struct fe_sim *s, double t)
 {
   const long first_step = s->step;
@@ -633,6 +651,7 @@ static int time_loop(struct fe_sim *s, double t)
     struct fe_stat_row row;
     FE_CALL(fe_outputs_write_stat(out, s->scheme, s->step, t, 0, 0, s->t_loop0, &row));
     FE_CALL(fe_bounds_check(&s->bounds, row.min, row.max, s->step, t));
+    if (s->probes) FE_CALL(write_probes(s, t));
     FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t));
   }
   while (!fe_schedule_done(&s->sched, s->step, t)) {
@@ -647,6 +666,7 @@ static int time_loop(struct fe_sim *s, double t)
     FE_CALL(err);
     t = st.t1;
     note_step(s, &st);
+    if (s->probes && (st.last || s->step % s->c->probes_every == 0)) FE_CALL(write_probes(s, t));
     if (st.dump) FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t));
     if (st.checkpoint) FE_CALL(fe_outputs_write_checkpoint(out, s->scheme->tracer, s->step, t));
     progress(s, t, st.length, first_step, t_first, st.last);
@@ -665,6 +685,8 @@ static void sim_destroy(struct fe_sim *s)
   fe_courant_destroy(s->courant);
   fe_vec_destroy(s->step_velocity);
   fe_velocity_destroy(s->velocity);
+  fe_probes_destroy(s->probes);
+  free(s->probe_loc);
   fe_coefficient_programs_destroy(s->cp);
   fe_space_destroy(s->space);
   free(s->initial);

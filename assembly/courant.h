@@ -23,17 +23,6 @@
 extern "C" {
 #endif
 
-/* a * a + b rounded after each operation: nvcc would fuse it into one FMA, and
- * the GPU's rate would then differ from the CPU's in the last bit. */
-FE_HOST_DEVICE static inline double fe_courant_square_add(double a, double b)
-{
-#ifdef __CUDA_ARCH__
-  return __dadd_rn(__dmul_rn(a, a), b);
-#else
-  return a * a + b;
-#endif
-}
-
 /* Cell c: the largest |u| of its vertices over its height (inv_height[c] = 1 / h_c), the
  * Courant number of a step of length 1.  A non-finite velocity gives NaN or Inf. */
 FE_HOST_DEVICE static inline double fe_courant_cell_rate(int d, const int *cells,
@@ -45,7 +34,8 @@ FE_HOST_DEVICE static inline double fe_courant_cell_rate(int d, const int *cells
   for (int i = 0; i < nv; i++) {
     const double *u = velocity + (long)cells[c * nv + i] * d;
     double u2 = 0;
-    for (int k = 0; k < d; k++) u2 = fe_courant_square_add(u[k], u2);
+    for (int k = 0; k < d; k++)
+      u2 = fe_mul_add(u[k], u[k], u2); /* unfused: the GPU's rate is the CPU's */
     if (u2 > top || u2 != u2) top = u2;
   }
   return sqrt(top) * inv_height[c];

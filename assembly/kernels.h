@@ -74,6 +74,11 @@ struct fe_node_kernels {
   /* *count (on the backend) += the number of the m symmetric tensors (FE_NSYM(d)
    * values each) that are not positive semi-definite (fe_sym_psd_failure) */
   int (*count_indefinite)(const struct fe_space *s, long m, const double *tensors, int *count);
+  /* Values at n points from their cells' P1 weights (nv per point, assembly/probes.h):
+   * out[p * ncomp + k] = sum_i weights[p nv + i] field[v ncomp + k], v = nodes[p nv + i]
+   * (nodes NULL: p nv + i, a field given at each point's cell vertices in turn) */
+  int (*interpolate)(const struct fe_space *s, long n, const int *nodes, const double *weights,
+                     const double *field, int ncomp, double *out);
 };
 
 /* Flux-corrected transport: the loops of assembly/fct.h. */

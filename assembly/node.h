@@ -119,6 +119,24 @@ FE_HOST_DEVICE static inline void fe_point_evaluate(int d, int at_cells, long i,
   for (int k = 0; k < nprog; k++) out[o + k] = fe_program_eval(&progs[k], x[0], x[1], x[2], t);
 }
 
+/* Point p's values of a field of ncomp components by its cell's P1 weights (see
+ * fe_node_kernels.interpolate): out[p ncomp + k] = sum_i weights[p nv + i] field[v ncomp + k],
+ * v = nodes[p nv + i] (nodes NULL: p nv + i), summed in vertex order, unfused, so that both
+ * backends give the same bits from the same field. */
+FE_HOST_DEVICE static inline void fe_point_interpolate(int nv, long p, const int *nodes,
+                                                       const double *weights, const double *field,
+                                                       int ncomp, double *out)
+{
+  for (int k = 0; k < ncomp; k++) {
+    double sum = 0;
+    for (int i = 0; i < nv; i++) {
+      const long v = nodes ? nodes[p * nv + i] : p * nv + i;
+      sum = fe_mul_add(weights[p * nv + i], field[v * ncomp + k], sum);
+    }
+    out[p * ncomp + k] = sum;
+  }
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -64,6 +64,7 @@ static int check_tables(const struct fe_backend *be)
   SLOT(node, mass_apply);
   SLOT(node, evaluate);
   SLOT(node, count_indefinite);
+  SLOT(node, interpolate);
   SLOT(fct, lumped_mass);
   SLOT(fct, step);
   SLOT(courant, cell_rates);

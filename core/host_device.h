@@ -10,4 +10,15 @@
 #define FE_HOST_DEVICE
 #endif
 
+/* a * b + c rounded after each operation: nvcc would fuse it into one FMA, and a GPU result
+ * would then differ from the CPU's in the last bit. */
+FE_HOST_DEVICE static inline double fe_mul_add(double a, double b, double c)
+{
+#ifdef __CUDA_ARCH__
+  return __dadd_rn(__dmul_rn(a, b), c);
+#else
+  return a * b + c;
+#endif
+}
+
 #endif

@@ -1041,6 +1041,98 @@ static int read_output(struct reader *r, xmlNode *n)
   return c->cfl > 0 ? check_output_times(r, n) : period_in_steps(r, n);
 }
 
+static int read_probe(struct reader *r, xmlNode *n, struct fe_probe *p)
+{
+  static const char *const axes[] = {"x", "y", "z"};
+  xmlChar *name = xmlGetNoNsProp(n, BAD_CAST "name");
+  const int err = fe_strdup(name ? (const char *)name : "", &p->name);
+  xmlFree(name);
+  FE_CALL(err);
+  NODE_CHECK(fe_probe_name_valid(p->name), r, n, "name",
+             "not a valid probe name; expected 1 to %d letters, digits, '_', '-' or '.'",
+             FE_PROBE_NAME_MAX);
+  p->line = (int)xmlGetLineNo(n);
+  for (int a = 0; a < 3; a++) {
+    if (!has_attr(n, axes[a])) continue;
+    FE_CALL(attr_double(r, n, axes[a], &p->x[a]));
+    p->n_coords = a + 1;
+  }
+  return FE_SUCCESS;
+}
+
+/* The file of points (probes@file): relative to the case file, as the mesh. */
+static int read_probe_file(struct reader *r, xmlNode *n)
+{
+  struct fe_case *c = r->c;
+  xmlChar *file = xmlGetNoNsProp(n, BAD_CAST "file");
+  if (!file) return FE_SUCCESS;
+  const int empty = !file[0];
+  if (empty) xmlFree(file);
+  NODE_CHECK(!empty, r, n, "file", "the file name of the points is empty");
+  const int err = join_path(c->dir, (const char *)file, &c->probes_file);
+  xmlFree(file);
+  FE_CALL(err);
+  struct stat st;
+  char q[FE_QUOTE_SIZE], shown[FE_QUOTE_SIZE];
+  const int found = !stat(c->probes_file, &st);
+  NODE_CHECK(found, r, n, "file", "file of points %s not found: %s",
+             fe_quote(c->probes_file, FE_QUOTE_MAX, q, sizeof q), strerror(errno));
+  NODE_CHECK(S_ISREG(st.st_mode), r, n, "file", "file of points %s is not a regular file",
+             fe_quote(c->probes_file, FE_QUOTE_MAX, q, sizeof q));
+  return fe_probes_read_csv(c->probes_file, fe_path_shown(c->probes_file, shown, sizeof shown),
+                            &c->probes, &c->n_probes);
+}
+
+/* Distinct names: each names the probe's columns of NAME.probes.csv. */
+static int check_probe_names(const struct reader *r)
+{
+  const struct fe_case *c = r->c;
+  int first, second;
+  char a[2 * FE_QUOTE_SIZE], b[2 * FE_QUOTE_SIZE];
+  FE_CALL(fe_probes_find_duplicate(c->probes, c->n_probes, &first, &second));
+  if (first < 0) return FE_SUCCESS;
+  FE_RAISE(FE_ERR_INPUT,
+           "%s: the probe name '%s' is given twice (first: %s); expected a name per probe, which "
+           "names its columns of NAME.probes.csv",
+           fe_case_probe_where(c, &c->probes[second], a, sizeof a), c->probes[second].name,
+           fe_case_probe_where(c, &c->probes[first], b, sizeof b));
+}
+
+static int read_probes(struct reader *r, xmlNode *n)
+{
+  struct fe_case *c = r->c;
+  if (!n) return FE_SUCCESS;
+  c->probes_line = (int)xmlGetLineNo(n);
+  FE_CALL(attr_int(r, n, "every", &c->probes_every));
+  NODE_CHECK(c->probes_every > 0, r, n, "every",
+             "found every = %d; expected a row every N > 0 steps", c->probes_every);
+  int count = 0;
+  for (xmlNode *p = n->children; p; p = p->next) count += is_element(p, "probe");
+  NODE_CHECK(count <= FE_MAX_PROBES, r, n, NULL, "%d <probe> elements; expected at most %d", count,
+             FE_MAX_PROBES);
+  if (count) FE_CALLOC(count, &c->probes);
+  for (xmlNode *p = n->children; p; p = p->next)
+    if (is_element(p, "probe")) FE_CALL(read_probe(r, p, &c->probes[c->n_probes++]));
+  FE_CALL(read_probe_file(r, n));
+  NODE_CHECK(c->n_probes > 0, r, n, NULL,
+             "no probe; expected <probe name=\"...\" x=\"...\" y=\"...\"/> elements, or "
+             "file=\"points.csv\" with a row name,x,y per probe");
+  return check_probe_names(r);
+}
+
+const char *fe_case_probe_where(const struct fe_case *c, const struct fe_probe *p, char *buf,
+                                size_t size)
+{
+  char shown[FE_QUOTE_SIZE];
+  if (p->in_file)
+    snprintf(buf, size, "%s:%d: probe '%s'", fe_path_shown(c->probes_file, shown, sizeof shown),
+             p->line, p->name);
+  else
+    snprintf(buf, size, "%s:%d: <probe name=\"%s\">", fe_path_shown(c->path, shown, sizeof shown),
+             p->line, p->name);
+  return buf;
+}
+
 static int read_checkpoint(struct reader *r, xmlNode *n)
 {
   if (!n) return FE_SUCCESS;
@@ -1068,6 +1160,7 @@ static int read_root(struct reader *r, xmlNode *root)
   FE_CALL(read_assembly(r, child(root, "assembly")));
   FE_CALL(read_backend(r, child(root, "backend")));
   FE_CALL(read_output(r, child(root, "output")));
+  FE_CALL(read_probes(r, child(root, "probes")));
   return read_checkpoint(r, child(root, "checkpoint"));
 }
 
@@ -1091,6 +1184,7 @@ static int case_create(const char *path, struct fe_case **out)
   FE_CALL(fe_strdup("lma", &c->strategy));
   FE_CALL(fe_strdup("auto", &c->backend));
   c->output_every = 1;
+  c->probes_every = 1;
   FE_CALL(fe_strdup(".", &c->output_dir));
   FE_CALL(fe_strdup(path, &c->path));
   const char *slash = strrchr(path, '/');
@@ -1155,6 +1249,8 @@ void fe_case_destroy(struct fe_case *c)
   }
   free(c->boundaries);
   free(c->output_dir);
+  fe_probes_free(c->probes, c->n_probes);
+  free(c->probes_file);
   free(c->strategy);
   free(c->backend);
   free(c);

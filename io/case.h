@@ -3,7 +3,10 @@
 #ifndef FE_CASE_H
 #define FE_CASE_H
 
+#include <stddef.h>
+
 #include "io/expr.h"
+#include "io/probe.h"
 
 enum fe_splitting { FE_SPLIT_STRANG, FE_SPLIT_LIE };
 /* rk4: explicit, split from the diffusion; theta: in the theta scheme with the diffusion, one
@@ -94,6 +97,13 @@ struct fe_case {
   double output_period;     /* time between dumps, 0: none given; with a fixed dt, read as
                                output_every = output_period / dt */
   int checkpoint_every;     /* 0: no checkpoints */
+  /* <probes>: the points whose values NAME.probes.csv holds, <probe> elements first, then the
+   * file's rows; names distinct; coordinates finite (their count is checked against the mesh) */
+  int n_probes; /* 0: no <probes> */
+  struct fe_probe *probes;
+  int probes_every;  /* a row every N steps (and at step 0 and the last step); default 1 */
+  int probes_line;   /* line of <probes> */
+  char *probes_file; /* probes@file resolved against dir; NULL when absent */
 };
 
 /* Read, validate against the schema (io/fesim.xsd, compiled into the program
@@ -110,6 +120,11 @@ static inline int fe_case_has_velocity(const struct fe_case *c)
 {
   return c->n_velocity > 0 || c->n_velocity_files > 0;
 }
+
+/* Where probe p is given, as messages name it: "case.xml:12: <probe name="a">" or
+ * "points.csv:3: probe 'a'" (buf of 2 FE_QUOTE_SIZE bytes, returned). */
+const char *fe_case_probe_where(const struct fe_case *c, const struct fe_probe *p, char *buf,
+                                size_t size);
 
 /* "none", "fct", "supg" */
 const char *fe_stabilisation_name(enum fe_stabilisation s);

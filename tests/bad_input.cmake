@@ -174,8 +174,11 @@ fe_bad_input(expr_too_long [=[expr_too_long\.xml:8: <initial>: too many instruct
 # time into the build tree as the <initial> of a case like expr_syntax.xml (the
 # same line 8), then run as fe_bad_input runs a case (--check and a real run).
 # None may overflow a stack: each gets exit 2 and one message with the text cut.
-function(fe_expr_case name text var)
-  set(FE_EXPR_TEXT "${text}")
+# fe_generated_case(NAME INITIAL EXTRA VAR): that case, with EXTRA after its <backend> (line
+# 13 on), written as generated/NAME.xml, its path in VAR.
+function(fe_generated_case name initial extra var)
+  set(FE_EXPR_TEXT "${initial}")
+  set(FE_EXTRA "${extra}")
   set(case ${FE_BAD_INPUT_OUT}/generated/${name}.xml)
   file(CONFIGURE OUTPUT ${case} @ONLY CONTENT [=[<?xml version="1.0" encoding="UTF-8"?>
 <fesim version="1">
@@ -189,14 +192,18 @@ function(fe_expr_case name text var)
     <boundary physical="left"><dirichlet>0</dirichlet></boundary>
   </tracer>
   <backend>cpu</backend>
+@FE_EXTRA@
 </fesim>
 ]=])
   set(${var} ${case} PARENT_SCOPE)
 endfunction()
+function(fe_expr_case name text var)
+  fe_generated_case(${name} "${text}" "" case)
+  set(${var} ${case} PARENT_SCOPE)
+endfunction()
 
-# fe_bad_expr(NAME TEXT REGEX)
-function(fe_bad_expr name text regex)
-  fe_expr_case(${name} "${text}" case)
+# fe_bad_generated(NAME CASE REGEX): a generated case with --check and in a real run.
+function(fe_bad_generated name case regex)
   add_test(NAME bad_input.${name}
            COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DARGS=--check;${case}" -DCODE=2
                    "-DREGEX=${regex}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
@@ -205,6 +212,12 @@ function(fe_bad_expr name text regex)
                    "-DOUT=${FE_BAD_INPUT_OUT}/${name}.run" -DCODE=2 "-DREGEX=${regex}"
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_untouched.cmake)
   set_tests_properties(bad_input.${name} bad_input.${name}.run PROPERTIES LABELS bad_input)
+endfunction()
+
+# fe_bad_expr(NAME TEXT REGEX)
+function(fe_bad_expr name text regex)
+  fe_expr_case(${name} "${text}" case)
+  fe_bad_generated(${name} ${case} "${regex}")
 endfunction()
 
 # 200000 terms (400 KB): compiled in full to count what the machine would need
@@ -361,6 +374,15 @@ foreach(edit columns missing_row other_time)
                        FIXTURES_REQUIRED fe_bad_checkpoints)
 endforeach()
 
+# A case with <probes> restarted from a run without them: no probes file to continue.
+add_test(NAME bad_input.restart_probes_missing
+         COMMAND ${CMAKE_COMMAND} "-DFESIM=$<TARGET_FILE:fesim>" "-DCASE=${FE_BAD_INPUT_DIR}/restart_probes.xml"
+                 "-DRUN=${FE_CHECKPOINTS}/run" "-DOUT=${FE_BAD_INPUT_OUT}/restart_probes_missing" -DEDIT=none
+                 "-DREGEX=cannot continue '[^']*/restart_probes_missing/bad\\.probes\\.csv': No such file or directory; a restart needs the probes file of the run"
+                 -P ${FE_BAD_INPUT_DIR}/restart_stat.cmake)
+set_tests_properties(bad_input.restart_probes_missing PROPERTIES LABELS bad_input
+                     FIXTURES_REQUIRED fe_bad_checkpoints)
+
 # Outputs checked up front: the dump's field names (distinct, none named like the dump's own
 # arrays, within VTK's 255 bytes) and every output file name against the file system's
 # NAME_MAX and PATH_MAX (here the case <name>; long --output paths in long_paths.cmake).
@@ -421,3 +443,40 @@ fe_bad_input(boundary_not_facet [=[boundary_not_facet\.xml:10: <boundary physica
 # separate pieces (cells connected through facets) that overlap
 fe_bad_input(mesh_pieces_overlap [=[data/mesh/pieces_overlap\.msh: element 10 \(triangle of surface 1\) and element 13 \(triangle of surface 2\) overlap, and they lie in separate pieces of the mesh \(pieces that share no edge; the mesh has 2\); expected pieces that do not overlap]=])
 fe_bad_input(mesh_pieces_overlap_3d [=[data/mesh/pieces_overlap_3d\.msh: element 6 \(tetrahedron of volume 1\) and element 12 \(tetrahedron of volume 2\) overlap, and they lie in separate pieces of the mesh \(pieces that share no face; the mesh has 2\); expected pieces that do not overlap]=])
+
+# Probes (<probes>): the element and its <probe> children, a file of points, each probe
+# against the mesh (one coordinate per axis, in the mesh or within 0.1 of a cell of it).
+fe_bad_input(probes_empty [=[probes_empty\.xml:13: <probes>: no probe; expected <probe name="\.\.\." x="\.\.\." y="\.\.\."/> elements, or file="points\.csv" with a row name,x,y per probe]=])
+fe_bad_input(probes_every_zero [=[probes_every_zero\.xml:13: <probes every="0">: found every = 0; expected a row every N > 0 steps]=])
+fe_bad_input(probe_bad_name [=[probe_bad_name\.xml:14: <probe name="a%b">: not a valid probe name; expected 1 to 64 letters, digits, '_', '-' or '\.']=])
+fe_bad_input(probe_duplicate [=[probe_duplicate\.xml:15: <probe name="a">: the probe name 'a' is given twice \(first: [^ ]*probe_duplicate\.xml:14: <probe name="a">\); expected a name per probe, which names its columns of NAME\.probes\.csv]=])
+fe_bad_input(probe_not_finite [=[probe_not_finite\.xml:14: <probe x="INF">: x must be a finite number]=])
+fe_bad_input(probe_not_number [=[probe_not_number\.xml:14: <probe y="abc">: 'abc' is not a number]=])
+fe_bad_input(probe_missing_y [=[probe_missing_y\.xml:14: <probe>: the attribute 'y' is required but missing]=])
+fe_bad_input(probes_file_missing [=[probes_file_missing\.xml:13: <probes file="no_such_points\.csv">: file of points '[^']*no_such_points\.csv' not found: No such file or directory]=])
+fe_bad_input(probe_outside [=[probe_outside\.xml:15: <probe name="far">: the point \(x, y\) = \(1\.5, 0\.5\) is outside the mesh [^ ]*square\.geo, which spans \[0, 1\] x \[0, 1\]; expected a point in the mesh or on its boundary \(a point outside a cell by at most 0\.1 of it, in barycentric coordinates, counts as on it\)]=])
+fe_bad_input(probe_z_2d [=[probe_z_2d\.xml:14: <probe name="a">: 3 coordinates \(x, y, z\) for the 2D mesh [^ ]*square\.geo; expected x and y]=])
+fe_bad_input(probe_no_z_3d [=[probe_no_z_3d\.xml:14: <probe name="a">: 2 coordinates \(x, y\) for the 3D mesh [^ ]*cube_22\.msh; expected x, y and z]=])
+
+# fe_bad_points(NAME TEXT REGEX): a file of points TEXT (points_NAME.csv), written at configure
+# time into the build tree beside a generated case whose <probes file> names it (line 13; its
+# <probe name="a"> on line 14), run as fe_bad_input runs a case.
+function(fe_bad_points name text regex)
+  file(WRITE ${FE_BAD_INPUT_OUT}/generated/points_${name}.csv "${text}")
+  fe_generated_case(points_${name} "x*y" "  <probes file=\"points_${name}.csv\">
+    <probe name=\"a\" x=\"0.5\" y=\"0.5\"/>
+  </probes>" case)
+  fe_bad_generated(points_${name} ${case} "${regex}")
+endfunction()
+fe_bad_points(empty "" [=[points_empty\.csv:1: the header is missing \(the file is empty\); expected the columns name,x,y \(2D\) or name,x,y,z \(3D\)]=])
+fe_bad_points(header "id,x,y\nb,0.5,0.5\n" [=[points_header\.csv:1: the header is 'id,x,y'; expected the columns name,x,y \(2D\) or name,x,y,z \(3D\)]=])
+fe_bad_points(no_rows "name,x,y\n\n  \n" [=[points_no_rows\.csv: no probe: a header and no rows; expected a row name,x,y per probe]=])
+fe_bad_points(values "name,x,y\nb,0.5,0.5\nc,0.5\n" [=[points_values\.csv:3: 2 values; expected 3, as the header name,x,y says]=])
+fe_bad_points(name "name,x,y\nb c,0.5,0.5\n" [=[points_name\.csv:2: 'b c' is not a valid probe name; expected 1 to 64 letters, digits, '_', '-' or '\.']=])
+fe_bad_points(not_number "name,x,y\nb,0.5,half\n" [=[points_not_number\.csv:2: probe 'b': y = 'half' is not a number]=])
+fe_bad_points(not_finite "name,x,y\nb,nan,0.5\n" [=[points_not_finite\.csv:2: probe 'b': x = nan is not a finite number]=])
+string(REPEAT "b" 5000 long_name)
+fe_bad_points(long_line "name,x,y\n${long_name},0.5,0.5\n" [=[points_long_line\.csv:2: a line longer than 4096 bytes; expected lines name,x,y\[,z\]]=])
+fe_bad_points(duplicate "name,x,y\nb,0.5,0.25\na,0.5,0.75\n" [=[points_duplicate\.csv:3: probe 'a': the probe name 'a' is given twice \(first: [^ ]*points_duplicate\.xml:14: <probe name="a">\); expected a name per probe]=])
+fe_bad_points(3d_on_2d "name,x,y,z\nb,0.5,0.5,0\n" [=[points_3d_on_2d\.csv:2: probe 'b': 3 coordinates \(x, y, z\) for the 2D mesh [^ ]*square\.geo; expected the columns name,x,y]=])
+fe_bad_points(outside "name,x,y\nb,0.5,0.5\nlow,0.5,-1\n" [=[points_outside\.csv:3: probe 'low': the point \(x, y\) = \(0\.5, -1\) is outside the mesh [^ ]*square\.geo, which spans \[0, 1\] x \[0, 1\]; expected a point in the mesh or on its boundary]=])

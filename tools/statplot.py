@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Plot columns of fesim's .stat files (or any CSV with a header and a time column) to a PNG.
+"""Plot columns of fesim's .stat and .probes.csv files (or any CSV with a header and a time column) to a PNG.
 
 Usage: statplot.py FILE [FILE ...] [-c COLUMN ...] [-x time|step] [--log] [-o OUT.png] [--list]
 
@@ -8,7 +8,12 @@ file, against time (or step).  With no -c: min and max, and l2_error when
 every file has it.  -c takes a name or a comma-separated list and may be
 repeated.  Lines are named by the file's case name (NAME of NAME.stat), with
 as much of its directory as tells files of the same name apart; a single file
-is named in the title instead.  --log draws y on a log scale, which leaves
+is named in the title instead.
+
+A probes file (NAME.probes.csv) names its columns FIELD%PROBE (T%station_a,
+velocity%x%station_a): -c takes a column, or a FIELD (T, velocity%x) for one
+subplot with a line per probe; with no -c, a file of such columns plots each
+of its fields so.  --log draws y on a log scale, which leaves
 out values <= 0.  The PNG goes to -o, by default FILE.png beside the first
 file (out/NAME.stat -> out/NAME.png); its path is printed.  --list prints the
 rows and columns of each file and exits.
@@ -30,6 +35,7 @@ DEFAULT_COLUMNS = ("min", "max")
 OPTIONAL_DEFAULT_COLUMNS = ("l2_error",)
 WIDTH_IN, ROW_HEIGHT_IN, DPI = 10.0, 3.6, 100
 MARKERS_UP_TO_ROWS = 50
+MAX_LEGEND = 24
 
 
 class UsageError(Exception):
@@ -56,11 +62,28 @@ class Table:
     def rows(self):
         return len(self.values[self.columns[0]])
 
+    def fields(self):
+        """The FIELDs of the columns FIELD%PROBE, in the order of the columns."""
+        found = []
+        for column in self.columns:
+            if "%" in column and column.rsplit("%", 1)[0] not in found:
+                found.append(column.rsplit("%", 1)[0])
+        return found
+
+    def field_columns(self, field):
+        """The columns FIELD%PROBE of field, in order."""
+        return [c for c in self.columns if "%" in c and c.rsplit("%", 1)[0] == field]
+
     def require(self, column):
-        if column not in self.values:
-            raise UsageError(f"{quote(self.path)} has no column {quote(column)}; its columns: "
-                             + ", ".join(self.columns))
-        return self.values[column]
+        """The columns that plot name `column`: itself, or a field's columns."""
+        if column in self.values:
+            return [column]
+        if self.field_columns(column):
+            return self.field_columns(column)
+        fields = self.fields()
+        raise UsageError(f"{quote(self.path)} has no column {quote(column)}; its columns: "
+                         + ", ".join(self.columns)
+                         + (f" (and probe fields: {', '.join(fields)})" if fields else ""))
 
 
 def is_number(text):
@@ -159,6 +182,8 @@ def expand(columns):
 
 def default_columns(tables):
     missing = [t for t in tables if not all(c in t.values for c in DEFAULT_COLUMNS)]
+    if all(t.fields() for t in tables) and missing:  # probes files: each field
+        return [f for f in tables[0].fields() if all(t.field_columns(f) for t in tables)]
     if missing:
         t = missing[0]
         raise UsageError(f"no column asked for, and {quote(t.path)} has no 'min' and 'max' to plot "
@@ -212,20 +237,26 @@ def grid(n):
 
 
 def draw_column(ax, tables, column, x, log):
+    lines = 0
     for table in tables:
         rows = table.rows()
-        ax.plot(table.values[x], table.values[column], label=table.label, linewidth=1.4,
-                marker="." if rows <= MARKERS_UP_TO_ROWS else None)
+        for name in table.require(column):
+            probe = name.rsplit("%", 1)[1] if name != column else None
+            label = table.label if probe is None else probe if len(tables) == 1 else f"{table.label}: {probe}"
+            ax.plot(table.values[x], table.values[name], label=label, linewidth=1.4,
+                    marker="." if rows <= MARKERS_UP_TO_ROWS else None)
+            lines += 1
     ax.set_title(column)
     ax.set_xlabel(x)
     ax.set_ylabel(column)
     ax.grid(True, alpha=0.3)
     if log:
-        if any(v > 0 for t in tables for v in t.values[column] if math.isfinite(v)):
+        if any(v > 0 for t in tables for name in t.require(column) for v in t.values[name]
+               if math.isfinite(v)):
             ax.set_yscale("log", nonpositive="mask")
         else:
             ax.set_title(f"{column} (linear: no value > 0)")
-    if len(tables) > 1:
+    if 1 < lines <= MAX_LEGEND:
         ax.legend(fontsize="small")
 
 

@@ -66,6 +66,8 @@ int fe_mass_apply_cpu(const struct fe_space *s, const double *x, double *y);
 int fe_evaluate_cpu(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
                     const struct fe_program *progs, int nprog, double t, double *out);
 int fe_count_indefinite_cpu(const struct fe_space *s, long m, const double *tensors, int *count);
+int fe_interpolate_cpu(const struct fe_space *s, long n, const int *nodes, const double *weights,
+                       const double *field, int ncomp, double *out);
 /* fct.c */
 int fe_fct_lumped_mass_cpu(const struct fe_space *s, double *ml);
 int fe_fct_step_cpu(const struct fe_space *s, const struct fe_fct_arrays *a);

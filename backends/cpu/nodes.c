@@ -62,3 +62,11 @@ int fe_count_indefinite_cpu(const struct fe_space *s, long m, const double *tens
   *count += bad;
   return FE_SUCCESS;
 }
+
+int fe_interpolate_cpu(const struct fe_space *s, long n, const int *nodes, const double *weights,
+                       const double *field, int ncomp, double *out)
+{
+#pragma omp parallel for schedule(static)
+  for (long p = 0; p < n; p++) fe_point_interpolate(s->nv, p, nodes, weights, field, ncomp, out);
+  return FE_SUCCESS;
+}

@@ -131,6 +131,8 @@ int fe_facet_load_cuda(const struct fe_space *s, const int *ptr, const int *slot
 int fe_evaluate_cuda(const struct fe_space *s, int at_cells, const int *idx, const int *opos,
                      long m, const struct fe_program *progs, int nprog, double t, double *out);
 int fe_count_indefinite_cuda(const struct fe_space *s, long m, const double *tensors, int *count);
+int fe_interpolate_cuda(const struct fe_space *s, long n, const int *nodes, const double *weights,
+                        const double *field, int ncomp, double *out);
 /* fct.cu */
 int fe_fct_lumped_mass_cuda(const struct fe_space *s, double *ml);
 int fe_fct_step_cuda(const struct fe_space *s, const struct fe_fct_arrays *a);

@@ -102,3 +102,21 @@ int fe_count_indefinite_cuda(const struct fe_space *s, long m, const double *ten
   FE_CUDA_LAUNCHED("count_indefinite_kernel");
   return FE_SUCCESS;
 }
+
+__global__ void interpolate_kernel(long n, int nv, const int *nodes, const double *weights,
+                                   const double *field, int ncomp, double *out)
+{
+  const long p = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (p < n) fe_point_interpolate(nv, p, nodes, weights, field, ncomp, out);
+}
+
+int fe_interpolate_cuda(const struct fe_space *s, long n, const int *nodes, const double *weights,
+                        const double *field, int ncomp, double *out)
+{
+  if (!n) return FE_SUCCESS;
+  const unsigned blocks = (unsigned)((n + THREADS - 1) / THREADS);
+  interpolate_kernel<<<blocks, THREADS, 0, fe_cuda_stream(s->be)>>>(n, s->nv, nodes, weights, field,
+                                                                    ncomp, out);
+  FE_CUDA_LAUNCHED("interpolate_kernel");
+  return FE_SUCCESS;
+}

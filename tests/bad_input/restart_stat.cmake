@@ -1,6 +1,6 @@
 # A restart whose stat file does not fit its checkpoint is refused before anything is written:
 # the outputs of RUN (a real run of CASE, with its checkpoint of step 4) copied to OUT, OUT's
-# stat file edited (EDIT: columns, missing_row, other_time), then --check --restart and the
+# stat file edited (EDIT: columns, missing_row, other_time; none), then --check --restart and the
 # real run must each exit 2 with one message matching REGEX, and OUT stay as it was, byte for
 # byte (no lock file, no temporary, the stat file not cut).
 #   cmake -DFESIM=... -DCASE=... -DRUN=... -DOUT=... -DEDIT=... -DREGEX=... -P restart_stat.cmake
@@ -15,6 +15,7 @@ if(EDIT STREQUAL "columns") # the columns of a case with an exact solution
   list(INSERT lines 0 "${header}")
 elseif(EDIT STREQUAL "missing_row") # the header and rows 0 to 3
   list(SUBLIST lines 0 5 lines)
+elseif(EDIT STREQUAL "none") # the stat file fits (another of OUT's files does not)
 elseif(EDIT STREQUAL "other_time") # row 4 at another time
   list(GET lines 5 row)
   string(REGEX REPLACE "^4,[^,]*," "4,0.5," row "${row}")

@@ -52,15 +52,25 @@ CHECK is one of
                 Debian's VTK modules are, by VTK's own writers; each run with them matches the
                 series' run to --rtol (to 100 times a file's own precision where it prints
                 fewer digits: VTK's legacy ASCII writer)
-Options --size, --dt, --end, --splitting, --every, --param NAME=VALUE and --scheme ATTR=VALUE
-(repeated), --mesh FILE and --conservative BETA (scheme@conservative_advection) override the case
-file; --assembly, --stabilisation, --loads and --backend are passed to fesim.  --flow FILE (in the case folder) is run
-first, into the work folder, and the case's velocity series is read from there: a case
+  probes        a case with <probes> and dumps every --every steps: at every dump, each
+                probe's row of NAME.probes.csv holds the P1 interpolant of the dump's nodal
+                tracer and velocity at the probe (located here by a search of every cell, by
+                fesim's rule) to --rtol of the field's largest value; at every row, the tracer
+                within --max-error of the case's <exact> at the probe's point; with --backend
+                cuda, also the CPU's probes file to --cpu-rtol
+The restart and signal checks compare NAME.probes.csv byte for byte too when the case has
+<probes> (a restart keeps its rows up to the checkpoint's step, as the stat file's).
+Options --size, --dt, --end, --splitting, --every, --probes-every, --probe NAME=X,Y[,Z] (a
+<probe> added; repeated), --param NAME=VALUE and --scheme ATTR=VALUE (repeated), --mesh FILE and
+--conservative BETA (scheme@conservative_advection) override the case file; --assembly,
+--stabilisation, --loads and --backend are passed to fesim.  --flow FILE (in the case folder) is
+run first, into the work folder, and the case's velocity series is read from there: a case
 driven by an earlier run's dumps (cases/offline_tracer).
 Exit 0 when the criterion holds; 1 with a message otherwise.
 Only the Python standard library is used.
 """
 import argparse
+import json
 import math
 import os
 import struct
@@ -72,7 +82,7 @@ import xml.etree.ElementTree as ET
 
 def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None, every=None,
               checkpoint=None, params=None, scheme=None, mesh_file=None, conservative=None, velocity_root=None,
-              file_name="case.xml"):
+              file_name="case.xml", probes_every=None, probes=()):
     """Write a copy of case.xml (or file_name) with overrides into work/tag.xml; returns (path,
     name, output folder).  Velocity files and series are resolved against the case folder, a
     series against velocity_root when given (where --flow wrote its dumps)."""
@@ -117,6 +127,17 @@ def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None,
         output.set("every", str(every if every else 1000000))
     if checkpoint:
         ET.SubElement(root, "checkpoint").set("every", str(checkpoint))
+    for spec in probes:  # NAME=X,Y[,Z]: a <probe> more
+        if root.find("probes") is None:
+            ET.SubElement(root, "probes")
+        name, xyz = spec.split("=", 1)
+        attrs = dict(zip("xyz", xyz.split(",")), name=name)
+        ET.SubElement(root.find("probes"), "probe", attrs)
+    probes = root.find("probes")
+    if probes is not None and probes.get("file"):
+        probes.set("file", os.path.abspath(os.path.join(case_dir, probes.get("file"))))
+    if probes is not None and probes_every:
+        probes.set("every", str(probes_every))
     path = os.path.join(work, tag + ".xml")
     tree.write(path, xml_declaration=True, encoding="UTF-8")
     return path, root.find("name").text.strip(), os.path.join(work, tag)
@@ -245,6 +266,16 @@ def lumped_masses(points, cells):
     return m
 
 
+def same_file(full, again):
+    """(whether again is byte for byte the uninterrupted run's file full, a note), (True, "")
+    when the run has no such file."""
+    if not os.path.exists(full):
+        return True, ""
+    a, b = open(full, "rb").read(), open(again, "rb").read() if os.path.exists(again) else None
+    rows = a.count(b"\n") - 1
+    return a == b, f"; probes file ({rows} rows) identical: {a == b}"
+
+
 def dumps(outdir, name):
     return sorted(f for f in os.listdir(outdir) if f.startswith(name + "_") and f.endswith(".vtk"))
 
@@ -255,6 +286,133 @@ def final_field(outdir, name, tracer):
 
 def tracer_name(case_dir):
     return ET.parse(os.path.join(case_dir, "case.xml")).getroot().find("tracer").get("name")
+
+
+def read_vtk_vectors(path, field):
+    """Point vectors `field` (double, 3 components) of a binary legacy VTK file written by
+    fesim, as (x, y, z) tuples."""
+    with open(path, "rb") as f:
+        data = f.read()
+    at = data.index(b"\nVECTORS " + field.encode() + b" double\n")
+    count = int(data[data.index(b"POINT_DATA ") + 11:].split(b"\n", 1)[0])
+    pos = data.index(b"\n", at + 1) + 1
+    flat = struct.unpack(">%dd" % (3 * count), data[pos:pos + 24 * count])
+    return [flat[3 * i:3 * i + 3] for i in range(count)]
+
+
+def case_probes(path):
+    """[(name, (x, y, z))] of a case's <probes>: its <probe> elements, then its file's rows."""
+    probes = ET.parse(path).getroot().find("probes")
+    found = [(p.get("name"), tuple(float(p.get(a, "0")) for a in "xyz")) for p in probes.findall("probe")]
+    if probes.get("file"):
+        with open(probes.get("file")) as f:
+            rows = [line.split(",") for line in f.read().lstrip("\ufeff").splitlines()[1:] if line.strip()]
+        found += [(r[0].strip(), tuple([float(v) for v in r[1:]] + [0.0] * (4 - len(r)))) for r in rows]
+    return found
+
+
+def barycentric(points, cell, x, dim):
+    """x's barycentric coordinates in cell (solved by Cramer's rule on the edges from its first
+    vertex, in numbers of Python's own)."""
+    v = [points[i] for i in cell]
+    e = [[v[i + 1][a] - v[0][a] for a in range(dim)] for i in range(dim)]
+    r = [x[a] - v[0][a] for a in range(dim)]
+    if dim == 2:
+        det = e[0][0] * e[1][1] - e[0][1] * e[1][0]
+        lam = [(r[0] * e[1][1] - r[1] * e[1][0]) / det, (e[0][0] * r[1] - e[0][1] * r[0]) / det]
+    else:
+        def cross(p, q):
+            return [p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2], p[0] * q[1] - p[1] * q[0]]
+        c = [cross(e[1], e[2]), cross(e[2], e[0]), cross(e[0], e[1])]
+        det = sum(e[0][a] * c[0][a] for a in range(3))
+        lam = [sum(r[a] * c[i][a] for a in range(3)) / det for i in range(3)]
+    return [1 - sum(lam)] + lam
+
+
+def locate(points, cells, x, dim):
+    """fesim's rule (assembly/probes.h): the lowest cell holding x (barycentric coordinates
+    >= -1e-10), else the one it misses least within 0.1; its weights, negatives set to 0 and
+    rescaled to sum to 1.  None outside."""
+    best = None
+    for c, cell in enumerate(cells):
+        lam = barycentric(points, cell, x, dim)
+        low = min(lam)
+        if low >= -1e-10:
+            best = (c, lam)
+            break
+        if low >= -0.1 and (best is None or low > min(best[1])):
+            best = (c, lam)
+    if best is None:
+        return None
+    w = [max(v, 0.0) for v in best[1]]
+    return cells[best[0]], [v / sum(w) for v in w]
+
+
+def exact_at(case_path, x, t):
+    """The case's <exact> at point x and time t: its expression read as Python (^ as **)."""
+    root = ET.parse(case_path).getroot()
+    text = root.find("tracer/exact").text
+    if "if(" in text.replace(" ", ""):
+        sys.exit("probes: an <exact> with if() is beyond this check's reading of expressions")
+    names = {k: getattr(math, k) for k in ("sin", "cos", "tan", "exp", "log", "sqrt", "pi", "e",
+                                            "sinh", "cosh", "tanh", "atan2", "erf", "floor")}
+    names.update(abs=abs, min=min, max=max, x=x[0], y=x[1], z=x[2], t=t)
+    for p in root.findall("parameters/param"):
+        names[p.get("name")] = eval(p.text.replace("^", "**"), {}, dict(names))
+    return eval(text.replace("^", "**"), {}, names)
+
+
+def check_probes(a, work, over, extra):
+    """The probes' rows against the dumps' nodal fields and the exact solution."""
+    path, name, out = make_case(a.case_dir, work, "run", **dict(over, every=a.every or 10))
+    run(a.fesim, path, extra, skip_without_gpu=True)
+    probes = case_probes(path)
+    tracer = tracer_name(a.case_dir)
+    with open(os.path.join(out, name + ".probes.csv")) as f:
+        header = f.readline().strip().split(",")
+        rows = {float(r.split(",")[1]): dict(zip(header, map(float, r.split(",")))) for r in f if r.strip()}
+    with open(os.path.join(out, name + ".vtk.series")) as f:
+        series = [(d["name"], d["time"]) for d in json.load(f)["files"]]
+    bad, worst, compared = [], 0.0, 0
+    points, cells = read_vtk_mesh(os.path.join(out, series[0][0]))
+    dim = 3 if len(cells[0]) == 4 else 2
+    where = {p: locate(points, cells, x, dim) for p, x in probes}
+    for file, t in series:
+        if t not in rows:
+            bad.append(f"no probes row at the dump's time {t!r}")
+            continue
+        field = read_vtk_field(os.path.join(out, file), tracer)
+        velocity = read_vtk_vectors(os.path.join(out, file), "velocity") if "velocity%x%" + probes[0][0] in header else None
+        scale = max(abs(v) for v in field)
+        for p, _ in probes:
+            cell, w = where[p]
+            value = sum(wi * field[i] for wi, i in zip(w, cell))
+            worst = max(worst, abs(rows[t][f"{tracer}%{p}"] - value) / scale)
+            compared += 1
+            for k in range(dim if velocity else 0):
+                u = sum(wi * velocity[i][k] for wi, i in zip(w, cell))
+                worst = max(worst, abs(rows[t][f"velocity%{'xyz'[k]}%{p}"] - u) / max(1.0, abs(u)))
+    error = max(abs(r[f"{tracer}%{p}"] - exact_at(path, x, t)) for t, r in rows.items() for p, x in probes)
+    print(f"{len(probes)} probes, {len(rows)} rows, {len(series)} dumps: largest difference from the dumps' "
+          f"P1 interpolant {worst:.3e} (relative, {compared} values); largest |probe - exact| {error:.3e}")
+    rtol = a.rtol if a.rtol is not None else 1e-12
+    if worst > rtol:
+        bad.append(f"the probes differ from the dumps' interpolant by {worst:.3e} > {rtol:g}")
+    if a.max_error is not None and error > a.max_error:
+        bad.append(f"|probe - exact| reaches {error:.3e} > {a.max_error:g}")
+    if a.backend == "cuda":
+        path, name, cpu_out = make_case(a.case_dir, work, "cpu", **dict(over, every=a.every or 10))
+        run(a.fesim, path, [x for x in extra if x not in ("--backend", "cuda")] + ["--backend", "cpu"])
+        with open(os.path.join(cpu_out, name + ".probes.csv")) as f:
+            cpu = [list(map(float, r.split(","))) for r in f.read().splitlines()[1:]]
+        gpu = [[row[h] for h in header] for _, row in sorted(rows.items())]
+        diff = max(abs(x - y) for r, s in zip(gpu, cpu) for x, y in zip(r[2:], s[2:]))
+        print(f"GPU {len(gpu)} rows, CPU {len(cpu)}; largest difference {diff:.3e}")
+        if len(gpu) != len(cpu) or diff > a.cpu_rtol:
+            bad.append("the GPU's probes are not the CPU's")
+    for b in bad:
+        print("FAIL: " + b)
+    return not bad
 
 
 def order(e_coarse, e_fine, ratio=2.0):
@@ -395,12 +553,17 @@ def main():
     p.add_argument("case_dir")
     p.add_argument("check", choices=["error", "order", "time-order", "conservation", "strategies", "backends",
                                      "velocity-files", "advection-forms", "formats",
-                                      "restart", "signal", "bounds", "cfl"])
+                                      "restart", "signal", "bounds", "cfl", "probes"])
     p.add_argument("--every-checkpoint", type=int, default=10)
     p.add_argument("--size", type=float)
     p.add_argument("--dt", type=float)
     p.add_argument("--end", type=float)
     p.add_argument("--splitting")
+    p.add_argument("--every", type=int, help="probes: dumps every N steps (default 10)")
+    p.add_argument("--probes-every", type=int, help="<probes every>: a probes row every N steps")
+    p.add_argument("--probe", action="append", default=[], help="NAME=X,Y[,Z]: a <probe> added to the case")
+    p.add_argument("--max-error", type=float, help="probes: the largest |probe - exact|")
+    p.add_argument("--cpu-rtol", type=float, default=1e-9, help="probes with --backend cuda: GPU against CPU")
     p.add_argument("--param", action="append", default=[], help="NAME=VALUE: a <param> of the case")
     p.add_argument("--scheme", action="append", default=[], help="ATTR=VALUE: an attribute of <scheme>")
     p.add_argument("--sizes", type=lambda s: [float(x) for x in s.split(",")])
@@ -441,8 +604,8 @@ def main():
         if probe.returncode == 4:
             print(f"skipped: {probe.stderr.strip()}")
             return SKIP
-    over = dict(size=a.size, dt=a.dt, end=a.end, splitting=a.splitting,
-                params=dict(kv.split("=", 1) for kv in a.param),
+    over = dict(size=a.size, dt=a.dt, end=a.end, splitting=a.splitting, probes_every=a.probes_every,
+                probes=a.probe, params=dict(kv.split("=", 1) for kv in a.param),
                 scheme=dict(kv.split("=", 1) for kv in a.scheme),
                 mesh_file=os.path.abspath(a.mesh) if a.mesh else None, conservative=a.conservative)
 
@@ -501,6 +664,11 @@ def main():
             os.makedirs(part)
             rows = open(os.path.join(out, name + ".stat")).read().splitlines(True)
             open(os.path.join(part, name + ".stat"), "w").writelines(rows[: k + k // 2 + 2])
+            probes = os.path.join(out, name + ".probes.csv")
+            if os.path.exists(probes):
+                lines = open(probes).read().splitlines(True)
+                open(os.path.join(part, name + ".probes.csv"), "w").writelines(
+                    lines[:1] + [r for r in lines[1:] if int(r.split(",")[0]) <= k + k // 2])
             ckpt = os.path.join(part, f"{name}_checkpoint_{k:06d}.bin")
             shutil.copy(os.path.join(out, f"{name}_checkpoint_{k:06d}.bin"), ckpt)
             shutil.copy(os.path.join(out, name + ".run"), part)  # whose outputs these are
@@ -509,9 +677,10 @@ def main():
             again = [r.rsplit(",", 1)[0] for r in open(os.path.join(part, name + ".stat")).read().splitlines(True)]
             last = sorted(f for f in os.listdir(out) if f.endswith(".vtk"))[-1]
             same_vtk = open(os.path.join(out, last), "rb").read() == open(os.path.join(part, last), "rb").read()
+            same_probes = same_file(probes, os.path.join(part, name + ".probes.csv"))
             print(f"{len(full)} stat rows, restarted run: {len(again)}; identical rows: {full == again}; "
-                  f"final dump {last} identical: {same_vtk}")
-            ok = full == again and same_vtk
+                  f"final dump {last} identical: {same_vtk}{same_probes[1]}")
+            ok = full == again and same_vtk and same_probes[0]
         elif a.check == "signal":
             import signal
             import time
@@ -538,8 +707,11 @@ def main():
                 last = sorted(f for f in os.listdir(out) if f.endswith(".vtk"))[-1]
                 same = [r.rsplit(",", 1)[0] for r in rows] == [r.rsplit(",", 1)[0] for r in again]
                 same_vtk = open(os.path.join(out, last), "rb").read() == open(os.path.join(part, last), "rb").read()
-                print(f"restarted from {ckpts[0]}: identical stat rows {same}, final dump identical {same_vtk}")
-                ok = same and same_vtk
+                same_probes = same_file(os.path.join(out, name + ".probes.csv"),
+                                        os.path.join(part, name + ".probes.csv"))
+                print(f"restarted from {ckpts[0]}: identical stat rows {same}, final dump identical {same_vtk}"
+                      f"{same_probes[1]}")
+                ok = same and same_vtk and same_probes[0]
         elif a.check == "bounds":
             ok = True
             strategies = [a.assembly] if a.assembly else ["lma", "addto", "matfree"]
@@ -611,6 +783,8 @@ def main():
                       + (f" (numbers of {digits:g} precision in the file)" if digits else "")
                       + ("" if good else "  <- FAIL"))
                 ok = ok and good
+        elif a.check == "probes":
+            ok = check_probes(a, work, over, extra)
         elif a.check == "backends":
             ok = True
             probe = subprocess.run([a.fesim, "--quiet", "--backend", "cuda", "--check",

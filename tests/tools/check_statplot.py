@@ -3,8 +3,9 @@
 
 Usage: check_statplot.py STATPLOT_PY
 
-Writes a .stat file with the exact-solution columns, one without, a probes
-CSV and bad inputs into a temporary folder, runs statplot on them and checks
+Writes a .stat file with the exact-solution columns, one without, two probes
+CSV files (columns of any names, and FIELD%PROBE as fesim writes them) and bad
+inputs into a temporary folder, runs statplot on them and checks
 the exit codes, the exact error messages (one line on stderr), the printed
 PNG path, the PNG (signature, size from its IHDR chunk: the number of subplot
 rows) and, through statplot's own functions, the number of subplots and lines.
@@ -29,6 +30,8 @@ ROWS_EXACT = ["0,0,0,0,1,0.5,0,0,0,0,0",
               "3,0.75,0.25,-3e-09,0.95,0.5,4.5e-06,7.5e-05,27,10,0.09"]
 ROWS_PLAIN = ["0,0,0,0,1,0.5,0,0,0", "1,0.5,0.5,0,0.9,0.5,30,10,0.01",
               "2,1,0.5,0,0.85,0.5,29,10,0.02"]
+PROBES_HEADER = "step,time,T%a,T%b.2,T%c,velocity%x%a,velocity%x%b.2,velocity%x%c"
+PROBES_ROWS = ["0,0,1,0,0.5,1,0,-1", "5,0.5,0.9,0.1,0.5,1,0,-1", "10,1,0.8,0.2,0.5,1,0,-1"]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 failures = []
@@ -50,6 +53,7 @@ def write_inputs():
     os.mkdir("other")
     write("other/plain.stat", "\n".join([HEADER_PLAIN] + ROWS_PLAIN) + "\n")
     write("run.probes.csv", "time,p1_T,p2_T\n0,1,0\n0.5,0.9,0.1\n1,0.8,0.2\n")
+    write("case.probes.csv", PROBES_HEADER + "\n" + "\n".join(PROBES_ROWS) + "\n")
     write("empty.stat", "")
     write("numbers.csv", "0,1\n0.5,2\n")
     write("case.xml", '<?xml version="1.0"?>\n<case name="x"/>\n')
@@ -113,6 +117,10 @@ def check_runs(statplot):
     good(statplot, ["exact.stat", "other/plain.stat", "-c", "max"], "exact.png", 1, False,
          "two files, one column")
     good(statplot, ["run.probes.csv", "-c", "p1_T,p2_T"], "run.probes.png", 1, True, "probes")
+    good(statplot, ["case.probes.csv", "-o", "fields.png"], "fields.png", 1, True,
+         "a probes file's fields by default")
+    good(statplot, ["case.probes.csv", "-c", "T,T%c,velocity%x", "-x", "step", "-o", "three.png"],
+         "three.png", 2, True, "a field, a column and a field")
     rc, stdout, stderr = run(statplot, "exact.stat", "other/plain.stat", "--list")
     check(rc == 0 and stdout == f"exact.stat: 4 rows; columns: {HEADER_EXACT.replace(',', ', ')}\n"
           f"other/plain.stat: 3 rows; columns: {COLUMNS_PLAIN}\n" and stderr == "",
@@ -145,6 +153,12 @@ def check_errors(statplot):
         "no column 'l2_error'; its columns: " + COLUMNS_PLAIN, "a column one file lacks")
     bad(statplot, ["run.probes.csv", "-x", "step", "-c", "p1_T"], 2, "'run.probes.csv' has no "
         "column 'step'; its columns: time, p1_T, p2_T", "-x step without a step column")
+    bad(statplot, ["case.probes.csv", "-c", "velocity%z"], 2, "'case.probes.csv' has no column "
+        "'velocity%z'; its columns: " + PROBES_HEADER.replace(",", ", ") + " (and probe fields: T, "
+        "velocity%x)", "a field the probes file lacks")
+    bad(statplot, ["case.probes.csv", "exact.stat"], 2, "no column asked for, and "
+        "'case.probes.csv' has no 'min' and 'max' to plot by default; choose with -c from: "
+        + PROBES_HEADER.replace(",", ", "), "no -c for a probes file and a stat file")
     bad(statplot, ["exact.stat", "-c", ""], 2, "no column asked for: -c needs a column name; the "
         "columns of 'exact.stat': " + HEADER_EXACT.replace(",", ", "), "-c ''")
     bad(statplot, ["run.probes.csv"], 2, "no column asked for, and 'run.probes.csv' has no 'min' "
@@ -165,10 +179,13 @@ def check_figures(statplot):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     exact, plain = module.read_table("exact.stat"), module.read_table("other/plain.stat")
+    probes = module.read_table("case.probes.csv")
     views = (([exact], None, ["min", "max", "l2_error"], 1),
              ([plain], None, ["min", "max"], 1),
              ([exact, plain], None, ["min", "max"], 2),
-             ([exact, plain], ["integral,max"], ["integral", "max"], 2))
+             ([exact, plain], ["integral,max"], ["integral", "max"], 2),
+             ([probes], None, ["T", "velocity%x"], 3),
+             ([probes], ["T%b.2"], ["T%b.2"], 1))
     for tables, asked, expected, lines in views:
         columns = module.choose_columns(tables, asked, "time")
         check(columns == expected, f"columns {columns}, expected {expected}")
@@ -179,6 +196,9 @@ def check_figures(statplot):
         check(all(len(ax.get_lines()) == lines for ax in axes), f"not {lines} lines per subplot")
         check([ax.get_ylabel() for ax in axes] == expected, "y labels are not the column names")
     check([exact.label, plain.label] == ["exact", "plain"], f"labels {exact.label}, {plain.label}")
+    fig = module.make_figure([probes], ["velocity%x"])
+    labels = [line.get_label() for line in fig.get_axes()[0].get_lines()]
+    check(labels == ["a", "b.2", "c"], f"a field's lines are labelled {labels}, not by the probes")
 
 
 def main(argv):

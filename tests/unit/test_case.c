@@ -129,6 +129,36 @@ static void check_defaults(void)
   CHECK(c->output_every == 1 && c->output_period == 0);
   CHECK(c->checkpoint_every == 0);
   CHECK(c->cfl == 0 && c->dt_max == 0);
+  CHECK(c->n_probes == 0 && c->probes == NULL && c->probes_every == 1 && !c->probes_file);
+  fe_case_destroy(c);
+}
+
+/* <probe> elements first, then the rows of the file of points (a byte order mark, CR LF, blank
+ * lines and spaces around the values), each with where it is given. */
+static void check_probes(void)
+{
+  struct fe_case *c = NULL;
+  char where[2 * FE_QUOTE_SIZE];
+  CHECK_OK(fe_case_read(data("case/probes.xml"), &c));
+  if (!c) return;
+  CHECK(c->probes_every == 5 && c->probes_line == 10);
+  CHECK(same(c->probes_file, data("case/points.csv")));
+  CHECK(c->n_probes == 4);
+  static const char *const names[] = {"centre", "top.right-2", "well_1", "well_2"};
+  static const double xy[4][3] = {{0.5, 0.5, 0}, {1, 1, 0}, {0.25, 0.75, 0}, {0.1, 0.25, 0}};
+  static const int coords[] = {2, 3, 2, 2}, lines[] = {11, 12, 3, 5}, in_file[] = {0, 0, 1, 1};
+  for (int p = 0; p < 4 && c->n_probes == 4; p++) {
+    const struct fe_probe *q = &c->probes[p];
+    CHECK(same(q->name, names[p]) && q->n_coords == coords[p] && q->line == lines[p]);
+    CHECK(q->in_file == in_file[p]);
+    for (int a = 0; a < 3; a++) CHECK(q->x[a] == xy[p][a]);
+  }
+  if (c->n_probes == 4) {
+    CHECK(strstr(fe_case_probe_where(c, &c->probes[1], where, sizeof where),
+                 "probes.xml:12: <probe name=\"top.right-2\">") != NULL);
+    CHECK(strstr(fe_case_probe_where(c, &c->probes[3], where, sizeof where),
+                 "points.csv:5: probe 'well_2'") != NULL);
+  }
   fe_case_destroy(c);
 }
 
@@ -149,6 +179,52 @@ static void check_time_rules(void)
     CHECK(c->output_every == 3 && c->output_period == 0.3); /* 0.3 / 0.1 = 2.9999999999999996 */
     fe_case_destroy(c);
   }
+}
+
+static void write_file(const char *path, const char *text, size_t n)
+{
+  FILE *f = fopen(path, "wb");
+  CHECK(f && fwrite(text, 1, n, f) == n);
+  if (f) fclose(f);
+}
+
+/* The file of points at its limits: a NUL byte, FE_MAX_PROBES probes (read) and one more
+ * (refused); each refusal an input error. */
+static void check_points_files(void)
+{
+  char file[] = "test_case_points.XXXXXX";
+  const int fd = mkstemp(file);
+  CHECK(fd >= 0);
+  if (fd < 0) return;
+  close(fd);
+  struct fe_probe *probes = NULL;
+  int n = 0;
+  write_file(file, "name,x,y\na\0b,1,2\n", 17);
+  fe_error_set_quiet(1);
+  CHECK(fe_probes_read_csv(file, file, &probes, &n) == FE_ERR_INPUT && n == 0);
+  fe_error_set_quiet(0);
+  const size_t size = 16 + (size_t)(FE_MAX_PROBES + 1) * 16;
+  char *text = malloc(size), *w = text;
+  w += sprintf(w, "name,x,y\n");
+  for (int i = 0; i < FE_MAX_PROBES; i++) w += sprintf(w, "p%d,%d,0.5\n", i, i % 7);
+  write_file(file, text, (size_t)(w - text));
+  CHECK_OK(fe_probes_read_csv(file, file, &probes, &n));
+  CHECK(n == FE_MAX_PROBES && probes && same(probes[n - 1].name, "p99999"));
+  CHECK(n == FE_MAX_PROBES && probes[n - 1].x[0] == 99999 % 7 && probes[n - 1].line == n + 1);
+  int first, second;
+  CHECK_OK(fe_probes_find_duplicate(probes, n, &first, &second));
+  CHECK(first == -1 && second == -1);
+  fe_probes_free(probes, n);
+  probes = NULL;
+  n = 0;
+  w += sprintf(w, "q,0,0\n");
+  write_file(file, text, (size_t)(w - text));
+  fe_error_set_quiet(1);
+  CHECK(fe_probes_read_csv(file, file, &probes, &n) == FE_ERR_INPUT && n == FE_MAX_PROBES);
+  fe_error_set_quiet(0);
+  fe_probes_free(probes, n);
+  free(text);
+  unlink(file);
 }
 
 static void check_tensors(void)
@@ -264,6 +340,8 @@ int main(void)
   check_full();
   check_defaults();
   check_time_rules();
+  check_probes();
+  check_points_files();
   check_tensors();
   check_relative();
   check_piecewise();

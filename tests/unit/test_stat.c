@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "fresh_dir.h"
+#include "read_all.h"
 #include "test.h"
 
 #include <dirent.h>
@@ -38,23 +39,6 @@ static const struct fe_stat_row ROWS[] = {
 enum { N_ROWS = sizeof ROWS / sizeof ROWS[0] };
 
 static int same(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
-
-static char *read_all(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  rewind(f);
-  char *buf = malloc((size_t)size + 1);
-  if (buf && fread(buf, 1, (size_t)size, f) != (size_t)size) {
-    free(buf);
-    buf = NULL;
-  }
-  if (buf) buf[size] = 0;
-  fclose(f);
-  return buf;
-}
 
 static double next_double(char **p)
 {
