@@ -116,7 +116,8 @@ int fe_outputs_init(struct fe_outputs *o, const struct fe_options *opt, const st
                            .sched = sched,
                            .dir = opt->output_dir ? opt->output_dir : c->output_dir,
                            .saved_step = -1,
-                           .error_step = -1};
+                           .error_step = -1,
+                           .probe_velocity_time = NAN};
   FE_CALL(resolve_case_path(o));
   FE_CALL(check_output_dir(o));
   return check_output_names(o);
@@ -549,7 +550,11 @@ int fe_outputs_write_probes(struct fe_outputs *o, struct fe_scheme *s,
   double *values = o->probe_values->a, *host = o->h_probes, *row = o->h_probes + n * (1 + d);
   FE_CALL(fe_probes_interpolate(probes, s->tracer->a, 1, values));
   if (d) { /* u(t) of the run: its expressions or its files */
-    FE_CALL(fe_velocity_at(s->velocity, s->cp, t, o->probe_velocity));
+    if (t != o->probe_velocity_time && /* a steady u is evaluated once */
+        (fe_velocity_time_dependent(s->velocity) || isnan(o->probe_velocity_time))) {
+      FE_CALL(fe_velocity_at(s->velocity, s->cp, t, o->probe_velocity));
+      o->probe_velocity_time = t;
+    }
     FE_CALL(fe_probes_interpolate(probes, o->probe_velocity->a, d, values + n));
   }
   FE_CALL(fe_vec_download(o->probe_values, host));

@@ -39,6 +39,7 @@ struct fe_outputs {
   struct fe_vec *probe_values;   /* n_probes: the tracer's values, then n_probes * d: the
                                     velocity's, probe by probe */
   struct fe_vec *probe_velocity; /* u(t) at the nodes, for the probes (with a velocity) */
+  double probe_velocity_time;    /* the t it holds (NAN: none yet) */
   double *h_probes;              /* host: probe_values, then the row in column order */
   long saved_step;              /* step of the newest checkpoint written or restored, or -1 */
   char *saved_path;             /* that checkpoint */
