@@ -80,9 +80,11 @@ static int inflow_facets(const struct fe_mesh *m, const struct fe_bcs *bcs, cons
   return inflow;
 }
 
-int fe_inflow_warn(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
-                   double t, const double *u)
+int fe_inflow_warn(const struct fe_case *c, const char *tracer, const struct fe_mesh *m,
+                   const struct fe_bcs *bcs, double t, const double *u)
 {
+  char of[96] = "";
+  if (tracer) snprintf(of, sizeof of, " for tracer '%.64s'", tracer);
   int *ptr, *inc;
   FE_CALL(fe_mesh_incidence(m, &ptr, &inc));
   char buf[FE_QUOTE_SIZE];
@@ -96,10 +98,10 @@ int fe_inflow_warn(const struct fe_case *c, const struct fe_mesh *m, const struc
     const int inflow = inflow_facets(m, bcs, ptr, inc, group->tag, u, umax, &facets);
     if (inflow)
       fe_warn("%s: the flow enters the domain through %d of the %d boundary facets of physical "
-              "group '%s' (%d) at t = %.9g, and they have no Dirichlet value: Galerkin advection "
-              "is unstable where nothing sets what flows in; give that boundary a <dirichlet> "
-              "value",
-              shown, inflow, facets, group->name[0] ? group->name : "unnamed", group->tag, t);
+              "group '%s' (%d) at t = %.9g, and they have no Dirichlet value%s: Galerkin "
+              "advection is unstable where nothing sets what flows in; give that boundary a "
+              "<dirichlet> value",
+              shown, inflow, facets, group->name[0] ? group->name : "unnamed", group->tag, t, of);
   }
   free(ptr);
   free(inc);
@@ -108,10 +110,14 @@ int fe_inflow_warn(const struct fe_case *c, const struct fe_mesh *m, const struc
 
 /* ---------------------------------------------------------------- growth */
 
-void fe_bounds_init(struct fe_bounds *b, int checked, long n_nodes, const double *initial,
-                    long n_dirichlet, const double *dirichlet, int absorbs)
+void fe_bounds_init(struct fe_bounds *b, const char *tracer, int checked, long n_nodes,
+                    const double *initial, long n_dirichlet, const double *dirichlet, int absorbs)
 {
   *b = (struct fe_bounds){.lo = INFINITY, .hi = -INFINITY, .min = INFINITY, .max = -INFINITY};
+  if (tracer)
+    snprintf(b->what, sizeof b->what, "tracer '%.64s'", tracer);
+  else
+    snprintf(b->what, sizeof b->what, "the tracer");
   for (long i = 0; i < n_nodes; i++)
     b->lo = fmin(b->lo, initial[i]), b->hi = fmax(b->hi, initial[i]);
   for (long i = 0; i < n_dirichlet; i++)
@@ -140,16 +146,16 @@ int fe_bounds_check(struct fe_bounds *b, double min, double max, long step, doub
   if (!b->checked) return FE_SUCCESS;
   const double e = overshoot(b, min, max);
   FE_CHECK(e <= FE_BOUNDS_STOP, FE_ERR_NUMERICAL,
-           "the tracer spans [%.6g, %.6g] after step %ld (t = %.9g), more than %g times the width "
+           "%s spans [%.6g, %.6g] after step %ld (t = %.9g), more than %g times the width "
            "of its data's range [%.6g, %.6g] beyond it: the scheme is unstable (an inflow "
            "boundary without a Dirichlet value, or a dt past the stable limit?)",
-           min, max, step, t, FE_BOUNDS_STOP, b->lo, b->hi);
+           b->what, min, max, step, t, FE_BOUNDS_STOP, b->lo, b->hi);
   if (e > FE_BOUNDS_WARN && !b->warned) {
     b->warned = 1;
-    fe_warn("the tracer spans [%.6g, %.6g] after step %ld (t = %.9g), more than %g times the "
+    fe_warn("%s spans [%.6g, %.6g] after step %ld (t = %.9g), more than %g times the "
             "width of its data's range [%.6g, %.6g] beyond it: the scheme may be going unstable; "
             "fesim stops at %g times",
-            min, max, step, t, FE_BOUNDS_WARN, b->lo, b->hi, FE_BOUNDS_STOP);
+            b->what, min, max, step, t, FE_BOUNDS_WARN, b->lo, b->hi, FE_BOUNDS_STOP);
   }
   return FE_SUCCESS;
 }
@@ -157,7 +163,7 @@ int fe_bounds_check(struct fe_bounds *b, double min, double max, long step, doub
 void fe_bounds_summary(const struct fe_bounds *b)
 {
   if (!b->checked || overshoot(b, b->min, b->max) <= 1e-12) return;
-  printf("  bounds     the tracer left its data's range [%.6g, %.6g]: it spanned [%.6g, %.6g] "
+  printf("  bounds     %s left its data's range [%.6g, %.6g]: it spanned [%.6g, %.6g] "
          "(%.3g %% of the range beyond it)\n",
-         b->lo, b->hi, b->min, b->max, 100 * overshoot(b, b->min, b->max));
+         b->what, b->lo, b->hi, b->min, b->max, 100 * overshoot(b, b->min, b->max));
 }

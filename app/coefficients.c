@@ -33,51 +33,47 @@ static void point_group_free(const struct fe_backend *be, struct fe_point_group 
   fe_backend_free(be, g->program);
 }
 
-/* velocity: the d components; diffusivity: the tensor, a scalar k as diag(k) */
-static int tensors(const struct fe_case *c, struct fe_coefficient_programs *cp)
+/* The diffusivity tensor, a scalar k as diag(k). */
+static int tensors(const struct fe_tracer *tr, struct fe_coefficient_programs *cp)
 {
   const struct fe_backend *be = cp->space->be;
   const int d = cp->space->d, ns = FE_NSYM(d);
   struct fe_program h[6];
-  if (c->n_velocity) {
-    for (int a = 0; a < d; a++) h[a] = *fe_expr_program(c->velocity[a]);
-    cp->n_velocity = d;
-    FE_CALL(upload_programs(be, h, d, &cp->velocity));
-  }
   for (int k = 0; k < ns; k++) {
     const int diagonal = k == 0 || k == (d == 2 ? 2 : 3) || k == 5;
-    if (c->n_diffusivity == ns)
-      h[k] = *fe_expr_program(c->diffusivity[k]);
+    if (tr->n_diffusivity == ns)
+      h[k] = *fe_expr_program(tr->diffusivity[k]);
     else if (diagonal)
-      h[k] = *fe_expr_program(c->diffusivity[0]);
+      h[k] = *fe_expr_program(tr->diffusivity[0]);
     else
       fe_program_constant(0.0, &h[k]);
   }
   cp->n_diffusivity = ns;
   cp->uniform_diffusivity = 1;
-  for (int k = 0; k < c->n_diffusivity; k++)
-    cp->uniform_diffusivity &= !fe_expr_depends_on_space(c->diffusivity[k]);
+  for (int k = 0; k < tr->n_diffusivity; k++)
+    cp->uniform_diffusivity &= !fe_expr_depends_on_space(tr->diffusivity[k]);
   return upload_programs(be, h, ns, &cp->diffusivity);
 }
 
 /* One group per Dirichlet boundary: its nodes and their positions in the list. */
-static int dirichlet_groups(const struct fe_case *c, const struct fe_bcs *bcs,
+static int dirichlet_groups(const struct fe_tracer *tr, const struct fe_bcs *bcs,
                             struct fe_coefficient_programs *cp)
 {
   const struct fe_backend *be = cp->space->be;
-  FE_CALLOC(c->n_boundaries + 1, &cp->groups);
+  FE_CALLOC(tr->n_boundaries + 1, &cp->groups);
   int *nodes, *pos;
   FE_MALLOC(bcs->n_dirichlet + 1, &nodes);
   int err = fe_malloc(((size_t)bcs->n_dirichlet + 1) * sizeof *pos, &pos);
-  for (int b = 0; !err && b < c->n_boundaries; b++) {
-    if (c->boundaries[b].kind != FE_BC_DIRICHLET) continue;
+  for (int b = 0; !err && b < tr->n_boundaries; b++) {
+    if (tr->boundaries[b].kind != FE_BC_DIRICHLET) continue;
     long m = 0;
     for (long k = 0; k < bcs->n_dirichlet; k++)
       if (bcs->dirichlet_bc[k] == b) {
         nodes[m] = bcs->dirichlet[k];
         pos[m++] = (int)k;
       }
-    if (m) err = point_group(be, m, nodes, pos, c->boundaries[b].value, &cp->groups[cp->n_groups++]);
+    if (m)
+      err = point_group(be, m, nodes, pos, tr->boundaries[b].value, &cp->groups[cp->n_groups++]);
   }
   free(nodes);
   free(pos);
@@ -115,7 +111,7 @@ static int slot_incidence(const struct fe_bcs *bcs, const struct fe_mesh *m,
 
 /* Interpolated loads: the facet mass weights and, per Neumann <boundary>, the facets'
  * vertices where its flux is evaluated. */
-static int neumann_vertices(const struct fe_case *c, const struct fe_bcs *bcs,
+static int neumann_vertices(const struct fe_tracer *tr, const struct fe_bcs *bcs,
                             const struct fe_mesh *m, struct fe_coefficient_programs *cp)
 {
   const struct fe_backend *be = cp->space->be;
@@ -130,8 +126,8 @@ static int neumann_vertices(const struct fe_case *c, const struct fe_bcs *bcs,
   for (long k = 0; !err && k < n; k++)
     w[k] = fe_facet_measure(m, m->facets + (long)bcs->neumann_facet[k] * d) / (d * (d + 1));
   if (!err) err = fe_backend_alloc(be, (size_t)n * sizeof(double), w, &nf->w);
-  if (!err) err = fe_calloc((size_t)c->n_boundaries + 1, sizeof *nf->groups, &nf->groups);
-  for (int b = 0; !err && b < c->n_boundaries; b++) {
+  if (!err) err = fe_calloc((size_t)tr->n_boundaries + 1, sizeof *nf->groups, &nf->groups);
+  for (int b = 0; !err && b < tr->n_boundaries; b++) {
     long count = 0;
     for (long k = 0; k < ns; k++)
       if (bcs->neumann_bc[k / d] == b) {
@@ -139,7 +135,7 @@ static int neumann_vertices(const struct fe_case *c, const struct fe_bcs *bcs,
         pos[count++] = (int)k;
       }
     if (count)
-      err = point_group(be, count, node, pos, c->boundaries[b].value, &nf->groups[nf->n_groups++]);
+      err = point_group(be, count, node, pos, tr->boundaries[b].value, &nf->groups[nf->n_groups++]);
   }
   free(node);
   free(pos);
@@ -148,8 +144,8 @@ static int neumann_vertices(const struct fe_case *c, const struct fe_bcs *bcs,
 }
 
 /* Loads by quadrature: the facets' nodes and, per Neumann <boundary>, its facets. */
-static int neumann_lists(const struct fe_case *c, const struct fe_bcs *bcs, const struct fe_mesh *m,
-                         struct fe_coefficient_programs *cp)
+static int neumann_lists(const struct fe_tracer *tr, const struct fe_bcs *bcs,
+                         const struct fe_mesh *m, struct fe_coefficient_programs *cp)
 {
   const struct fe_backend *be = cp->space->be;
   struct fe_neumann_facets *nf = &cp->neumann;
@@ -161,54 +157,56 @@ static int neumann_lists(const struct fe_case *c, const struct fe_bcs *bcs, cons
   for (long k = 0; !err && k < n * d; k++)
     vertices[k] = m->facets[(long)bcs->neumann_facet[k / d] * d + k % d];
   if (!err) err = fe_backend_alloc(be, (size_t)n * d * sizeof(int), vertices, &nf->vertices);
-  if (!err) err = fe_calloc((size_t)c->n_boundaries + 1, sizeof *nf->lists, &nf->lists);
-  for (int b = 0; !err && b < c->n_boundaries; b++) {
+  if (!err) err = fe_calloc((size_t)tr->n_boundaries + 1, sizeof *nf->lists, &nf->lists);
+  for (int b = 0; !err && b < tr->n_boundaries; b++) {
     struct fe_facet_group *g = &nf->lists[nf->n_lists];
     for (long k = 0; k < n; k++)
       if (bcs->neumann_bc[k] == b) list[g->m++] = (int)k;
     if (!g->m) continue;
     nf->n_lists++;
     err = fe_backend_alloc(be, (size_t)g->m * sizeof(int), list, &g->facets);
-    if (!err) err = upload_one(be, c->boundaries[b].value, &g->program);
+    if (!err) err = upload_one(be, tr->boundaries[b].value, &g->program);
   }
   free(vertices);
   free(list);
   return err;
 }
 
-static int neumann_facets(const struct fe_case *c, const struct fe_bcs *bcs,
+static int neumann_facets(const struct fe_tracer *tr, const struct fe_bcs *bcs,
                           const struct fe_mesh *m, struct fe_coefficient_programs *cp)
 {
   cp->neumann.n = bcs->n_neumann_facets;
   if (!cp->neumann.n) return FE_SUCCESS;
   FE_CALL(slot_incidence(bcs, m, cp));
-  return cp->quadrature ? neumann_lists(c, bcs, m, cp) : neumann_vertices(c, bcs, m, cp);
+  return cp->quadrature ? neumann_lists(tr, bcs, m, cp) : neumann_vertices(tr, bcs, m, cp);
 }
 
-static int create(const struct fe_case *c, const struct fe_bcs *bcs, struct fe_coefficient_programs *cp)
+static int create(const struct fe_case *cs, const struct fe_tracer *tr, const struct fe_bcs *bcs,
+                  struct fe_coefficient_programs *cp)
 {
-  FE_CALL(tensors(c, cp));
-  FE_CALL(upload_one(cp->space->be, c->source, &cp->source));
-  FE_CALL(upload_one(cp->space->be, c->exact, &cp->exact));
-  FE_CALL(upload_one(cp->space->be, c->absorption, &cp->absorption));
-  cp->uniform_absorption = c->absorption && !fe_expr_depends_on_space(c->absorption);
-  cp->quadrature = c->loads == FE_LOADS_QUADRATURE;
-  if (cp->quadrature && !fe_expr_is_zero(c->source)) {
+  FE_CALL(tensors(tr, cp));
+  FE_CALL(upload_one(cp->space->be, tr->source, &cp->source));
+  FE_CALL(upload_one(cp->space->be, tr->exact, &cp->exact));
+  FE_CALL(upload_one(cp->space->be, tr->absorption, &cp->absorption));
+  cp->uniform_absorption = tr->absorption && !fe_expr_depends_on_space(tr->absorption);
+  cp->quadrature = cs->loads == FE_LOADS_QUADRATURE;
+  if (cp->quadrature && !fe_expr_is_zero(tr->source)) {
     const struct fe_space *s = cp->space;
     FE_CALL(
         fe_backend_alloc(s->be, (size_t)s->n_cells * s->nv * sizeof(double), NULL, &cp->cell_load));
   }
-  FE_CALL(dirichlet_groups(c, bcs, cp));
-  return neumann_facets(c, bcs, cp->space->mesh, cp);
+  FE_CALL(dirichlet_groups(tr, bcs, cp));
+  return neumann_facets(tr, bcs, cp->space->mesh, cp);
 }
 
-int fe_coefficient_programs_create(const struct fe_case *c, const struct fe_bcs *bcs,
-                                   const struct fe_space *space, struct fe_coefficient_programs **out)
+int fe_coefficient_programs_create(const struct fe_case *c, const struct fe_tracer *tr,
+                                   const struct fe_bcs *bcs, const struct fe_space *space,
+                                   struct fe_coefficient_programs **out)
 {
   struct fe_coefficient_programs *cp;
   FE_CALLOC(1, &cp);
   cp->space = space;
-  int err = create(c, bcs, cp);
+  int err = create(c, tr, bcs, cp);
   if (err) {
     fe_coefficient_programs_destroy(cp);
     return err;
@@ -221,7 +219,6 @@ void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp)
 {
   if (!cp) return;
   const struct fe_backend *be = cp->space->be;
-  fe_backend_free(be, cp->velocity);
   fe_backend_free(be, cp->diffusivity);
   fe_backend_free(be, cp->source);
   fe_backend_free(be, cp->exact);
@@ -245,22 +242,18 @@ void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp)
   free(cp);
 }
 
-int fe_coefficients_velocity(const struct fe_coefficient_programs *cp, double t, double *out)
-{
-  return fe_space_evaluate(cp->space, 0, NULL, NULL, cp->space->n_nodes, cp->velocity,
-                           cp->n_velocity, t, out);
-}
-
 int fe_coefficients_diffusivity(const struct fe_coefficient_programs *cp, double t, double *out)
 {
-  return fe_space_evaluate(cp->space, 1, NULL, NULL, cp->uniform_diffusivity ? 1 : cp->space->n_cells,
-                           cp->diffusivity, cp->n_diffusivity, t, out);
+  return fe_space_evaluate(cp->space, 1, NULL, NULL,
+                           cp->uniform_diffusivity ? 1 : cp->space->n_cells, cp->diffusivity,
+                           cp->n_diffusivity, t, out);
 }
 
 int fe_coefficients_absorption(const struct fe_coefficient_programs *cp, double t, double *out)
 {
-  return fe_space_evaluate(cp->space, 1, NULL, NULL, cp->uniform_absorption ? 1 : cp->space->n_cells,
-                           cp->absorption, 1, t, out);
+  return fe_space_evaluate(cp->space, 1, NULL, NULL,
+                           cp->uniform_absorption ? 1 : cp->space->n_cells, cp->absorption, 1, t,
+                           out);
 }
 
 int fe_coefficients_source(const struct fe_coefficient_programs *cp, double t, double *out)

@@ -1,7 +1,7 @@
-/* The case's coefficient expressions as programs on the backend, evaluated
+/* A tracer's coefficient expressions as programs on the backend, evaluated
  * into backend arrays where the time loop needs them: no host round trip for
- * time-dependent velocity, diffusivity, source, Dirichlet values or the exact
- * solution, Neumann fluxes. */
+ * time-dependent diffusivity, source, Dirichlet values or the exact
+ * solution, Neumann fluxes (the velocity's: app/velocity.c). */
 #ifndef FE_COEFFICIENTS_H
 #define FE_COEFFICIENTS_H
 
@@ -43,27 +43,28 @@ struct fe_neumann_facets {
 
 struct fe_coefficient_programs {
   const struct fe_space *space;
-  int n_velocity, n_diffusivity; /* programs in velocity (d) and diffusivity (FE_NSYM(d)) */
-  int uniform_diffusivity;       /* no diffusivity component depends on x, y, z: one tensor */
-  int uniform_absorption;        /* the absorption rate does not depend on x, y, z: one value */
-  int quadrature;                /* loads by quadrature (scheme@loads) */
+  int n_diffusivity;       /* programs in diffusivity (FE_NSYM(d)) */
+  int uniform_diffusivity; /* no diffusivity component depends on x, y, z: one tensor */
+  int uniform_absorption;  /* the absorption rate does not depend on x, y, z: one value */
+  int quadrature;          /* loads by quadrature (scheme@loads) */
   double *cell_load; /* backend, quadrature with a source: n_cells * nv cell loads, gathered */
-  struct fe_program *velocity, *diffusivity, *source, *exact, *absorption; /* backend; NULL
-                                                                              when absent */
+  struct fe_program *diffusivity, *source, *exact, *absorption; /* backend; NULL when absent */
   int n_groups;
-  struct fe_point_group *groups; /* one per Dirichlet <boundary>; pos: place in the Dirichlet list */
+  struct fe_point_group
+      *groups; /* one per Dirichlet <boundary>; pos: place in the Dirichlet list */
   struct fe_neumann_facets neumann;
 };
 
-int fe_coefficient_programs_create(const struct fe_case *c, const struct fe_bcs *bcs,
-                                   const struct fe_space *space, struct fe_coefficient_programs **cp);
+/* The programs of tracer tr of case c (whose scheme@loads they follow), on space. */
+int fe_coefficient_programs_create(const struct fe_case *c, const struct fe_tracer *tr,
+                                   const struct fe_bcs *bcs, const struct fe_space *space,
+                                   struct fe_coefficient_programs **cp);
 void fe_coefficient_programs_destroy(struct fe_coefficient_programs *cp);
 
-/* velocity: n_nodes * d values; diffusivity: n_cells * FE_NSYM(d) (only the
+/* diffusivity: n_cells * FE_NSYM(d) (only the
  * first FE_NSYM(d) when uniform_diffusivity), scalars expanded to the tensor's
  * diagonal; node fields: n_nodes; dirichlet: in the order of space->dirichlet.
  * All out arrays on the backend. */
-int fe_coefficients_velocity(const struct fe_coefficient_programs *cp, double t, double *out);
 int fe_coefficients_diffusivity(const struct fe_coefficient_programs *cp, double t, double *out);
 /* the source at the nodes (interpolated loads: the scheme applies the mass matrix) */
 int fe_coefficients_source(const struct fe_coefficient_programs *cp, double t, double *out);

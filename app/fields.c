@@ -129,78 +129,81 @@ static int is_psd(int d, const double *s, char *why, size_t size)
   return 0;
 }
 
-static int not_psd(const struct fe_case *c, const struct fe_mesh *m, long e, const double *s,
-                   const double p[3], double t, const char *why)
+static int not_psd(const struct fe_case *c, const struct fe_tracer *tr, const struct fe_mesh *m,
+                   long e, const double *s, const double p[3], double t, const char *why)
 {
   char point[200], values[160] = "", shown[FE_QUOTE_SIZE], text[FE_QUOTE_SIZE];
   point_name(m, AT_CENTROID, e, p, point, sizeof point);
-  if (c->n_diffusivity == 1)
-    FE_RAISE(
-        FE_ERR_INPUT, "%s:%d: <diffusivity>: %s is %g at %s, t = %g; expected a diffusivity >= 0",
-        fe_path_shown(c->path, shown, sizeof shown), c->diffusivity_line,
-        fe_quote(fe_expr_text(c->diffusivity[0]), FE_QUOTE_MAX, text, sizeof text), s[0], point, t);
+  if (tr->n_diffusivity == 1)
+    FE_RAISE(FE_ERR_INPUT,
+             "%s:%d: <diffusivity>: %s is %g at %s, t = %g; expected a diffusivity >= 0",
+             fe_path_shown(c->path, shown, sizeof shown), tr->diffusivity_line,
+             fe_quote(fe_expr_text(tr->diffusivity[0]), FE_QUOTE_MAX, text, sizeof text), s[0],
+             point, t);
   for (int k = 0; k < FE_NSYM(m->dim); k++)
     snprintf(values + strlen(values), sizeof values - strlen(values), "%s%g", k ? " " : "", s[k]);
   FE_RAISE(FE_ERR_INPUT,
            "%s:%d: <diffusivity>: the tensor (%s) = (%s) at %s, t = %g, is not positive "
            "semi-definite: %s; expected a symmetric positive semi-definite tensor",
-           fe_path_shown(c->path, shown, sizeof shown), c->diffusivity_line,
+           fe_path_shown(c->path, shown, sizeof shown), tr->diffusivity_line,
            m->dim == 2 ? "xx xy yy" : "xx xy xz yy yz zz", values, point, t, why);
 }
 
-int fe_eval_diffusivity(const struct fe_case *c, const struct fe_mesh *m, double t, double *out)
+int fe_eval_diffusivity(const struct fe_case *c, const struct fe_tracer *tr,
+                        const struct fe_mesh *m, double t, double *out)
 {
   const int d = m->dim, ns = FE_NSYM(d);
   char shown[FE_QUOTE_SIZE];
-  FE_CHECK(c->n_diffusivity == 1 || c->n_diffusivity == ns, FE_ERR_INPUT,
+  FE_CHECK(tr->n_diffusivity == 1 || tr->n_diffusivity == ns, FE_ERR_INPUT,
            "%s:%d: <diffusivity>: %d tensor components for a %dD mesh; expected a scalar or the %d "
            "components %s",
-           fe_path_shown(c->path, shown, sizeof shown), c->diffusivity_line, c->n_diffusivity, d,
+           fe_path_shown(c->path, shown, sizeof shown), tr->diffusivity_line, tr->n_diffusivity, d,
            ns, d == 2 ? "xx xy yy" : "xx xy xz yy yz zz");
   double p[3];
   for (long e = 0; e < m->n_cells; e++) {
     double *s = out + e * ns;
     centroid(m, e, p);
-    for (int k = 0; k < c->n_diffusivity; k++) {
-      s[k] = fe_expr_eval(c->diffusivity[k], p, t);
+    for (int k = 0; k < tr->n_diffusivity; k++) {
+      s[k] = fe_expr_eval(tr->diffusivity[k], p, t);
       if (!isfinite(s[k]))
-        return not_finite(c->diffusivity[k], c->n_diffusivity > 1 ? "<diffusivity>" : NULL, m, e, p,
-                          t, s[k]);
+        return not_finite(tr->diffusivity[k], tr->n_diffusivity > 1 ? "<diffusivity>" : NULL, m, e,
+                          p, t, s[k]);
     }
-    if (c->n_diffusivity == 1) {
+    if (tr->n_diffusivity == 1) {
       double k = s[0];
       for (int j = 0; j < ns; j++) s[j] = 0;
       for (int a = 0, j = 0; a < d; j += d - a, a++) s[j] = k; /* diagonal slots: 0, d, ... */
     }
     char why[96];
-    if (!is_psd(d, s, why, sizeof why)) return not_psd(c, m, e, s, p, t, why);
+    if (!is_psd(d, s, why, sizeof why)) return not_psd(c, tr, m, e, s, p, t, why);
   }
   return FE_SUCCESS;
 }
 
-int fe_eval_absorption(const struct fe_case *c, const struct fe_mesh *m, double t, double *out)
+int fe_eval_absorption(const struct fe_case *c, const struct fe_tracer *tr, const struct fe_mesh *m,
+                       double t, double *out)
 {
   double p[3];
   char point[200], shown[FE_QUOTE_SIZE], text[FE_QUOTE_SIZE];
   for (long e = 0; e < m->n_cells; e++) {
     centroid(m, e, p);
-    out[e] = fe_expr_eval(c->absorption, p, t);
-    if (!isfinite(out[e])) return not_finite(c->absorption, NULL, m, e, p, t, out[e]);
+    out[e] = fe_expr_eval(tr->absorption, p, t);
+    if (!isfinite(out[e])) return not_finite(tr->absorption, NULL, m, e, p, t, out[e]);
     FE_CHECK(out[e] >= 0, FE_ERR_INPUT,
              "%s:%d: <absorption>: %s is %g at %s, t = %g; expected a rate >= 0",
-             fe_path_shown(c->path, shown, sizeof shown), c->absorption_line,
-             fe_quote(fe_expr_text(c->absorption), FE_QUOTE_MAX, text, sizeof text), out[e],
+             fe_path_shown(c->path, shown, sizeof shown), tr->absorption_line,
+             fe_quote(fe_expr_text(tr->absorption), FE_QUOTE_MAX, text, sizeof text), out[e],
              point_name(m, AT_CENTROID, e, p, point, sizeof point), t);
   }
   return FE_SUCCESS;
 }
 
-int fe_eval_dirichlet(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
+int fe_eval_dirichlet(const struct fe_tracer *tr, const struct fe_mesh *m, const struct fe_bcs *bcs,
                       double t, double *out)
 {
   double p[3];
   for (long k = 0; k < bcs->n_dirichlet; k++) {
-    const struct fe_expr *e = c->boundaries[bcs->dirichlet_bc[k]].value;
+    const struct fe_expr *e = tr->boundaries[bcs->dirichlet_bc[k]].value;
     node_point(m, bcs->dirichlet[k], p);
     out[k] = fe_expr_eval(e, p, t);
     if (!isfinite(out[k])) return not_finite(e, NULL, m, -1, p, t, out[k]);
@@ -222,7 +225,7 @@ double fe_facet_measure(const struct fe_mesh *m, const int *f)
   return fe_facet_measure_at(m->dim, x);
 }
 
-int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
+int fe_eval_neumann(const struct fe_tracer *tr, const struct fe_mesh *m, const struct fe_bcs *bcs,
                     double t, double *out)
 {
   const int d = m->dim;
@@ -230,7 +233,7 @@ int fe_eval_neumann(const struct fe_case *c, const struct fe_mesh *m, const stru
   double p[3];
   for (int k = 0; k < bcs->n_neumann_facets; k++) {
     const int *f = m->facets + (long)bcs->neumann_facet[k] * d;
-    const struct fe_expr *e = c->boundaries[bcs->neumann_bc[k]].value;
+    const struct fe_expr *e = tr->boundaries[bcs->neumann_bc[k]].value;
     double g[3];
     for (int v = 0; v < d; v++) {
       node_point(m, f[v], p);
@@ -263,14 +266,14 @@ static int eval_cell_points(const struct fe_expr *e, const struct fe_mesh *m, do
 }
 
 /* ... and the Neumann fluxes at the points of each Neumann facet's rule. */
-static int eval_neumann_points(const struct fe_case *c, const struct fe_mesh *m,
+static int eval_neumann_points(const struct fe_tracer *tr, const struct fe_mesh *m,
                                const struct fe_bcs *bcs, double t)
 {
   struct fe_quadrature q;
   fe_quadrature_simplex(m->dim - 1, &q);
   for (int k = 0; k < bcs->n_neumann_facets; k++) {
     const int f = bcs->neumann_facet[k];
-    const struct fe_expr *e = c->boundaries[bcs->neumann_bc[k]].value;
+    const struct fe_expr *e = tr->boundaries[bcs->neumann_bc[k]].value;
     double x[4][3] = {{0}}, p[3];
     facet_coords(m, m->facets + (long)f * m->dim, x);
     for (int j = 0; j < q.n; j++) {
@@ -282,17 +285,18 @@ static int eval_neumann_points(const struct fe_case *c, const struct fe_mesh *m,
   return FE_SUCCESS;
 }
 
-int fe_eval_source(const struct fe_case *c, const struct fe_mesh *m, double t, double *work)
+int fe_eval_source(const struct fe_case *c, const struct fe_tracer *tr, const struct fe_mesh *m,
+                   double t, double *work)
 {
-  if (c->loads == FE_LOADS_QUADRATURE) return eval_cell_points(c->source, m, t);
-  return fe_eval_nodes(c->source, m, t, work);
+  if (c->loads == FE_LOADS_QUADRATURE) return eval_cell_points(tr->source, m, t);
+  return fe_eval_nodes(tr->source, m, t, work);
 }
 
-int fe_eval_neumann_flux(const struct fe_case *c, const struct fe_mesh *m, const struct fe_bcs *bcs,
-                         double t, double *work)
+int fe_eval_neumann_flux(const struct fe_case *c, const struct fe_tracer *tr,
+                         const struct fe_mesh *m, const struct fe_bcs *bcs, double t, double *work)
 {
-  if (c->loads == FE_LOADS_QUADRATURE) return eval_neumann_points(c, m, bcs, t);
-  return fe_eval_neumann(c, m, bcs, t, work);
+  if (c->loads == FE_LOADS_QUADRATURE) return eval_neumann_points(tr, m, bcs, t);
+  return fe_eval_neumann(tr, m, bcs, t, work);
 }
 
 long fe_eval_max_values(const struct fe_mesh *m, const struct fe_bcs *bcs)
@@ -309,10 +313,10 @@ int fe_case_time_dependent_velocity(const struct fe_case *c)
   return 0;
 }
 
-int fe_case_time_dependent_diffusivity(const struct fe_case *c)
+int fe_tracer_time_dependent_diffusivity(const struct fe_tracer *tr)
 {
-  for (int k = 0; k < c->n_diffusivity; k++)
-    if (fe_expr_depends_on_t(c->diffusivity[k])) return 1;
+  for (int k = 0; k < tr->n_diffusivity; k++)
+    if (fe_expr_depends_on_t(tr->diffusivity[k])) return 1;
   return 0;
 }
 
@@ -340,7 +344,8 @@ static void list_tags(const struct fe_physical *const *g, int n, int total, char
 
 /* A name given to several boundary groups of the mesh (io/mesh.c warns when
  * the mesh is read): which one is meant cannot be told. */
-static int shared_name(const struct fe_case *c, const struct fe_mesh *m, int b, const char *ref)
+static int shared_name(const struct fe_case *c, const struct fe_tracer *tr, const struct fe_mesh *m,
+                       int b, const char *ref)
 {
   enum { SHOWN = 6 };
   const struct fe_physical *g[SHOWN];
@@ -352,19 +357,20 @@ static int shared_name(const struct fe_case *c, const struct fe_mesh *m, int b, 
            "%s:%d: <boundary physical=\"%s\">: the mesh %s gives the physical name '%s' to %d "
            "groups of %s, %s; expected a name of one group: refer to the group by its number, "
            "e.g. physical=\"%d\"",
-           fe_path_shown(c->path, shown, sizeof shown), c->boundaries[b].line,
-           refs_text(&c->boundaries[b], attr, sizeof attr), m->path, ref, n, group_kind[m->dim - 1],
-           tags, g[0]->tag);
+           fe_path_shown(c->path, shown, sizeof shown), tr->boundaries[b].line,
+           refs_text(&tr->boundaries[b], attr, sizeof attr), m->path, ref, n,
+           group_kind[m->dim - 1], tags, g[0]->tag);
 }
 
 /* The physical groups of one <boundary>, as indices in m->groups;
  * FE_ERR_INPUT for a name or number that is not a boundary group of the
  * mesh, and for a name that several of them have. */
-static int resolve_refs(const struct fe_case *c, const struct fe_mesh *m, int b, int *groups)
+static int resolve_refs(const struct fe_case *c, const struct fe_tracer *tr,
+                        const struct fe_mesh *m, int b, int *groups)
 {
-  const struct fe_boundary *bd = &c->boundaries[b];
+  const struct fe_boundary *bd = &tr->boundaries[b];
   for (int r = 0; r < bd->n_refs; r++) {
-    FE_CALL(shared_name(c, m, b, bd->refs[r]));
+    FE_CALL(shared_name(c, tr, m, b, bd->refs[r]));
     const struct fe_physical *g = fe_mesh_find_group(m, m->dim - 1, bd->refs[r]);
     if (g) {
       groups[r] = (int)(g - m->groups);
@@ -469,14 +475,14 @@ static size_t facet_tag(const struct fe_mesh *m, int f)
 /* Facets that are no facet of a cell: an error for any condition; facets
  * inside the domain: an error for a Neumann condition (a flux through the
  * inside of the domain is not a boundary condition). */
-static int facets_error(const struct fe_case *c, const struct fe_mesh *m, int b, int g,
-                        const struct group_facets *s)
+static int facets_error(const struct fe_case *c, const struct fe_tracer *tr,
+                        const struct fe_mesh *m, int b, int g, const struct group_facets *s)
 {
   static const char *const facet[] = {"", "", "an edge", "a face"};
   static const char *const facets[] = {"", "", "edges", "faces"};
   static const char *const cell[] = {"", "", "triangle", "tetrahedron"};
   static const char *const cells[] = {"", "", "triangles", "tetrahedra"};
-  const struct fe_boundary *bd = &c->boundaries[b];
+  const struct fe_boundary *bd = &tr->boundaries[b];
   char attr[512], name[320], others[96], buf[FE_QUOTE_SIZE];
   refs_text(bd, attr, sizeof attr);
   group_name(&m->groups[g], name, sizeof name);
@@ -498,11 +504,11 @@ static int facets_error(const struct fe_case *c, const struct fe_mesh *m, int b,
 
 /* A Dirichlet condition on facets inside the domain holds the value on an
  * internal line or surface: legitimate, but rarely meant. */
-static void facets_warning(const struct fe_case *c, const struct fe_mesh *m, int b, int g,
-                           const struct group_facets *s)
+static void facets_warning(const struct fe_case *c, const struct fe_tracer *tr,
+                           const struct fe_mesh *m, int b, int g, const struct group_facets *s)
 {
   static const char *const facets[] = {"", "", "edges", "faces"};
-  const struct fe_boundary *bd = &c->boundaries[b];
+  const struct fe_boundary *bd = &tr->boundaries[b];
   if (!s->inside || bd->kind != FE_BC_DIRICHLET) return;
   char attr[512], name[320], shown[FE_QUOTE_SIZE];
   const char *mesh = m->path;
@@ -515,37 +521,37 @@ static void facets_warning(const struct fe_case *c, const struct fe_mesh *m, int
           m->dim == 2 ? "triangles" : "tetrahedra");
 }
 
-static int check_facets(const struct fe_case *c, const struct fe_mesh *m, const int *group,
-                        const int (*groups)[64])
+static int check_facets(const struct fe_case *c, const struct fe_tracer *tr,
+                        const struct fe_mesh *m, const int *group, const int (*groups)[64])
 {
   struct group_facets *st;
   FE_MALLOC((size_t)m->n_groups + 1, &st);
   count_group_facets(m, group, st);
   int err = FE_SUCCESS;
-  for (int b = 0; b < c->n_boundaries && !err; b++)
-    for (int r = 0; r < c->boundaries[b].n_refs && !err; r++)
-      err = facets_error(c, m, b, groups[b][r], &st[groups[b][r]]);
-  for (int b = 0; b < c->n_boundaries && !err; b++)
-    for (int r = 0; r < c->boundaries[b].n_refs; r++)
-      facets_warning(c, m, b, groups[b][r], &st[groups[b][r]]);
+  for (int b = 0; b < tr->n_boundaries && !err; b++)
+    for (int r = 0; r < tr->boundaries[b].n_refs && !err; r++)
+      err = facets_error(c, tr, m, b, groups[b][r], &st[groups[b][r]]);
+  for (int b = 0; b < tr->n_boundaries && !err; b++)
+    for (int r = 0; r < tr->boundaries[b].n_refs; r++)
+      facets_warning(c, tr, m, b, groups[b][r], &st[groups[b][r]]);
   free(st);
   return err;
 }
 
 /* owner[g]: the <boundary> of each group (index in m->groups), -1 for none;
  * a group in two of them is FE_ERR_INPUT. */
-static int resolve_owners(const struct fe_case *c, const struct fe_mesh *m, int (*groups)[64],
-                          int *owner)
+static int resolve_owners(const struct fe_case *c, const struct fe_tracer *tr,
+                          const struct fe_mesh *m, int (*groups)[64], int *owner)
 {
   for (int k = 0; k < m->n_groups; k++) owner[k] = -1;
-  for (int b = 0; b < c->n_boundaries; b++) {
-    const struct fe_boundary *bd = &c->boundaries[b];
+  for (int b = 0; b < tr->n_boundaries; b++) {
+    const struct fe_boundary *bd = &tr->boundaries[b];
     char buf[FE_QUOTE_SIZE];
     const char *shown = fe_path_shown(c->path, buf, sizeof buf);
     FE_CHECK(bd->n_refs <= 64, FE_ERR_INPUT,
              "%s:%d: <boundary>: %d physical groups; expected at most 64", shown, bd->line,
              bd->n_refs);
-    FE_CALL(resolve_refs(c, m, b, groups[b]));
+    FE_CALL(resolve_refs(c, tr, m, b, groups[b]));
     for (int r = 0; r < bd->n_refs; r++) {
       const int g = groups[b][r];
       char attr[512];
@@ -553,7 +559,7 @@ static int resolve_owners(const struct fe_case *c, const struct fe_mesh *m, int 
                "%s:%d: <boundary physical=\"%s\">: '%s' is physical group %d, which already has a "
                "condition at line %d; a group may appear in one <boundary> only",
                shown, bd->line, refs_text(bd, attr, sizeof attr), bd->refs[r], m->groups[g].tag,
-               c->boundaries[owner[g]].line);
+               tr->boundaries[owner[g]].line);
       owner[g] = b;
     }
   }
@@ -562,13 +568,13 @@ static int resolve_owners(const struct fe_case *c, const struct fe_mesh *m, int 
 
 /* Dirichlet nodes (where boundaries meet, the later one sets the value) and
  * Neumann facets, from the <boundary> of each facet (bc[f], -1 for none). */
-static int collect(const struct fe_case *c, const struct fe_mesh *m, const int *bc, int *dbc,
+static int collect(const struct fe_tracer *tr, const struct fe_mesh *m, const int *bc, int *dbc,
                    struct fe_bcs *bcs)
 {
   for (int f = 0; f < m->n_facets; f++) {
     const int b = bc[f];
     if (b < 0) continue;
-    if (c->boundaries[b].kind == FE_BC_NEUMANN) {
+    if (tr->boundaries[b].kind == FE_BC_NEUMANN) {
       bcs->n_neumann_facets++;
       continue;
     }
@@ -581,7 +587,7 @@ static int collect(const struct fe_case *c, const struct fe_mesh *m, const int *
   FE_MALLOC((size_t)bcs->n_neumann_facets + 1, &bcs->neumann_facet);
   FE_MALLOC((size_t)bcs->n_neumann_facets + 1, &bcs->neumann_bc);
   for (int f = 0, k = 0; f < m->n_facets; f++)
-    if (bc[f] >= 0 && c->boundaries[bc[f]].kind == FE_BC_NEUMANN) {
+    if (bc[f] >= 0 && tr->boundaries[bc[f]].kind == FE_BC_NEUMANN) {
       bcs->neumann_facet[k] = f;
       bcs->neumann_bc[k++] = bc[f];
     }
@@ -596,19 +602,20 @@ static int collect(const struct fe_case *c, const struct fe_mesh *m, const int *
   return FE_SUCCESS;
 }
 
-static int bcs_resolve(const struct fe_case *c, const struct fe_mesh *m, struct fe_bcs *bcs)
+static int bcs_resolve(const struct fe_case *c, const struct fe_tracer *tr, const struct fe_mesh *m,
+                       struct fe_bcs *bcs)
 {
   int *owner = NULL, *group = NULL, *dbc = NULL, (*groups)[64] = NULL;
   int err = fe_malloc(((size_t)m->n_groups + 1) * sizeof *owner, &owner);
   if (!err) err = fe_malloc(((size_t)m->n_facets + 1) * sizeof *group, &group);
   if (!err) err = fe_malloc(((size_t)m->n_nodes + 1) * sizeof *dbc, &dbc);
-  if (!err) err = fe_malloc(((size_t)c->n_boundaries + 1) * sizeof *groups, &groups);
-  if (!err) err = resolve_owners(c, m, groups, owner);
+  if (!err) err = fe_malloc(((size_t)tr->n_boundaries + 1) * sizeof *groups, &groups);
+  if (!err) err = resolve_owners(c, tr, m, groups, owner);
   if (!err) err = facet_groups(m, group);
-  if (!err) err = check_facets(c, m, group, (const int(*)[64])groups);
+  if (!err) err = check_facets(c, tr, m, group, (const int(*)[64])groups);
   if (!err) {
     for (int f = 0; f < m->n_facets; f++) group[f] = group[f] < 0 ? -1 : owner[group[f]];
-    err = collect(c, m, group, dbc, bcs);
+    err = collect(tr, m, group, dbc, bcs);
   }
   free(owner);
   free(group);
@@ -617,18 +624,19 @@ static int bcs_resolve(const struct fe_case *c, const struct fe_mesh *m, struct 
   return err;
 }
 
-int fe_bcs_create(const struct fe_case *c, const struct fe_mesh *m, struct fe_bcs **out)
+int fe_bcs_create(const struct fe_case *c, const struct fe_tracer *tr, const struct fe_mesh *m,
+                  struct fe_bcs **out)
 {
   struct fe_bcs *bcs;
   FE_CALLOC(1, &bcs);
   int err = fe_calloc((size_t)m->n_nodes + 1, 1, &bcs->is_dirichlet);
-  if (!err) err = bcs_resolve(c, m, bcs);
+  if (!err) err = bcs_resolve(c, tr, m, bcs);
   if (err) {
     fe_bcs_destroy(bcs);
     return err;
   }
-  for (int b = 0; b < c->n_boundaries; b++)
-    bcs->time_dependent |= fe_expr_depends_on_t(c->boundaries[b].value);
+  for (int b = 0; b < tr->n_boundaries; b++)
+    bcs->time_dependent |= fe_expr_depends_on_t(tr->boundaries[b].value);
   *out = bcs;
   return FE_SUCCESS;
 }

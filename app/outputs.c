@@ -125,7 +125,7 @@ int fe_outputs_init(struct fe_outputs *o, const struct fe_options *opt, const st
 
 /* ---------------------------------------------------------------- with the mesh */
 
-/* "step,time", then FIELD%PROBE for the tracer and each velocity component (velocity%x, ...),
+/* "step,time", then FIELD%PROBE for each tracer and each velocity component (velocity%x, ...),
  * as Fluidity names its detectors' fields (femtools/Diagnostic_variables.F90,
  * write_detectors: Phase%Field and Phase%Velocity%x), each field's columns in the probes'
  * order. */
@@ -135,32 +135,45 @@ static int probe_columns(struct fe_outputs *o)
   const struct fe_case *c = o->c;
   const int components = fe_case_has_velocity(c) ? o->m->dim : 0;
   size_t len = 16;
-  for (int p = 0; p < c->n_probes; p++)
-    len += (strlen(c->tracer_name) + strlen("velocity%x%") * components +
-            (size_t)(1 + components) * (strlen(c->probes[p].name) + 2));
+  for (int p = 0; p < c->n_probes; p++) {
+    len += (strlen("velocity%x%") + strlen(c->probes[p].name) + 2) * components;
+    for (int k = 0; k < c->n_tracers; k++)
+      len += strlen(c->tracers[k].name) + strlen(c->probes[p].name) + 2;
+  }
   FE_CALL(fe_calloc(len, 1, &o->probes_columns));
   char *w = o->probes_columns;
   w += sprintf(w, "step,time");
-  for (int p = 0; p < c->n_probes; p++)
-    w += sprintf(w, ",%s%%%s", c->tracer_name, c->probes[p].name);
-  for (int k = 0; k < components; k++)
+  for (int k = 0; k < c->n_tracers; k++)
     for (int p = 0; p < c->n_probes; p++)
-      w += sprintf(w, ",velocity%%%s%%%s", axes[k], c->probes[p].name);
+      w += sprintf(w, ",%s%%%s", c->tracers[k].name, c->probes[p].name);
+  for (int a = 0; a < components; a++)
+    for (int p = 0; p < c->n_probes; p++)
+      w += sprintf(w, ",velocity%%%s%%%s", axes[a], c->probes[p].name);
   return FE_SUCCESS;
 }
 
-/* The dump's point fields (the case reader checked they are distinct and
- * within VTK's limits), the output paths, and the run's identity. */
-static int name_outputs(struct fe_outputs *o)
+/* The dump's point fields: each tracer, the velocity, each tracer's exact solution and error
+ * (the case reader checked they are distinct and within VTK's limits). */
+static int name_fields(struct fe_outputs *o)
 {
   const struct fe_case *c = o->c;
-  o->field_names[o->n_fields++] = c->tracer_name;
+  const int n = c->n_tracers;
+  FE_CALLOC(3 * n + 1, &o->field_names);
+  FE_CALLOC(n, &o->exact_names);
+  FE_CALLOC(n, &o->error_names);
+  FE_CALLOC(n, &o->tracer_names);
+  FE_CALLOC(n, &o->has_exact);
+  for (int k = 0; k < n; k++) {
+    o->field_names[o->n_fields++] = o->tracer_names[k] = c->tracers[k].name;
+    o->has_exact[k] = c->tracers[k].exact != NULL;
+  }
   if (fe_case_has_velocity(c)) o->field_names[o->n_fields++] = "velocity";
-  if (c->exact) {
-    FE_CALL(fe_path_printf(&o->exact_name, "%s_exact", c->tracer_name));
-    FE_CALL(fe_path_printf(&o->error_name, "%s_error", c->tracer_name));
-    o->field_names[o->n_fields++] = o->exact_name;
-    o->field_names[o->n_fields++] = o->error_name;
+  for (int k = 0; k < n; k++) {
+    if (!o->has_exact[k]) continue;
+    FE_CALL(fe_path_printf(&o->exact_names[k], "%s_exact", c->tracers[k].name));
+    FE_CALL(fe_path_printf(&o->error_names[k], "%s_error", c->tracers[k].name));
+    o->field_names[o->n_fields++] = o->exact_names[k];
+    o->field_names[o->n_fields++] = o->error_names[k];
   }
   size_t len = 0;
   for (int i = 0; i < o->n_fields; i++) len += strlen(o->field_names[i]) + 1;
@@ -169,6 +182,23 @@ static int name_outputs(struct fe_outputs *o)
     if (i) strcat(o->fields_text, ",");
     strcat(o->fields_text, o->field_names[i]);
   }
+  return FE_SUCCESS;
+}
+
+/* The stat file's tracers. */
+static struct fe_stat_layout stat_layout(const struct fe_outputs *o)
+{
+  return (struct fe_stat_layout){
+      .n_tracers = o->n_tracers, .names = o->tracer_names, .has_exact = o->has_exact};
+}
+
+/* The dump's fields, the output paths, and the run's identity. */
+static int name_outputs(struct fe_outputs *o)
+{
+  const struct fe_case *c = o->c;
+  FE_CALL(name_fields(o));
+  const struct fe_stat_layout layout = stat_layout(o);
+  FE_CALL(fe_stat_columns(&layout, &o->stat_columns));
   FE_CALL(fe_outdir_path(o->dir, &o->stat_path, "%s.stat", c->name));
   FE_CALL(fe_outdir_path(o->dir, &o->series_path, "%s.vtk.series", c->name));
   if (c->n_probes) {
@@ -176,10 +206,11 @@ static int name_outputs(struct fe_outputs *o)
     FE_CALL(probe_columns(o));
   }
   o->id = (struct fe_checkpoint){.name = c->name,
-                                 .columns = (char *)fe_stat_columns(c->exact != NULL),
+                                 .columns = o->stat_columns,
                                  .fields = o->fields_text,
                                  .n_nodes = o->m->n_nodes,
-                                 .n_cells = o->m->n_cells};
+                                 .n_cells = o->m->n_cells,
+                                 .n_fields = o->n_tracers};
   return FE_SUCCESS;
 }
 
@@ -216,22 +247,29 @@ static int reserve_dumps(struct fe_outputs *o, long n)
 int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m, const struct fe_backend *be)
 {
   const struct fe_case *c = o->c;
-  const long n = m->n_nodes;
+  const long n = m->n_nodes, nt = c->n_tracers;
   o->m = m;
+  o->n_tracers = c->n_tracers;
   FE_CALL(name_outputs(o));
   FE_CALL(reserve_dumps(o, 1));
-  FE_MALLOC(n, &o->h_tracer);
+  FE_MALLOC(n * nt, &o->h_tracers);
+  FE_CALLOC(nt, &o->row_tracers);
   if (fe_case_has_velocity(c)) FE_MALLOC(n * m->dim, &o->h_velocity);
-  if (c->exact) {
-    FE_MALLOC(n, &o->h_exact);
-    FE_MALLOC(n, &o->h_error);
-    FE_CALL(fe_vec_create(be, (size_t)n, &o->exact));
-    FE_CALL(fe_vec_create(be, (size_t)n, &o->error));
+  if (fe_case_any_exact(c)) {
+    FE_MALLOC(n * nt, &o->h_exact);
+    FE_MALLOC(n * nt, &o->h_error);
+    FE_CALLOC(nt, &o->exact);
+    FE_CALLOC(nt, &o->error);
+    for (int k = 0; k < nt; k++)
+      if (o->has_exact[k]) {
+        FE_CALL(fe_vec_create(be, (size_t)n, &o->exact[k]));
+        FE_CALL(fe_vec_create(be, (size_t)n, &o->error[k]));
+      }
     FE_CALL(fe_vec_create(be, (size_t)n, &o->mass_error));
   }
   if (c->n_probes) {
     const int velocity = fe_case_has_velocity(c);
-    const size_t values = (size_t)c->n_probes * (1 + (velocity ? m->dim : 0));
+    const size_t values = (size_t)c->n_probes * (nt + (velocity ? m->dim : 0));
     FE_CALL(fe_vec_create(be, values, &o->probe_values));
     FE_CALL(fe_calloc(2 * values, sizeof *o->h_probes, &o->h_probes));
     if (velocity) FE_CALL(fe_vec_create(be, (size_t)m->n_nodes * m->dim, &o->probe_velocity));
@@ -241,17 +279,35 @@ int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m, const stru
 
 void fe_outputs_destroy(struct fe_outputs *o)
 {
-  struct fe_vec *v[] = {o->lumped,     o->exact,         o->error,
-                        o->mass_error, o->probe_values, o->probe_velocity};
+  for (int k = 0; k < o->n_tracers; k++) {
+    if (o->exact) fe_vec_destroy(o->exact[k]);
+    if (o->error) fe_vec_destroy(o->error[k]);
+    if (o->exact_names) free(o->exact_names[k]);
+    if (o->error_names) free(o->error_names[k]);
+  }
+  struct fe_vec *v[] = {o->lumped, o->mass_error, o->probe_values, o->probe_velocity};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
-  double *host[] = {o->h_tracer, o->h_velocity, o->h_exact, o->h_error, o->dump_times, o->h_probes};
+  void *host[] = {o->h_tracers,
+                  o->h_velocity,
+                  o->h_exact,
+                  o->h_error,
+                  o->dump_times,
+                  o->h_probes,
+                  o->row_tracers,
+                  o->exact,
+                  o->error,
+                  o->exact_names,
+                  o->error_names,
+                  (void *)o->field_names,
+                  (void *)o->tracer_names,
+                  o->has_exact};
   for (size_t i = 0; i < sizeof host / sizeof *host; i++) free(host[i]);
   fe_stat_destroy(o->stat);
   fe_csv_destroy(o->probes_file);
   fe_outdir_unlock(o->lock);
   fe_checkpoint_free(&o->restart);
-  char *text[] = {o->case_real,   o->exact_name, o->error_name,  o->fields_text,   o->stat_path,
-                  o->series_path, o->saved_path, o->probes_path, o->probes_columns};
+  char *text[] = {o->case_real,   o->fields_text, o->stat_columns, o->stat_path,
+                  o->series_path, o->saved_path,  o->probes_path,  o->probes_columns};
   for (size_t i = 0; i < sizeof text / sizeof *text; i++) free(text[i]);
 }
 
@@ -265,10 +321,11 @@ static const struct fe_checkpoint *identity(struct fe_outputs *o)
   return &o->id;
 }
 
-int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_vec *tracer, long step,
+int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_scheme *s, long step,
                                 double t)
 {
-  FE_CALL(fe_vec_download(tracer, o->h_tracer));
+  for (int k = 0; k < o->n_tracers; k++)
+    FE_CALL(fe_vec_download(s->tracers[k].tracer, o->h_tracers + k * o->m->n_nodes));
   struct fe_checkpoint cp = *identity(o);
   cp.step = step;
   cp.time = t;
@@ -276,7 +333,7 @@ int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_vec *trace
   cp.dump_times = o->dump_times;
   cp.cfl = o->sched->cfl;
   cp.dt_max = o->sched->dt_max;
-  cp.field = o->h_tracer;
+  cp.field = o->h_tracers;
   char *path;
   FE_CALL(fe_outdir_path(o->dir, &path, "%s_checkpoint_%06ld.bin", o->c->name, step));
   const int err = fe_checkpoint_write(path, &cp);
@@ -294,8 +351,8 @@ int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_vec *trace
 static int check_resume(struct fe_outputs *o)
 {
   const struct fe_checkpoint *cp = &o->restart;
-  FE_CALL(
-      fe_stat_check_resume(o->stat_path, o->c->exact != NULL, cp->step, cp->time, &o->stat_keep));
+  const struct fe_stat_layout layout = stat_layout(o);
+  FE_CALL(fe_stat_check_resume(o->stat_path, &layout, cp->step, cp->time, &o->stat_keep));
   if (!o->probes_path) return FE_SUCCESS;
   return fe_csv_check_resume(o->probes_path, "probes file", o->probes_columns, cp->step, cp->time,
                              o->c->probes_every, &o->probes_keep);
@@ -315,12 +372,15 @@ int fe_outputs_check_restart(struct fe_outputs *o)
 
 /* The checkpoint's counts were bounded by fe_checkpoint_verify: n_dumps <= the dump table,
  * n_nodes = the mesh's. */
-int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_vec *tracer,
-                       long *step, double *t)
+int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_scheme *s, long *step,
+                       double *t)
 {
+  const long n = o->m->n_nodes;
   if (!o->opt->restart) {
     *t = o->c->t_start;
-    return fe_vec_upload(tracer, initial);
+    for (int k = 0; k < o->n_tracers; k++)
+      FE_CALL(fe_vec_upload(s->tracers[k].tracer, initial + k * n));
+    return FE_SUCCESS;
   }
   struct fe_checkpoint *cp = &o->restart;
   *step = cp->step;
@@ -328,7 +388,8 @@ int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_ve
   FE_CALL(reserve_dumps(o, cp->n_dumps));
   o->n_dumps = cp->n_dumps;
   memcpy(o->dump_times, cp->dump_times, (size_t)cp->n_dumps * sizeof *o->dump_times);
-  FE_CALL(fe_vec_upload(tracer, cp->field));
+  for (int k = 0; k < o->n_tracers; k++)
+    FE_CALL(fe_vec_upload(s->tracers[k].tracer, cp->field + k * n));
   o->saved_step = cp->step;
   FE_CALL(fe_strdup(o->opt->restart, &o->saved_path));
   fe_checkpoint_free(cp);
@@ -434,91 +495,121 @@ static int write_owner(const struct fe_outputs *o)
 int fe_outputs_open(struct fe_outputs *o)
 {
   FE_CALL(write_owner(o));
-  const int exact = o->c->exact != NULL;
+  const struct fe_stat_layout layout = stat_layout(o);
   if (o->opt->restart) {
-    FE_CALL(fe_stat_resume(o->stat_path, exact, o->stat_keep, &o->stat));
+    FE_CALL(fe_stat_resume(o->stat_path, &layout, o->stat_keep, &o->stat));
     if (o->probes_path)
       FE_CALL(fe_csv_resume(o->probes_path, "probes file", o->probes_keep, &o->probes_file));
     return FE_SUCCESS;
   }
-  FE_CALL(fe_stat_create(o->stat_path, exact, &o->stat));
+  FE_CALL(fe_stat_create(o->stat_path, &layout, &o->stat));
   if (!o->probes_path) return FE_SUCCESS;
   return fe_csv_create(o->probes_path, "probes file", o->probes_columns, &o->probes_file);
 }
 
 /* ---------------------------------------------------------------- stat rows and dumps */
 
-/* error = T - exact(t) at the end of step (exact kept beside it). */
-static int compute_error(struct fe_outputs *o, struct fe_scheme *s, long step, double t)
+/* error = T - exact(t) of each tracer with an exact solution at the end of step (exact kept
+ * beside it). */
+static int compute_errors(struct fe_outputs *o, struct fe_scheme *s, long step, double t)
 {
-  FE_CALL(fe_scheme_exact(s, t, o->exact));
-  FE_CALL(fe_vec_copy(s->tracer, o->error));
-  FE_CALL(fe_vec_axpy(o->error, -1.0, o->exact));
+  for (int k = 0; k < o->n_tracers; k++) {
+    if (!o->has_exact[k]) continue;
+    FE_CALL(fe_scheme_exact(s, k, t, o->exact[k]));
+    FE_CALL(fe_vec_copy(s->tracers[k].tracer, o->error[k]));
+    FE_CALL(fe_vec_axpy(o->error[k], -1.0, o->exact[k]));
+  }
   o->error_step = step;
   return FE_SUCCESS;
 }
 
-/* The L2 and max norms of the error, on the backend. */
-static int error_norms(struct fe_outputs *o, struct fe_scheme *s, struct fe_stat_row *row)
+/* Tracer k's L2 and max norms of the error, on the backend. */
+static int error_norms(struct fe_outputs *o, struct fe_scheme *s, int k, long step, double t,
+                       struct fe_stat_tracer *row)
 {
   double lo, hi, l2sq;
-  FE_CALL(compute_error(o, s, row->step, row->time));
-  FE_CALL(fe_vec_minmax(o->error, &lo, &hi));
-  FE_CALL(fe_space_mass_apply(s->space, o->error->a, o->mass_error->a));
-  FE_CALL(fe_vec_dot(o->error, o->mass_error, &l2sq));
+  struct fe_vec *error = o->error[k];
+  FE_CALL(fe_vec_minmax(error, &lo, &hi));
+  FE_CALL(fe_space_mass_apply(s->tracers[k].space, error->a, o->mass_error->a));
+  FE_CALL(fe_vec_dot(error, o->mass_error, &l2sq));
   const int finite = isfinite(lo) && isfinite(hi) && isfinite(l2sq);
   if (!finite) FE_CALL(fe_scheme_name_non_finite(s)); /* a NaN exact solution is no l2_error of 0 */
   FE_CHECK(finite, FE_ERR_NUMERICAL,
-           "the error norms after step %ld (t = %.9g) are not finite (e^T M e = %g, nodal errors "
-           "in [%g, %g]) while the tracer and the exact solution are: they overflow",
-           row->step, row->time, l2sq, lo, hi);
+           "the error norms%s%s%s after step %ld (t = %.9g) are not finite (e^T M e = %g, nodal "
+           "errors in [%g, %g]) while the tracer and the exact solution are: they overflow",
+           o->n_tracers > 1 ? " of tracer '" : "", o->n_tracers > 1 ? o->tracer_names[k] : "",
+           o->n_tracers > 1 ? "'" : "", step, t, l2sq, lo, hi);
   row->l2_error = sqrt(fmax(l2sq, 0));
   row->linf_error = fmax(fabs(lo), fabs(hi));
+  return FE_SUCCESS;
+}
+
+/* Tracer k's extrema and integral: finite, or the non-finite value named. */
+static int tracer_values(struct fe_outputs *o, struct fe_scheme *s, int k, long step, double t,
+                         struct fe_stat_tracer *row)
+{
+  const struct fe_scheme_tracer *x = &s->tracers[k];
+  FE_CALL(fe_vec_minmax(x->tracer, &row->min, &row->max));
+  const int finite = isfinite(row->min) && isfinite(row->max);
+  if (!finite) FE_CALL(fe_scheme_name_non_finite(s));
+  FE_CHECK(finite, FE_ERR_NUMERICAL,
+           "the tracer%s%s%s has non-finite values after step %ld (t = %.9g); try a smaller dt",
+           o->n_tracers > 1 ? " '" : "", o->n_tracers > 1 ? o->tracer_names[k] : "",
+           o->n_tracers > 1 ? "'" : "", step, t);
+  FE_CALL(fe_vec_dot(o->lumped, x->tracer, &row->integral));
+  row->advection_iterations = x->mass.iterations;
+  row->diffusion_iterations = x->diffusion.iterations;
   return FE_SUCCESS;
 }
 
 int fe_outputs_write_stat(struct fe_outputs *o, struct fe_scheme *s, long step, double t, double dt,
                           double courant, double loop_start, struct fe_stat_row *row)
 {
-  *row = (struct fe_stat_row){.step = step, .time = t, .dt = dt, .courant = courant};
-  if (s->diff_tdep) FE_CALL(fe_scheme_check_diffusivity(s, step));
-  FE_CALL(fe_vec_minmax(s->tracer, &row->min, &row->max));
-  if (!isfinite(row->min) || !isfinite(row->max)) FE_CALL(fe_scheme_name_non_finite(s));
-  FE_CHECK(isfinite(row->min) && isfinite(row->max), FE_ERR_NUMERICAL,
-           "the tracer has non-finite values after step %ld (t = %.9g); try a smaller dt", step, t);
-  FE_CALL(fe_vec_dot(o->lumped, s->tracer, &row->integral));
-  if (o->c->exact) FE_CALL(error_norms(o, s, row));
-  row->advection_iterations = s->mass.iterations;
-  row->diffusion_iterations = s->diffusion.iterations;
+  *row = (struct fe_stat_row){
+      .step = step, .time = t, .dt = dt, .courant = courant, .tracers = o->row_tracers};
+  FE_CALL(fe_scheme_check_diffusivity(s, step));
+  for (int k = 0; k < o->n_tracers; k++) {
+    o->row_tracers[k] = (struct fe_stat_tracer){0};
+    FE_CALL(tracer_values(o, s, k, step, t, &o->row_tracers[k]));
+  }
+  if (o->exact) FE_CALL(compute_errors(o, s, step, t));
+  for (int k = 0; k < o->n_tracers; k++)
+    if (o->has_exact[k]) FE_CALL(error_norms(o, s, k, step, t, &o->row_tracers[k]));
   row->wall_seconds = step ? fe_wtime() - loop_start : 0;
   return fe_stat_write(o->stat, row);
 }
 
-/* The tracer, the velocity, and with an exact solution the exact solution and the error
- * (those of the stat row of the step, else computed). */
+/* The tracers, the velocity, and with exact solutions each exact solution and error (those of
+ * the stat row of the step, else computed). */
 int fe_outputs_write_dump(struct fe_outputs *o, struct fe_scheme *s, long step, double t)
 {
   const double start = fe_wtime();
+  const long n = o->m->n_nodes;
   FE_CALL(reserve_dumps(o, o->n_dumps + 1));
-  FE_CALL(fe_vec_download(s->tracer, o->h_tracer));
-  struct fe_vtk_field f[4];
-  int nf = 0;
-  f[nf++] = (struct fe_vtk_field){o->field_names[0], 1, o->h_tracer, 1};
-  if (s->velocity) {
-    FE_CALL(fe_velocity_host(s->velocity, t, o->h_velocity));
-    f[nf++] = (struct fe_vtk_field){o->field_names[1], 3, o->h_velocity, o->m->dim};
+  struct fe_vtk_field *f;
+  FE_CALLOC(o->n_fields, &f);
+  int nf = 0, err = FE_SUCCESS;
+  for (int k = 0; !err && k < o->n_tracers; k++) {
+    err = fe_vec_download(s->tracers[k].tracer, o->h_tracers + k * n);
+    f[nf++] = (struct fe_vtk_field){o->tracer_names[k], 1, o->h_tracers + k * n, 1};
   }
-  if (o->c->exact) {
-    if (o->error_step != step) FE_CALL(compute_error(o, s, step, t));
-    FE_CALL(fe_vec_download(o->exact, o->h_exact));
-    FE_CALL(fe_vec_download(o->error, o->h_error));
-    f[nf++] = (struct fe_vtk_field){o->exact_name, 1, o->h_exact, 1};
-    f[nf++] = (struct fe_vtk_field){o->error_name, 1, o->h_error, 1};
+  if (!err && s->velocity) {
+    err = fe_velocity_host(s->velocity, t, o->h_velocity);
+    f[nf++] = (struct fe_vtk_field){"velocity", 3, o->h_velocity, o->m->dim};
   }
-  char *path;
-  FE_CALL(fe_vtk_path(o->dir, o->c->name, o->n_dumps, &path));
-  const int err = fe_vtk_write(path, t, o->m, nf, f);
+  if (!err && o->exact && o->error_step != step) err = compute_errors(o, s, step, t);
+  for (int k = 0; !err && k < o->n_tracers; k++) {
+    if (!o->has_exact[k]) continue;
+    err = fe_vec_download(o->exact[k], o->h_exact + k * n);
+    if (!err) err = fe_vec_download(o->error[k], o->h_error + k * n);
+    f[nf++] = (struct fe_vtk_field){o->exact_names[k], 1, o->h_exact + k * n, 1};
+    f[nf++] = (struct fe_vtk_field){o->error_names[k], 1, o->h_error + k * n, 1};
+  }
+  char *path = NULL;
+  if (!err) err = fe_vtk_path(o->dir, o->c->name, o->n_dumps, &path);
+  if (!err) err = fe_vtk_write(path, t, o->m, nf, f);
   free(path);
+  free(f);
   FE_CALL(err);
   o->dump_times[o->n_dumps++] = t;
   FE_CALL(fe_vtk_write_series(o->series_path, o->c->name, o->n_dumps, o->dump_times));
@@ -545,25 +636,26 @@ int fe_outputs_write_probes(struct fe_outputs *o, struct fe_scheme *s,
                             const struct fe_probes *probes, long step, double t)
 {
   const double start = fe_wtime();
-  const long n = probes->n;
+  const long n = probes->n, nt = o->n_tracers;
   const int d = o->probe_velocity ? o->m->dim : 0;
-  double *values = o->probe_values->a, *host = o->h_probes, *row = o->h_probes + n * (1 + d);
-  FE_CALL(fe_probes_interpolate(probes, s->tracer->a, 1, values));
-  if (d) { /* u(t) of the run: its expressions or its files */
+  double *values = o->probe_values->a, *host = o->h_probes, *row = o->h_probes + n * (nt + d);
+  for (int k = 0; k < nt; k++)
+    FE_CALL(fe_probes_interpolate(probes, s->tracers[k].tracer->a, 1, values + k * n));
+  if (d) {                             /* u(t) of the run: its expressions or its files */
     if (t != o->probe_velocity_time && /* a steady u is evaluated once */
         (fe_velocity_time_dependent(s->velocity) || isnan(o->probe_velocity_time))) {
-      FE_CALL(fe_velocity_at(s->velocity, s->cp, t, o->probe_velocity));
+      FE_CALL(fe_velocity_at(s->velocity, s->tracers[0].space, t, o->probe_velocity));
       o->probe_velocity_time = t;
     }
-    FE_CALL(fe_probes_interpolate(probes, o->probe_velocity->a, d, values + n));
+    FE_CALL(fe_probes_interpolate(probes, o->probe_velocity->a, d, values + nt * n));
   }
   FE_CALL(fe_vec_download(o->probe_values, host));
-  for (long i = n; i < n * (1 + d); i++)
+  for (long i = nt * n; i < n * (nt + d); i++)
     if (!isfinite(host[i])) return name_probe_velocity(o, s, t);
-  for (long p = 0; p < n; p++) row[p] = host[p];
-  for (int k = 0; k < d; k++) /* component by component, probe by probe */
-    for (long p = 0; p < n; p++) row[n * (1 + k) + p] = host[n + p * d + k];
-  FE_CALL(fe_csv_write(o->probes_file, step, t, n * (1 + d), row));
+  for (long i = 0; i < nt * n; i++) row[i] = host[i];
+  for (int a = 0; a < d; a++) /* component by component, probe by probe */
+    for (long p = 0; p < n; p++) row[n * (nt + a) + p] = host[nt * n + p * d + a];
+  FE_CALL(fe_csv_write(o->probes_file, step, t, n * (nt + d), row));
   o->t_out += fe_wtime() - start;
   return FE_SUCCESS;
 }

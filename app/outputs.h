@@ -20,10 +20,16 @@ struct fe_outputs {
   const struct fe_mesh *m;
   const struct fe_schedule *sched;
   const char *dir;
-  char *case_real;            /* the case file's absolute path (NAME.run, the lock) */
-  const char *field_names[4]; /* the dump's point fields */
+  char *case_real; /* the case file's absolute path (NAME.run, the lock) */
+  int n_tracers;
+  const char **field_names; /* the dump's point fields: each tracer, the velocity, each tracer's
+                               NAME_exact and NAME_error (those with an exact solution) */
   int n_fields;
-  char *exact_name, *error_name, *fields_text;
+  char **exact_names, **error_names; /* per tracer; NULL without an exact solution */
+  char *fields_text;
+  const char **tracer_names; /* the stat file's layout */
+  int *has_exact;
+  char *stat_columns;
   struct fe_checkpoint id; /* what identifies the run in its checkpoints */
   int have_mesh_id;
   char *stat_path, *series_path;
@@ -31,28 +37,30 @@ struct fe_outputs {
   struct fe_outdir_lock *lock;
   struct fe_checkpoint restart; /* --restart: the verified checkpoint, until restored */
   long stat_keep;               /* --restart: bytes of the stat file up to its row */
-  /* with <probes>: NAME.probes.csv, its columns FIELD%PROBE (the tracer's, then the
+  /* with <probes>: NAME.probes.csv, its columns FIELD%PROBE (each tracer's, then the
    * velocity's components velocity%x ...), each field's columns in the probes' order */
   char *probes_path, *probes_columns;
   struct fe_csv *probes_file;
   long probes_keep;              /* --restart: bytes of the probes file up to its last row */
-  struct fe_vec *probe_values;   /* n_probes: the tracer's values, then n_probes * d: the
+  struct fe_vec *probe_values;   /* n_probes per tracer: their values, then n_probes * d: the
                                     velocity's, probe by probe */
   struct fe_vec *probe_velocity; /* u(t) at the nodes, for the probes (with a velocity) */
   double probe_velocity_time;    /* the t it holds (NAN: none yet) */
   double *h_probes;              /* host: probe_values, then the row in column order */
-  long saved_step;              /* step of the newest checkpoint written or restored, or -1 */
-  char *saved_path;             /* that checkpoint */
+  long saved_step;               /* step of the newest checkpoint written or restored, or -1 */
+  char *saved_path;              /* that checkpoint */
   long n_dumps;
   double *dump_times; /* the times of the dumps written, dump_capacity of them at most */
   long dump_capacity;
   /* on the backend */
-  struct fe_vec *lumped;        /* int phi_n: integral = lumped . T */
-  struct fe_vec *exact, *error; /* with an exact solution: at the end of step error_step */
-  struct fe_vec *mass_error;    /* M error */
+  struct fe_vec *lumped;          /* int phi_n: integral = lumped . T */
+  struct fe_vec **exact, **error; /* per tracer, with its exact solution: at the end of step
+                                     error_step */
+  struct fe_vec *mass_error;      /* M error */
   long error_step;
-  /* on the host: the dump's fields and the checkpoint's */
-  double *h_tracer, *h_velocity, *h_exact, *h_error;
+  struct fe_stat_tracer *row_tracers; /* the stat row's values of each tracer */
+  /* on the host: the dump's fields and the checkpoint's, n_nodes per tracer */
+  double *h_tracers, *h_velocity, *h_exact, *h_error;
   double t_out; /* wall-clock seconds writing dumps */
 };
 
@@ -75,24 +83,25 @@ int fe_outputs_claim(const struct fe_outputs *o);
 int fe_outputs_lock(struct fe_outputs *o);
 /* The first writes: NAME.run and the stat file (created, or cut to the restart's row). */
 int fe_outputs_open(struct fe_outputs *o);
-/* tracer = the initial condition (host values) and *t the start, or the verified checkpoint's
- * field, *step and *t its step and time. */
-int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_vec *tracer,
-                       long *step, double *t);
+/* Each tracer of s = its initial condition (host values, n_nodes per tracer) and *t the
+ * start, or the verified checkpoint's fields, *step and *t its step and time. */
+int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_scheme *s, long *step,
+                       double *t);
 
 /* The stat row after step `step` (ended at t, of length dt, its largest Courant number
- * `courant`), wall clock from loop_start, also returned in *row; it checks the tracer, the
- * error norms and the diffusivity. */
+ * `courant`), wall clock from loop_start, also returned in *row (its tracers' values are the
+ * outputs'); it checks each tracer, the error norms and the diffusivities. */
 int fe_outputs_write_stat(struct fe_outputs *o, struct fe_scheme *s, long step, double t, double dt,
                           double courant, double loop_start, struct fe_stat_row *row);
 int fe_outputs_write_dump(struct fe_outputs *o, struct fe_scheme *s, long step, double t);
-/* The probes file's row of step (ended at t): the tracer and the velocity at the probes, each
+/* The probes file's row of step (ended at t): the tracers and the velocity at the probes, each
  * the P1 interpolant of its nodal values, interpolated on the backend; one copy to the host.
  * A velocity that is not finite there is named (FE_ERR_INPUT). */
 int fe_outputs_write_probes(struct fe_outputs *o, struct fe_scheme *s,
                             const struct fe_probes *probes, long step, double t);
-/* NAME_checkpoint_NNNNNN.bin of step (ended at t), which then is the newest. */
-int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_vec *tracer, long step,
+/* NAME_checkpoint_NNNNNN.bin of step (ended at t) with every tracer of s, which then is the
+ * newest. */
+int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_scheme *s, long step,
                                 double t);
 
 #endif

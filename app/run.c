@@ -31,27 +31,28 @@ struct fe_sim {
   const struct fe_options *opt;
   struct fe_case *c;
   struct fe_mesh *m;
-  struct fe_bcs *bcs;
-  struct fe_backend *be; /* the run's, owned */
-  enum fe_strategy strategy;   /* as asked: the scheme decides "auto" */
-  struct fe_schedule sched;    /* the time steps and when outputs are written */
-  double *initial;             /* the initial condition at the nodes (host), for restore */
-  struct fe_space *space;
-  struct fe_coefficient_programs *cp;
+  int n_tracers;
+  struct fe_bcs **bcs;       /* each tracer's boundary conditions */
+  struct fe_backend *be;     /* the run's, owned */
+  enum fe_strategy strategy; /* as asked: the scheme decides "auto" */
+  struct fe_schedule sched;  /* the time steps and when outputs are written */
+  double *initial;           /* each tracer's initial condition at the nodes (host), in turn */
+  struct fe_space **spaces;  /* each tracer's: one per set of Dirichlet nodes, shared */
+  struct fe_coefficient_programs **cps; /* each tracer's */
   struct fe_scheme *scheme;
   struct fe_outputs out;
-  struct fe_vec *prev; /* the tracer at the start of the step: kept on numerical failure */
+  struct fe_vec **prev; /* each tracer at the start of the step: kept on numerical failure */
   struct fe_velocity *velocity; /* u(t): expressions or files; NULL without a velocity */
   struct fe_courant *courant;   /* the Courant number on the backend (advected cases only) */
   struct fe_vec *step_velocity; /* for it: the velocity at the start of the step, on the backend */
   int velocity_tdep;            /* whether it depends on t (else measured once) */
   struct fe_probe_location *probe_loc; /* <probes>: each probe's cell and weights (host) */
   struct fe_probes *probes;            /* and on the backend */
-  double rate, rate_time;     /* the Courant number of a step of length 1 at rate_time */
-  double dt_lo, dt_hi;        /* cfl: the shortest and longest step not shortened to land */
-  long at_dt_max;             /* cfl: steps of dt_max */
-  struct fe_bounds bounds; /* what the data allow the tracer */
-  int fct_warned;          /* the low-order Courant number passed 1 (said once) */
+  double rate, rate_time;              /* the Courant number of a step of length 1 at rate_time */
+  double dt_lo, dt_hi;      /* cfl: the shortest and longest step not shortened to land */
+  long at_dt_max;           /* cfl: steps of dt_max */
+  struct fe_bounds *bounds; /* what the data allow each tracer */
+  int fct_warned;           /* the low-order Courant number passed 1 (said once) */
   long step;
   double t_start, t_loop0, last_progress;
 };
@@ -101,51 +102,79 @@ static int check_dimensions(const struct fe_sim *s)
   return FE_SUCCESS;
 }
 
-/* Every expression once on the mesh at the start: non-finite values are input errors, found
- * before anything is written.  The initial condition is kept for fe_outputs_restore; with
- * all of them finite, the start's velocity shows the boundaries where the flow enters without
- * a Dirichlet value (a later velocity is not evaluated before its time: it may not be finite
- * yet). */
+/* Tracer k's expressions once on the mesh at the start: non-finite values are input errors,
+ * found before anything is written.  Its initial condition is kept for fe_outputs_restore;
+ * with all of them finite, the start's velocity shows the boundaries where the flow enters
+ * without a Dirichlet value. */
+static int evaluate_tracer(struct fe_sim *s, int k, const double *velocity, double *work)
+{
+  const struct fe_case *c = s->c;
+  const struct fe_tracer *tr = &c->tracers[k];
+  const struct fe_mesh *m = s->m;
+  const struct fe_bcs *bcs = s->bcs[k];
+  const double t = c->t_start;
+  FE_CALL(fe_eval_nodes(tr->initial, m, t, s->initial + (long)k * m->n_nodes));
+  FE_CALL(fe_eval_diffusivity(c, tr, m, t, work));
+  if (tr->absorption) FE_CALL(fe_eval_absorption(c, tr, m, t, work));
+  if (tr->exact) FE_CALL(fe_eval_nodes(tr->exact, m, t, work));
+  FE_CALL(fe_eval_source(c, tr, m, t, work));
+  FE_CALL(fe_eval_dirichlet(tr, m, bcs, t, work));
+  FE_CALL(fe_eval_neumann_flux(c, tr, m, bcs, t, work));
+  if (!velocity) return FE_SUCCESS;
+  return fe_inflow_warn(c, c->n_tracers > 1 ? tr->name : NULL, m, bcs, t, velocity);
+}
+
+/* Every expression once on the mesh at the start (a later velocity is not evaluated before its
+ * time: it may not be finite yet). */
 static int evaluate_expressions(struct fe_sim *s)
 {
   const struct fe_case *c = s->c;
   const struct fe_mesh *m = s->m;
-  const double t = c->t_start;
-  double *work, *velocity = NULL;
-  FE_MALLOC(m->n_nodes, &s->initial);
-  FE_MALLOC(fe_eval_max_values(m, s->bcs), &work);
-  int err = s->velocity ? fe_malloc((size_t)m->n_nodes * m->dim * sizeof *velocity, &velocity)
-                        : FE_SUCCESS;
-  if (!err) err = fe_eval_nodes(c->initial, m, t, s->initial);
-  if (!err) err = fe_eval_diffusivity(c, m, t, work);
-  if (!err && c->absorption) err = fe_eval_absorption(c, m, t, work);
-  if (!err && s->velocity) err = fe_velocity_host(s->velocity, t, velocity);
-  if (!err && c->exact) err = fe_eval_nodes(c->exact, m, t, work);
-  if (!err) err = fe_eval_source(c, m, t, work);
-  if (!err) err = fe_eval_dirichlet(c, m, s->bcs, t, work);
-  if (!err) err = fe_eval_neumann_flux(c, m, s->bcs, t, work);
-  if (!err && fe_scheme_advects(c)) err = fe_inflow_warn(c, m, s->bcs, t, velocity);
+  double *work = NULL, *velocity = NULL;
+  long most = 0;
+  for (int k = 0; k < s->n_tracers; k++) {
+    const long n = fe_eval_max_values(m, s->bcs[k]);
+    most = n > most ? n : most;
+  }
+  FE_MALLOC((long)m->n_nodes * s->n_tracers, &s->initial);
+  int err = fe_malloc((size_t)most * sizeof *work, &work);
+  if (!err && s->velocity)
+    err = fe_malloc((size_t)m->n_nodes * m->dim * sizeof *velocity, &velocity);
+  if (!err && s->velocity) err = fe_velocity_host(s->velocity, c->t_start, velocity);
+  for (int k = 0; !err && k < s->n_tracers; k++)
+    err = evaluate_tracer(s, k, fe_scheme_advects(c) ? velocity : NULL, work);
   free(work);
   free(velocity);
   return err;
 }
 
-/* The range the initial and Dirichlet values bound the tracer to, where they do: without a
+/* The range tracer k's initial and Dirichlet values bound it to, where they do: without a
  * source or Neumann flux, with Dirichlet values fixed in time (with absorption, 0 too), and
  * without the conservative advection form, with which a converging flow concentrates it. */
-static int init_bounds(struct fe_sim *s)
+static int init_bounds(struct fe_sim *s, int k)
 {
-  const struct fe_scheme *sc = s->scheme;
+  const struct fe_scheme_tracer *x = &s->scheme->tracers[k];
+  const struct fe_bcs *bcs = s->bcs[k];
   const int concentrates = fe_scheme_advects(s->c) && s->c->conservative_advection != 0;
-  const int bounded = sc->src_zero && !s->bcs->n_neumann_facets && !sc->bc_tdep && !concentrates;
+  const int bounded = x->src_zero && !bcs->n_neumann_facets && !x->bc_tdep && !concentrates;
   double *dirichlet;
-  FE_MALLOC(s->bcs->n_dirichlet + 1, &dirichlet);
-  const int err = fe_eval_dirichlet(s->c, s->m, s->bcs, s->c->t_start, dirichlet);
+  FE_MALLOC(bcs->n_dirichlet + 1, &dirichlet);
+  const int err = fe_eval_dirichlet(x->tr, s->m, bcs, s->c->t_start, dirichlet);
   if (!err)
-    fe_bounds_init(&s->bounds, bounded, s->m->n_nodes, s->initial, s->bcs->n_dirichlet, dirichlet,
-                   sc->absorbs);
+    fe_bounds_init(&s->bounds[k], s->n_tracers > 1 ? x->tr->name : NULL, bounded, s->m->n_nodes,
+                   s->initial + (long)k * s->m->n_nodes, bcs->n_dirichlet, dirichlet, x->absorbs);
   free(dirichlet);
   return err;
+}
+
+/* Each tracer's boundary conditions on the mesh. */
+static int create_bcs(struct fe_sim *s)
+{
+  s->n_tracers = s->c->n_tracers;
+  FE_CALLOC(s->n_tracers, &s->bcs);
+  for (int k = 0; k < s->n_tracers; k++)
+    FE_CALL(fe_bcs_create(s->c, &s->c->tracers[k], s->m, &s->bcs[k]));
+  return FE_SUCCESS;
 }
 
 /* The case's mesh, read or meshed by the meshing process, which may read
@@ -192,7 +221,7 @@ static int setup(struct fe_sim *s)
     FE_CALL(read_mesh(s));
   FE_CALL(check_dimensions(s));
   FE_CALL(fe_case_probes_locate(c, s->m, &s->probe_loc));
-  FE_CALL(fe_bcs_create(c, s->m, &s->bcs));
+  FE_CALL(create_bcs(s));
   FE_CALL(pick_backend(s));
   FE_CALL(fe_outputs_prepare(&s->out, s->m, s->be));
   if (fe_case_has_velocity(c)) /* velocity files read and checked */
@@ -200,20 +229,42 @@ static int setup(struct fe_sim *s)
   return evaluate_expressions(s);
 }
 
-/* The function space on the backend, the case's expressions compiled for it, the scheme. */
+/* Tracer k's function space: an earlier tracer's with the same Dirichlet nodes, else its own. */
+static int space_of(struct fe_sim *s, int k)
+{
+  const long n = s->m->n_nodes;
+  for (int j = 0; j < k; j++)
+    if (!memcmp(s->bcs[j]->is_dirichlet, s->bcs[k]->is_dirichlet, (size_t)n)) {
+      s->spaces[k] = s->spaces[j];
+      return FE_SUCCESS;
+    }
+  FE_CALL(fe_space_create(s->be, s->m, s->bcs[k]->is_dirichlet, &s->spaces[k]));
+  s->spaces[k]->deterministic = s->opt->deterministic || s->c->deterministic;
+  return FE_SUCCESS;
+}
+
+/* The function spaces on the backend, each tracer's expressions compiled for it, the scheme. */
 static int create_scheme(struct fe_sim *s)
 {
-  FE_CALL(fe_space_create(s->be, s->m, s->bcs->is_dirichlet, &s->space));
-  s->space->deterministic = s->opt->deterministic || s->c->deterministic;
-  FE_CALL(fe_coefficient_programs_create(s->c, s->bcs, s->space, &s->cp));
-  FE_CALL(fe_scheme_create(s->c, s->bcs, s->space, s->cp, s->velocity, s->strategy,
-                           s->opt->verbosity, &s->scheme));
-  FE_CALL(fe_vec_create(s->be, (size_t)s->m->n_nodes, &s->prev));
-  if (s->c->n_probes) FE_CALL(fe_probes_create(s->space, s->c->n_probes, s->probe_loc, &s->probes));
+  FE_CALLOC(s->n_tracers, &s->spaces);
+  FE_CALLOC(s->n_tracers, &s->cps);
+  FE_CALLOC(s->n_tracers, &s->prev);
+  FE_CALLOC(s->n_tracers, &s->bounds);
+  for (int k = 0; k < s->n_tracers; k++) {
+    FE_CALL(space_of(s, k));
+    FE_CALL(fe_coefficient_programs_create(s->c, &s->c->tracers[k], s->bcs[k], s->spaces[k],
+                                           &s->cps[k]));
+    FE_CALL(fe_vec_create(s->be, (size_t)s->m->n_nodes, &s->prev[k]));
+  }
+  FE_CALL(fe_scheme_create(s->c, (const struct fe_bcs *const *)s->bcs, s->spaces,
+                           (const struct fe_coefficient_programs *const *)s->cps, s->velocity,
+                           s->strategy, s->opt->verbosity, &s->scheme));
+  if (s->c->n_probes)
+    FE_CALL(fe_probes_create(s->spaces[0], s->c->n_probes, s->probe_loc, &s->probes));
   s->rate_time = NAN;
   if (!fe_scheme_advects(s->c)) return FE_SUCCESS; /* a Courant number of 0 */
   s->velocity_tdep = fe_velocity_time_dependent(s->velocity);
-  FE_CALL(fe_courant_create(s->space, &s->courant));
+  FE_CALL(fe_courant_create(s->spaces[0], &s->courant));
   return fe_vec_create(s->be, (size_t)s->m->n_nodes * s->m->dim, &s->step_velocity);
 }
 
@@ -241,10 +292,14 @@ static void progress(struct fe_sim *s, double t, double h, long first_step, doub
                      int final)
 {
   char count[48];
+  int adv = 0, diff = 0; /* every tracer's */
+  for (int k = 0; k < s->n_tracers; k++) {
+    adv += s->scheme->tracers[k].mass.iterations;
+    diff += s->scheme->tracers[k].diffusion.iterations;
+  }
   if (s->opt->verbosity >= 2) { /* --verbose: a line per step, terminal or not */
     fprintf(stderr, "step %s  t = %.9g  dt %.9g  CG advection %d  diffusion %d  wall %.3f s\n",
-            step_count(s, count, sizeof count), t, h, s->scheme->mass.iterations,
-            s->scheme->diffusion.iterations, fe_wtime() - s->t_loop0);
+            step_count(s, count, sizeof count), t, h, adv, diff, fe_wtime() - s->t_loop0);
     return;
   }
   if (s->opt->verbosity == 0 || !isatty(STDERR_FILENO)) return;
@@ -256,9 +311,29 @@ static void progress(struct fe_sim *s, double t, double h, long first_step, doub
   const double left = s->sched.cfl > 0 ? s->sched.end - t : (double)(s->sched.n_steps - s->step);
   format_duration((now - s->t_loop0) / done * left, eta, sizeof eta);
   fprintf(stderr, "\rstep %s  t = %-12.6g  CG advection %4d  diffusion %4d  ETA %s ",
-          step_count(s, count, sizeof count), t, s->scheme->mass.iterations,
-          s->scheme->diffusion.iterations, eta);
+          step_count(s, count, sizeof count), t, adv, diff, eta);
   if (final) fputc('\n', stderr);
+}
+
+/* The summary's line of a solve, every tracer's iterations summed, and each tracer's when
+ * there are several. */
+static void print_solves(const struct fe_sim *s, const char *what, double seconds, int mass)
+{
+  const struct fe_scheme *sc = s->scheme;
+  long total = 0;
+  for (int k = 0; k < sc->n_tracers; k++) {
+    const struct fe_scheme_tracer *x = &sc->tracers[k];
+    total += mass ? x->mass.total_iterations : x->diffusion.total_iterations;
+  }
+  const struct fe_system *first = mass ? &sc->tracers[0].mass : &sc->tracers[0].diffusion;
+  printf("  %-10s %9.3f s, %ld %s iterations", what, seconds, total,
+         fe_krylov_name(fe_krylov_kind(first->solver)));
+  for (int k = 0; sc->n_tracers > 1 && k < sc->n_tracers; k++) {
+    const struct fe_scheme_tracer *x = &sc->tracers[k];
+    printf("%s%s %ld", k ? ", " : " (", x->tr->name,
+           mass ? x->mass.total_iterations : x->diffusion.total_iterations);
+  }
+  printf("%s\n", sc->n_tracers > 1 ? ")" : "");
 }
 
 static void summary(const struct fe_sim *s, double t, long first_step)
@@ -266,7 +341,11 @@ static void summary(const struct fe_sim *s, double t, long first_step)
   const struct fe_scheme *sc = s->scheme;
   const struct fe_outputs *out = &s->out;
   const struct fe_assembly_times at = fe_scheme_assembly_times(sc);
-  const long adv_iters = sc->mass.total_iterations, diff_iters = sc->diffusion.total_iterations;
+  long adv_iters = 0, diff_iters = 0;
+  for (int k = 0; k < sc->n_tracers; k++) {
+    adv_iters += sc->tracers[k].mass.total_iterations;
+    diff_iters += sc->tracers[k].diffusion.total_iterations;
+  }
   const long steps = s->step - first_step;
   double total = fe_wtime() - s->t_loop0;
   if (s->opt->report)
@@ -290,11 +369,14 @@ static void summary(const struct fe_sim *s, double t, long first_step)
   printf("  per step   %9.3f ms (outputs excluded)\n", 1e3 * (total - out->t_out) / (double)steps);
   printf("  assembly   %9.3f s local, %.3f s global (%d operator assemblies)\n", at.local,
          at.global, at.count);
-  if (sc->has_advection)
-    printf("  advection  %9.3f s, %ld %s iterations\n", sc->t_adv, adv_iters,
-           fe_krylov_name(fe_krylov_kind(sc->mass.solver)));
-  printf("  %-10s %9.3f s, %ld %s iterations\n", sc->implicit_advection ? "adv-diff" : "diffusion",
-         sc->t_diff, diff_iters, fe_krylov_name(fe_krylov_kind(sc->diffusion.solver)));
+  if (sc->n_tracers > 1) {
+    int used, distinct;
+    fe_scheme_operator_counts(sc, &used, &distinct);
+    printf("  tracers    %d, sharing operators: %d distinct for the %d they use\n", sc->n_tracers,
+           distinct, used);
+  }
+  if (sc->has_advection) print_solves(s, "advection", sc->t_adv, 1);
+  print_solves(s, sc->implicit_advection ? "adv-diff" : "diffusion", sc->t_diff, 0);
   printf("  output     %9.3f s, %ld dumps: %s, %s\n", out->t_out, out->n_dumps, out->series_path,
          out->stat_path);
   char rule[32];
@@ -305,10 +387,10 @@ static void summary(const struct fe_sim *s, double t, long first_step)
     printf("  steps      cfl %g: dt from %.3g to %.3g, %ld of them dt_max %g (steps shortened to "
            "land on output times left out)\n",
            s->sched.cfl, s->dt_lo, s->dt_hi, s->at_dt_max, s->sched.dt_max);
-  if (sc->fct)
+  if (sc->c->stabilisation == FE_STABILISATION_FCT && sc->has_advection)
     printf("  fct        low-order Courant number at most %.3g (%s)\n", sc->fct_courant,
            sc->fct_courant <= 1 ? "<= 1: no new extrema" : "> 1: bounds not guaranteed");
-  fe_bounds_summary(&s->bounds);
+  for (int k = 0; k < s->n_tracers; k++) fe_bounds_summary(&s->bounds[k]);
 }
 
 /* The Courant number of a step of length 1 at the velocity given (host): the cell loop the
@@ -333,7 +415,7 @@ static int fct_courant(const struct fe_sim *s, const double *velocity, double h,
   struct fe_vec *u = NULL, *out = NULL;
   double *vel = NULL;
   const size_t n = (size_t)s->m->n_nodes;
-  int err = fe_space_create(s->be, s->m, s->bcs->is_dirichlet, &space);
+  int err = fe_space_create(s->be, s->m, s->bcs[0]->is_dirichlet, &space);
   if (!err) err = fe_fct_create(space, s->c->conservative_advection, &fct);
   if (!err) err = fe_backend_alloc(s->be, n * (size_t)s->m->dim * sizeof(double), velocity, &vel);
   if (!err) err = fe_vec_create(s->be, n, &u);
@@ -392,12 +474,12 @@ static void print_output(const struct fe_sim *s)
            s->out.dir, c->output_period, s->sched.n_outputs, checkpoints);
 }
 
-/* --check's line of the loads: how the source and the Neumann fluxes enter. */
-static void print_loads(const struct fe_sim *s)
+/* --check's line of tracer k's loads: how its source and Neumann fluxes enter. */
+static void print_loads(const struct fe_sim *s, int k)
 {
   const struct fe_case *c = s->c;
-  const int d = s->m->dim, source = !fe_expr_is_zero(c->source);
-  const int neumann = s->bcs->n_neumann_facets > 0;
+  const int d = s->m->dim, source = !fe_expr_is_zero(c->tracers[k].source);
+  const int neumann = s->bcs[k]->n_neumann_facets > 0;
   const char *what = source && neumann ? "source and Neumann fluxes"
                      : source          ? "source"
                                        : "Neumann fluxes";
@@ -414,6 +496,50 @@ static void print_loads(const struct fe_sim *s)
            cell.degree, cell.n, d == 2 ? "triangle" : "tetrahedron", facet.n,
            d == 2 ? "edge" : "face");
   }
+}
+
+/* --check's lines of tracer k: its terms, the operators it shares with an earlier tracer, its
+ * boundary conditions and loads. */
+static void print_tracer(const struct fe_sim *s, int k)
+{
+  static const char *const kinds[] = {"mass", "advection", "diffusion"};
+  const struct fe_case *c = s->c;
+  const struct fe_mesh *m = s->m;
+  const struct fe_tracer *tr = &c->tracers[k];
+  char text[FE_QUOTE_SIZE];
+  printf("tracer    %s:", tr->name);
+  if (tr->n_diffusivity == 1)
+    printf(" diffusivity %s",
+           fe_quote(fe_expr_text(tr->diffusivity[0]), FE_QUOTE_MAX, text, sizeof text));
+  else
+    printf(" diffusivity tensor (%d components)", tr->n_diffusivity);
+  if (!fe_expr_is_zero(tr->source))
+    printf(", source %s", fe_quote(fe_expr_text(tr->source), FE_QUOTE_MAX, text, sizeof text));
+  if (tr->absorption)
+    printf(", absorption %s",
+           fe_quote(fe_expr_text(tr->absorption), FE_QUOTE_MAX, text, sizeof text));
+  printf("%s\n", tr->exact ? ", exact solution given" : "");
+  for (int kind = 0; kind < 3 && k > 0; kind++)
+    for (int j = 0; j < k; j++)
+      if (fe_scheme_coincide(c, (enum fe_operator_kind)kind, &c->tracers[j], s->bcs[j], tr,
+                             s->bcs[k], m->n_nodes)) {
+        printf("          shares the %s operator of tracer %s\n", kinds[kind], c->tracers[j].name);
+        break;
+      }
+  for (int b = 0; b < tr->n_boundaries; b++) {
+    const struct fe_boundary *bd = &tr->boundaries[b];
+    printf("boundary ");
+    for (int r = 0; r < bd->n_refs; r++) {
+      const struct fe_physical *g = fe_mesh_find_group(m, m->dim - 1, bd->refs[r]);
+      int nf = 0;
+      for (int f = 0; f < m->n_facets; f++) nf += m->facet_group[f] == g->tag;
+      printf(" %s (tag %d, %d facets)", g->name[0] ? g->name : "unnamed", g->tag, nf);
+    }
+    printf(": %s %s\n", bd->kind == FE_BC_DIRICHLET ? "dirichlet" : "neumann",
+           fe_quote(fe_expr_text(bd->value), FE_QUOTE_MAX, text, sizeof text));
+  }
+  printf("          %ld Dirichlet nodes; other boundaries: zero flux\n", s->bcs[k]->n_dirichlet);
+  print_loads(s, k);
 }
 
 /* --check: what the run would do, the Courant number from the velocity at the start. */
@@ -450,20 +576,7 @@ static int print_check(const struct fe_sim *s)
     fe_velocity_describe(s->velocity, what, sizeof what);
     printf("velocity  %s\n", what);
   }
-  for (int b = 0; b < c->n_boundaries; b++) {
-    const struct fe_boundary *bd = &c->boundaries[b];
-    printf("boundary ");
-    for (int r = 0; r < bd->n_refs; r++) {
-      const struct fe_physical *g = fe_mesh_find_group(m, m->dim - 1, bd->refs[r]);
-      int nf = 0;
-      for (int f = 0; f < m->n_facets; f++) nf += m->facet_group[f] == g->tag;
-      printf(" %s (tag %d, %d facets)", g->name[0] ? g->name : "unnamed", g->tag, nf);
-    }
-    char text[FE_QUOTE_SIZE];
-    printf(": %s %s\n", bd->kind == FE_BC_DIRICHLET ? "dirichlet" : "neumann",
-           fe_quote(fe_expr_text(bd->value), FE_QUOTE_MAX, text, sizeof text));
-  }
-  printf("          %ld Dirichlet nodes; other boundaries: zero flux\n", s->bcs->n_dirichlet);
+  for (int k = 0; k < c->n_tracers; k++) print_tracer(s, k);
   print_time(s, &first);
   const int implicit = advects && c->advection == FE_ADVECTION_THETA, supg = fe_scheme_supg(c);
   if (implicit)
@@ -481,7 +594,6 @@ static int print_check(const struct fe_sim *s)
     printf("SUPG      xi %s, nu_scale %g: mass, absorption, advection and source tested with "
            "N + tau u . grad N\n",
            fe_nu_bar_name(c->nu_bar), c->nu_scale);
-  print_loads(s);
   if (advects)
     printf("advection %s form: u . grad T%s (conservative_advection %g)\n",
            c->conservative_advection == 1   ? "conservative"
@@ -535,7 +647,7 @@ static int print_check(const struct fe_sim *s)
 static int stopped(struct fe_sim *s, double t)
 {
   if (s->out.saved_step != s->step)
-    FE_CALL(fe_outputs_write_checkpoint(&s->out, s->scheme->tracer, s->step, t));
+    FE_CALL(fe_outputs_write_checkpoint(&s->out, s->scheme, s->step, t));
   fprintf(stderr, "\nfesim: stopped by %s after step %ld (t = %.9g); continue with --restart %s\n",
           stop_signal == SIGINT ? "SIGINT" : "SIGTERM", s->step, t, s->out.saved_path);
   return FE_ERR_INTERRUPTED;
@@ -548,7 +660,7 @@ static int keep_state(struct fe_sim *s, double t)
 {
   const struct fe_outputs *out = &s->out;
   if (out->saved_step != s->step)
-    FE_CALL(fe_outputs_write_checkpoint(&s->out, s->scheme->tracer, s->step, t));
+    FE_CALL(fe_outputs_write_checkpoint(&s->out, s->scheme, s->step, t));
   fprintf(stderr,
           "fesim: the last good state (step %ld, t = %.9g) is in %s; the dumps up to t = %.9g are "
           "in %s\n",
@@ -556,11 +668,12 @@ static int keep_state(struct fe_sim *s, double t)
   return FE_ERR_NUMERICAL;
 }
 
-/* After a numerical failure in the step from t0: T goes back to the last good state. */
+/* After a numerical failure in the step from t0: the tracers go back to the last good state. */
 static int keep_last_good(struct fe_sim *s, double t0)
 {
   s->step--;
-  FE_CALL(fe_vec_copy(s->prev, s->scheme->tracer));
+  for (int k = 0; k < s->n_tracers; k++)
+    FE_CALL(fe_vec_copy(s->prev[k], s->scheme->tracers[k].tracer));
   return keep_state(s, t0);
 }
 
@@ -585,7 +698,7 @@ static int step_rate(struct fe_sim *s, double t, double *rate)
   *rate = 0;
   if (!s->courant) return FE_SUCCESS;
   if (t != s->rate_time && (s->velocity_tdep || isnan(s->rate_time))) {
-    FE_CALL(fe_velocity_at(s->velocity, s->cp, t, s->step_velocity));
+    FE_CALL(fe_velocity_at(s->velocity, s->spaces[0], t, s->step_velocity));
     FE_CALL(fe_courant_rate(s->courant, s->step_velocity->a, &s->rate));
     if (!isfinite(s->rate)) return name_velocity(s, t, s->rate);
     s->rate_time = t;
@@ -604,13 +717,22 @@ static int next_step(struct fe_sim *s, double t, double *rate, struct fe_step *s
                                : steps_too_short(&s->sched, s->step, t, *rate, st, status);
 }
 
+/* Each tracer's extrema in the stat row against what its data allow. */
+static int check_bounds(struct fe_sim *s, const struct fe_stat_row *row, double t)
+{
+  for (int k = 0; k < s->n_tracers; k++)
+    FE_CALL(fe_bounds_check(&s->bounds[k], row->tracers[k].min, row->tracers[k].max, s->step, t));
+  return FE_SUCCESS;
+}
+
 /* The step st and its stat row (which checks the field is finite), at the schedule's t1 as
  * the dumps and checkpoints of the step are: t0 + length may differ from it in the last bit.
  * courant: the step's largest Courant number. */
 static int advance(struct fe_sim *s, const struct fe_step *st, double courant)
 {
   const double t0 = st->t0, h = st->length;
-  FE_CALL(fe_vec_copy(s->scheme->tracer, s->prev));
+  for (int k = 0; k < s->n_tracers; k++)
+    FE_CALL(fe_vec_copy(s->scheme->tracers[k].tracer, s->prev[k]));
   FE_CALL(fe_scheme_step(s->scheme, s->step, t0, h));
   const double low = s->scheme->fct_courant;
   if (low > 1 && !s->fct_warned && s->opt->verbosity > 0)
@@ -621,7 +743,7 @@ static int advance(struct fe_sim *s, const struct fe_step *st, double courant)
   s->fct_warned |= low > 1;
   struct fe_stat_row row;
   FE_CALL(fe_outputs_write_stat(&s->out, s->scheme, s->step, st->t1, h, courant, s->t_loop0, &row));
-  return fe_bounds_check(&s->bounds, row.min, row.max, s->step, st->t1);
+  return check_bounds(s, &row, st->t1);
 }
 
 /* cfl: the range of the steps the Courant number and dt_max chose, for the summary. */
@@ -650,7 +772,7 @@ static int time_loop(struct fe_sim *s, double t)
   if (!s->opt->restart) {
     struct fe_stat_row row;
     FE_CALL(fe_outputs_write_stat(out, s->scheme, s->step, t, 0, 0, s->t_loop0, &row));
-    FE_CALL(fe_bounds_check(&s->bounds, row.min, row.max, s->step, t));
+    FE_CALL(check_bounds(s, &row, t));
     if (s->probes) FE_CALL(write_probes(s, t));
     FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t));
   }
@@ -668,7 +790,7 @@ static int time_loop(struct fe_sim *s, double t)
     note_step(s, &st);
     if (s->probes && (st.last || s->step % s->c->probes_every == 0)) FE_CALL(write_probes(s, t));
     if (st.dump) FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t));
-    if (st.checkpoint) FE_CALL(fe_outputs_write_checkpoint(out, s->scheme->tracer, s->step, t));
+    if (st.checkpoint) FE_CALL(fe_outputs_write_checkpoint(out, s->scheme, s->step, t));
     progress(s, t, st.length, first_step, t_first, st.last);
     if (stop_signal && !st.last) return stopped(s, t);
   }
@@ -678,20 +800,35 @@ static int time_loop(struct fe_sim *s, double t)
 
 /* ---------------------------------------------------------------- the run */
 
+/* Tracer k's space, unless a later tracer shares it: destroyed with the last of them. */
+static void destroy_space(struct fe_sim *s, int k)
+{
+  for (int j = k + 1; j < s->n_tracers; j++)
+    if (s->spaces[j] == s->spaces[k]) return;
+  fe_space_destroy(s->spaces[k]);
+}
+
 static void sim_destroy(struct fe_sim *s)
 {
   fe_scheme_destroy(s->scheme);
-  fe_vec_destroy(s->prev);
   fe_courant_destroy(s->courant);
   fe_vec_destroy(s->step_velocity);
   fe_velocity_destroy(s->velocity);
   fe_probes_destroy(s->probes);
   free(s->probe_loc);
-  fe_coefficient_programs_destroy(s->cp);
-  fe_space_destroy(s->space);
+  for (int k = 0; k < s->n_tracers; k++) {
+    if (s->prev) fe_vec_destroy(s->prev[k]);
+    if (s->cps) fe_coefficient_programs_destroy(s->cps[k]);
+    if (s->spaces) destroy_space(s, k);
+    if (s->bcs) fe_bcs_destroy(s->bcs[k]);
+  }
+  free(s->prev);
+  free(s->cps);
+  free(s->spaces);
+  free(s->bcs);
+  free(s->bounds);
   free(s->initial);
   fe_outputs_destroy(&s->out);
-  fe_bcs_destroy(s->bcs);
   if (s->m != s->opt->mesh) fe_mesh_destroy(s->m);
   if (s->c != s->opt->case_data) fe_case_destroy(s->c);
   fe_backend_destroy(s->be);
@@ -706,12 +843,12 @@ static int run(struct fe_sim *s)
   if (s->opt->check) return print_check(s);
   FE_CALL(fe_outputs_claim(&s->out));
   FE_CALL(create_scheme(s));
-  FE_CALL(init_bounds(s));
+  for (int k = 0; k < s->n_tracers; k++) FE_CALL(init_bounds(s, k));
   FE_CALL(fe_outputs_lock(&s->out));
   catch_stop_signals();
   FE_CALL(fe_outputs_open(&s->out));
   double t;
-  FE_CALL(fe_outputs_restore(&s->out, s->initial, s->scheme->tracer, &s->step, &t));
+  FE_CALL(fe_outputs_restore(&s->out, s->initial, s->scheme, &s->step, &t));
   return time_loop(s, t);
 }
 

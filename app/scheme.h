@@ -25,6 +25,16 @@ struct fe_system {
   long total_iterations; /* of the steps completed */
 };
 
+/* An operator as assembled, with what it was assembled for: tracers whose coefficients
+ * coincide (the same space, the same diffusivity and absorption where the operator reads them)
+ * share one, and it is assembled once for all of them at each time it changes. */
+struct fe_assembled {
+  struct fe_op *op;
+  struct fe_op *rhs; /* the diffusion pair's right-hand operator; NULL for the others */
+  double time;       /* the time of the coefficients it holds (NAN: not assembled yet) */
+  double tau;        /* the diffusion pair's step length (0: not assembled yet) */
+};
+
 /* An evaluation of the case's expressions on the backend during a step: kept, so that a value
  * that turns out non-finite can be traced to its expression on the host. */
 enum fe_evaluated {
@@ -38,52 +48,46 @@ enum fe_evaluated {
 };
 struct fe_evaluation {
   enum fe_evaluated what;
+  int tracer; /* the tracer whose expression it is (the velocity: -1) */
   double t;
 };
-enum { FE_MAX_EVALUATIONS = 32 }; /* a step evaluates at most about 20 (kind, time) pairs */
+enum {
+  FE_MAX_EVALUATIONS = 32
+}; /* per tracer: a step evaluates at most about 20 (kind, time)
+      pairs of each */
 
-struct fe_scheme {
-  /* the problem, not owned */
-  const struct fe_case *c;
-  const struct fe_mesh *m;
+/* One tracer of the scheme: its data on the mesh, its coefficients on the backend, its solves
+ * and its named vectors.  Its operators are records of the scheme, shared with the other
+ * tracers whose coefficients coincide. */
+struct fe_scheme_tracer {
+  const struct fe_tracer *tr; /* the case's <tracer> */
   const struct fe_bcs *bcs;
-  const struct fe_backend *be;
-  struct fe_space *space;
+  struct fe_space *space; /* its Dirichlet nodes; shared by the tracers that have the same */
   const struct fe_coefficient_programs *cp;
-  struct fe_velocity *velocity; /* u(t); NULL without a velocity */
-  enum fe_strategy strategy; /* the one the operators use ("auto" picked at creation) */
-  int has_advection;         /* split, explicit advection (rk4; ssp-rk3 with fct) */
-  int implicit_advection;    /* advection="theta": in the diffusion pair's operators */
-  int supg;                  /* stabilisation="supg" of an advected case */
-  int adv_tdep, diff_tdep, src_tdep, src_zero, bc_tdep;
-  int quadrature; /* loads by quadrature (scheme@loads): the source's load without M */
+  int diff_tdep, src_tdep, src_zero, bc_tdep;
   int absorbs, absorption_tdep; /* an <absorption> rate, and whether it depends on t */
-  struct fe_cg_options solver_options; /* both Krylov solvers' */
   /* operators: M dT/dt = -C T (RK4); (M + theta tau K) T1 = (M - (1 - theta) tau K) T0 + loads
    * (K + C with advection="theta"); with SUPG M + tau_s C^T and C + S (element.h) */
-  struct fe_system mass; /* M; solved when advecting, applied to the source (interpolated) */
-  struct fe_system diffusion;           /* M + theta tau K */
-  struct fe_op *advection;              /* -C */
-  struct fe_op *diffusion_rhs;          /* M - (1 - theta) tau K */
-  double adv_time, diff_tau, diff_time; /* what advection and diffusion were assembled for */
-  double mass_time;                     /* the SUPG mass's time (it depends on u and D) */
-  double vel_time, kappa_time;          /* the times vel and diff hold (NAN: none yet) */
+  struct fe_assembled *mass_op, *advection, *diffusion_pair; /* NULL where not needed */
+  struct fe_system mass;      /* M; solved when advecting, applied to the source (interpolated) */
+  struct fe_system diffusion; /* M + theta tau K */
+  struct fe_fct *fct;         /* stabilisation="fct": its space's work arrays */
   /* coefficients on the backend */
   struct fe_coefficients coef;
-  struct fe_vec *vel; /* u at vel_time: n_nodes * dim entries */
   double *diff;
+  double kappa_time;     /* the time diff holds (NAN: none yet) */
   struct fe_vec *lambda; /* the absorption rate per cell (one value when uniform), or NULL */
-  double *dvals; /* the Dirichlet values, in Dirichlet-node order */
+  double *dvals;         /* the Dirichlet values, in Dirichlet-node order */
   int dvals_ready;
   double *dzero;          /* zeros, as many */
   int *indefinite;        /* diffusivity tensors found not positive semi-definite since
                              the last fe_scheme_check_diffusivity */
   double diff_checked[4]; /* the times they were evaluated at since then */
   int n_diff_checked;
-  /* vectors (NULL where the case has no such term) */
+  /* vectors (NULL where the tracer has no such term) */
   struct fe_vec *tracer;
   struct fe_vec *rhs;
-  struct fe_vec *boundary; /* g(t) on the Dirichlet nodes; its other values are not read */
+  struct fe_vec *boundary;       /* g(t) on the Dirichlet nodes; its other values are not read */
   struct fe_vec *source_load;    /* the last substep's source load, theta-weighted */
   struct fe_vec *neumann_load;   /* the last substep's Neumann load, theta-weighted */
   struct fe_vec *source_values;  /* interpolated: the source at the nodes, theta-weighted */
@@ -91,13 +95,34 @@ struct fe_scheme {
   int source_kept, neumann_kept; /* they hold for every substep: independent of t (and the
                                     source, with SUPG, of u and D) */
   struct fe_vec *rk4_stage, *rk4_rate, *rk4_sum;
-  /* stabilisation="fct": the limited steps, the SSP-RK3 stage value and Euler step */
-  struct fe_fct *fct;
-  struct fe_vec *ssp_stage, *ssp_euler;
-  double fct_courant; /* the largest low-order Courant number so far (at most 1: bounded) */
+  struct fe_vec *ssp_stage, *ssp_euler; /* fct: the SSP-RK3 stage value and Euler step */
+};
+
+struct fe_scheme {
+  /* the problem, not owned */
+  const struct fe_case *c;
+  const struct fe_mesh *m;
+  const struct fe_backend *be;
+  struct fe_velocity *velocity; /* u(t); NULL without a velocity */
+  enum fe_strategy strategy;    /* the one the operators use ("auto" picked at creation) */
+  int has_advection;            /* split, explicit advection (rk4; ssp-rk3 with fct) */
+  int implicit_advection;       /* advection="theta": in the diffusion pair's operators */
+  int supg;                     /* stabilisation="supg" of an advected case */
+  int adv_tdep;                 /* u depends on t */
+  int quadrature; /* loads by quadrature (scheme@loads): the source's load without M */
+  struct fe_cg_options solver_options; /* every Krylov solver's */
+  int n_tracers;
+  struct fe_scheme_tracer *tracers; /* in the case's order */
+  int n_assembled;
+  struct fe_assembled *assembled; /* the operators, each once (room for 3 per tracer) */
+  int n_fct;
+  struct fe_fct **fcts; /* fct: one per space */
+  struct fe_vec *vel;   /* u at vel_time: n_nodes * dim entries */
+  double vel_time;      /* NAN: none yet */
+  double fct_courant;   /* the largest low-order Courant number so far (at most 1: bounded) */
   /* the current step */
   long step;
-  struct fe_evaluation evaluated[FE_MAX_EVALUATIONS]; /* in order */
+  struct fe_evaluation *evaluated; /* in order, FE_MAX_EVALUATIONS per tracer at most */
   int n_evaluated;
   /* wall-clock seconds of the steps: advection and diffusion (assembly and solves), CG */
   double t_adv, t_diff, t_cg;
@@ -112,29 +137,46 @@ int fe_scheme_supg(const struct fe_case *c);
  * advection="theta" makes the operator non-symmetric, CG otherwise. */
 enum fe_krylov_kind fe_scheme_diffusion_solver(const struct fe_case *c);
 
-/* The scheme's operators and vectors for the case on space (whose backend and mesh it
- * takes), its velocity from `velocity` (NULL without one); strategy "auto" is decided here (a
- * note when verbosity > 0).  The tracer is left to the caller to fill. */
-int fe_scheme_create(const struct fe_case *c, const struct fe_bcs *bcs, struct fe_space *space,
-                     const struct fe_coefficient_programs *cp, struct fe_velocity *velocity,
+/* The operators a tracer may share with another: the mass, the advection, the diffusion pair. */
+enum fe_operator_kind { FE_OPERATOR_MASS, FE_OPERATOR_ADVECTION, FE_OPERATOR_DIFFUSION };
+/* Whether tracers a and b of case c, with their boundary conditions on a mesh of n_nodes, have
+ * the same operator of this kind: the same Dirichlet nodes and, where the operator reads them,
+ * the same diffusivity (the diffusion pair; the mass and advection with SUPG) and absorption
+ * (the diffusion pair), written alike (fe_tracer_same_diffusivity). */
+int fe_scheme_coincide(const struct fe_case *c, enum fe_operator_kind kind,
+                       const struct fe_tracer *a, const struct fe_bcs *ba,
+                       const struct fe_tracer *b, const struct fe_bcs *bb, long n_nodes);
+
+/* The scheme's operators and vectors for the case's tracers, tracer k with its boundary
+ * conditions bcs[k] on spaces[k] (one backend and mesh for all; tracers with the same
+ * Dirichlet nodes may share a space) and its programs cps[k]; the velocity from `velocity`
+ * (NULL without one).  Operators are shared between tracers whose coefficients coincide.
+ * Strategy "auto" is decided here (a note when verbosity > 0).  The tracers' values are left
+ * to the caller to fill. */
+int fe_scheme_create(const struct fe_case *c, const struct fe_bcs *const *bcs,
+                     struct fe_space *const *spaces,
+                     const struct fe_coefficient_programs *const *cps, struct fe_velocity *velocity,
                      enum fe_strategy strategy, int verbosity, struct fe_scheme **scheme);
 void fe_scheme_destroy(struct fe_scheme *s);
 
-/* Step number `step` (in messages), of length h from t0: the tracer advanced in place; the
+/* Step number `step` (in messages), of length h from t0: every tracer advanced in place; the
  * systems' iterations are this step's.  FE_ERR_NUMERICAL when a solve fails, FE_ERR_INPUT
  * when that is an expression's non-finite value. */
 int fe_scheme_step(struct fe_scheme *s, long step, double t0, double h);
 
-/* exact = the exact solution at t, on the backend (recorded as evaluated in this step). */
-int fe_scheme_exact(struct fe_scheme *s, double t, struct fe_vec *exact);
+/* exact = tracer k's exact solution at t, on the backend (recorded as evaluated in this step). */
+int fe_scheme_exact(struct fe_scheme *s, int k, double t, struct fe_vec *exact);
 /* After non-finite values showed: the expressions evaluated in this step again on the host;
  * FE_ERR_INPUT naming the first non-finite value, FE_SUCCESS when all are finite. */
 int fe_scheme_name_non_finite(const struct fe_scheme *s);
-/* A time-dependent diffusivity that lost positive semi-definiteness since the last call:
- * FE_ERR_INPUT naming the cell, the step in the message. */
+/* A time-dependent diffusivity (of any tracer) that lost positive semi-definiteness since the
+ * last call: FE_ERR_INPUT naming the tracer's <diffusivity>, the step in the message. */
 int fe_scheme_check_diffusivity(struct fe_scheme *s, long step);
 
 /* The assembly times of the scheme's operators, summed. */
 struct fe_assembly_times fe_scheme_assembly_times(const struct fe_scheme *s);
+/* How many operators the tracers hold, and how many distinct ones the scheme assembles: the
+ * difference is what sharing saved (the summary and --check say it). */
+void fe_scheme_operator_counts(const struct fe_scheme *s, int *used, int *distinct);
 
 #endif

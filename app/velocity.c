@@ -9,6 +9,7 @@
 #include "app/fields.h"
 #include "core/error.h"
 #include "core/hash.h"
+#include "io/program.h"
 #include "io/snapshot.h"
 
 struct fe_velocity {
@@ -18,11 +19,13 @@ struct fe_velocity {
   int n; /* snapshots; 0: the case's expressions */
   const struct fe_velocity_file *files;
   struct fe_snapshot_reader *reader;
-  size_t len;            /* n_nodes * dim */
-  uint64_t *hash;        /* of each snapshot's values, as read at the start */
-  int held[2];           /* the snapshot in each slot, -1 for none */
-  double *host[2];       /* its values on the host */
-  struct fe_vec *dev[2]; /* and on the backend, from the first fe_velocity_at */
+  size_t len;                  /* n_nodes * dim */
+  uint64_t *hash;              /* of each snapshot's values, as read at the start */
+  int held[2];                 /* the snapshot in each slot, -1 for none */
+  double *host[2];             /* its values on the host */
+  struct fe_vec *dev[2];       /* and on the backend, from the first fe_velocity_at */
+  struct fe_program *programs; /* expressions: their programs on the backend, from the first
+                                  fe_velocity_at */
 };
 
 /* Snapshot k into slot s (host and backend), checked against what it held at the start. */
@@ -148,6 +151,7 @@ void fe_velocity_destroy(struct fe_velocity *v)
     free(v->host[s]);
     fe_vec_destroy(v->dev[s]);
   }
+  fe_backend_free(v->be, v->programs);
   free(v);
 }
 
@@ -167,10 +171,23 @@ int fe_velocity_host(struct fe_velocity *v, double t, double *out)
   return FE_SUCCESS;
 }
 
-int fe_velocity_at(struct fe_velocity *v, const struct fe_coefficient_programs *cp, double t,
+/* The expressions' programs at the nodes of space (any space of the mesh: they share its
+ * coordinates). */
+static int evaluate(struct fe_velocity *v, const struct fe_space *space, double t, double *out)
+{
+  const int d = v->m->dim;
+  if (!v->programs) {
+    struct fe_program h[3];
+    for (int a = 0; a < d; a++) h[a] = *fe_expr_program(v->c->velocity[a]);
+    FE_CALL(fe_backend_alloc(v->be, (size_t)d * sizeof *h, h, &v->programs));
+  }
+  return fe_space_evaluate(space, 0, NULL, NULL, space->n_nodes, v->programs, d, t, out);
+}
+
+int fe_velocity_at(struct fe_velocity *v, const struct fe_space *space, double t,
                    struct fe_vec *out)
 {
-  if (!v->n) return fe_coefficients_velocity(cp, t, out->a);
+  if (!v->n) return evaluate(v, space, t, out->a);
   for (int s = 0; s < 2; s++) { /* the backend's slots, with what the host has */
     if (v->dev[s]) continue;
     FE_CALL(fe_vec_create(v->be, v->len, &v->dev[s]));

@@ -1,5 +1,5 @@
 /* The run's velocity u(t) at the nodes: the case's expressions (app/fields.c on
- * the host, their programs on the backend: app/coefficients.c), or snapshots
+ * the host, their programs on the backend), or snapshots
  * read from files (io/snapshot.h) and interpolated linearly in time between
  * the two whose times bracket t, held at the first snapshot before its time
  * and at the last after it.  The backend holds at most two snapshots, loaded
@@ -12,7 +12,8 @@
 
 #include <stddef.h>
 
-#include "app/coefficients.h"
+#include "assembly/space.h"
+#include "io/case.h"
 #include "solvers/vec.h"
 
 struct fe_velocity;
@@ -30,9 +31,10 @@ int fe_velocity_time_dependent(const struct fe_velocity *v);
 /* out = u(t) on the host: n_nodes * dim values. */
 int fe_velocity_host(struct fe_velocity *v, double t, double *out);
 
-/* out = u(t) on the backend: n_nodes * dim entries; cp, the case's programs, for expressions.
- * A snapshot file read again that no longer holds what it held at the start is FE_ERR_INPUT. */
-int fe_velocity_at(struct fe_velocity *v, const struct fe_coefficient_programs *cp, double t,
+/* out = u(t) on the backend: n_nodes * dim entries; expressions are evaluated at the nodes of
+ * space (a space of the mesh on the velocity's backend; unread with files).  A snapshot file
+ * read again that no longer holds what it held at the start is FE_ERR_INPUT. */
+int fe_velocity_at(struct fe_velocity *v, const struct fe_space *space, double t,
                    struct fe_vec *out);
 
 /* What u is, for --check: "expressions" or the files, their times and field. */

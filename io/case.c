@@ -1,6 +1,7 @@
 #include "io/case.h"
 
 #include "core/error.h"
+#include "io/program.h"
 #include "io/schedule.h"
 #include "io/series.h"
 #include "io/snapshot.h"
@@ -214,8 +215,8 @@ static int is_element(xmlNode *n, const char *name)
 
 static int has_attr(xmlNode *n, const char *attr);
 
-/* Before the schema: libxml2's message for a missing child of xs:all also
- * lists the optional ones. */
+/* Before the schema (its root is a repeated choice, for the repeated <tracer>): the children
+ * a case needs, each of the others at most once. */
 static int check_required(const struct reader *r, xmlNode *root)
 {
   static const char *const needed[] = {"name", "mesh", "time", "tracer"};
@@ -223,6 +224,13 @@ static int check_required(const struct reader *r, xmlNode *root)
   for (int i = 0; i < COUNT(needed); i++)
     NODE_CHECK(child(root, needed[i]), r, root, NULL,
                "missing <%s>; a case needs <name>, <mesh>, <time> and <tracer>", needed[i]);
+  for (xmlNode *e = root->children; e; e = e->next) {
+    if (e->type != XML_ELEMENT_NODE || is_element(e, "tracer")) continue;
+    xmlNode *first = child(root, (const char *)e->name);
+    NODE_CHECK(first == e, r, e, NULL,
+               "given twice (first at line %ld); a case has one <%s> (only <tracer> repeats)",
+               xmlGetLineNo(first), (const char *)e->name);
+  }
   xmlNode *v = child(root, "velocity");
   if (v && (child(v, "file") || has_attr(v, "series") || !v->children))
     v = NULL; /* files, or empty: read_velocity says */
@@ -716,10 +724,9 @@ static int has_text(xmlNode *n)
   return 0;
 }
 
-static int read_diffusivity(struct reader *r, xmlNode *n)
+static int read_diffusivity(struct reader *r, xmlNode *n, struct fe_tracer *c)
 {
   static const int set2[3] = {0, 1, 3}, set3[6] = {0, 1, 2, 3, 4, 5};
-  struct fe_case *c = r->c;
   c->diffusivity_line = (int)xmlGetLineNo(n);
   xmlNode *comp[6] = {0};
   char given[64] = "";
@@ -755,10 +762,10 @@ static int read_diffusivity(struct reader *r, xmlNode *n)
   return FE_SUCCESS;
 }
 
-/* A group named twice is an error: the message names both lines. */
-static int check_group_unique(const struct reader *r, xmlNode *n, const char *ref)
+/* A group named twice in a tracer's conditions is an error: the message names both lines. */
+static int check_group_unique(const struct reader *r, xmlNode *n, const struct fe_tracer *c,
+                              const char *ref)
 {
-  const struct fe_case *c = r->c;
   for (int b = 0; b < c->n_boundaries - 1; b++) /* the last one is being read */
     for (int k = 0; k < c->boundaries[b].n_refs; k++)
       NODE_CHECK(strcmp(c->boundaries[b].refs[k], ref), r, n, "physical",
@@ -768,7 +775,8 @@ static int check_group_unique(const struct reader *r, xmlNode *n, const char *re
   return FE_SUCCESS;
 }
 
-static int read_refs(struct reader *r, xmlNode *n, struct fe_boundary *b)
+static int read_refs(struct reader *r, xmlNode *n, const struct fe_tracer *tr,
+                     struct fe_boundary *b)
 {
   xmlChar *raw = xmlGetNoNsProp(n, BAD_CAST "physical");
   char *list = NULL;
@@ -782,7 +790,7 @@ static int read_refs(struct reader *r, xmlNode *n, struct fe_boundary *b)
   char *save = NULL;
   for (char *tok = strtok_r(list, " \t\r\n", &save); tok && !err;
        tok = strtok_r(NULL, " \t\r\n", &save)) {
-    err = check_group_unique(r, n, tok);
+    err = check_group_unique(r, n, tr, tok);
     for (int k = 0; k < b->n_refs && !err; k++)
       if (!strcmp(b->refs[k], tok))
         err = node_error(r, n, "physical", __FILE__, __LINE__, "physical group '%s' named twice",
@@ -797,12 +805,11 @@ static int read_refs(struct reader *r, xmlNode *n, struct fe_boundary *b)
   return FE_SUCCESS;
 }
 
-static int read_boundary(struct reader *r, xmlNode *n)
+static int read_boundary(struct reader *r, xmlNode *n, struct fe_tracer *tr)
 {
-  struct fe_case *c = r->c;
-  struct fe_boundary *b = &c->boundaries[c->n_boundaries++]; /* owned by c, even on error */
+  struct fe_boundary *b = &tr->boundaries[tr->n_boundaries++]; /* owned by tr, even on error */
   b->line = (int)xmlGetLineNo(n);
-  FE_CALL(read_refs(r, n, b));
+  FE_CALL(read_refs(r, n, tr, b));
   xmlNode *d = child(n, "dirichlet"), *f = child(n, "neumann");
   NODE_CHECK((d != NULL) != (f != NULL), r, n, NULL,
              "expected exactly one of <dirichlet> or <neumann>");
@@ -810,69 +817,100 @@ static int read_boundary(struct reader *r, xmlNode *n)
   return read_expr(r, d ? d : f, &b->value);
 }
 
-/* The dump's point fields (the tracer, the velocity, NAME_exact and NAME_error)
- * are distinct, none is named like the dump's own arrays (the cell field
- * region, the time TIME), and each fits VTK's legacy reader (io/vtk.h). */
-static int check_field_names(const struct reader *r, xmlNode *t)
+/* The dump's point fields: each tracer's NAME, the velocity, each NAME_exact and NAME_error,
+ * in the order of fe_case_dump_fields (app/outputs.c writes them so). */
+static int dump_fields(const struct fe_case *c, const char **names,
+                       char (*own)[FE_VTK_NAME_MAX + 8], int *tracer, int *role)
+{
+  int n = 0;
+  for (int k = 0; k < c->n_tracers; k++) {
+    tracer[n] = k, role[n] = 0;
+    names[n++] = c->tracers[k].name;
+  }
+  if (fe_case_has_velocity(c)) tracer[n] = -1, role[n] = 1, names[n++] = "velocity";
+  for (int k = 0; k < c->n_tracers; k++) {
+    if (!c->tracers[k].exact) continue;
+    for (int j = 2; j < 4; j++) {
+      snprintf(own[n], sizeof own[n], "%.*s_%s", FE_VTK_NAME_MAX + 1, c->tracers[k].name,
+               j == 2 ? "exact" : "error");
+      tracer[n] = k, role[n] = j;
+      names[n] = own[n];
+      n++;
+    }
+  }
+  return n;
+}
+
+/* The dump's point fields are distinct, none is named like the dump's own arrays (the cell
+ * field region, the time TIME), and each fits VTK's legacy reader (io/vtk.h); a message names
+ * the <tracer> whose name makes the clash. */
+static int check_field_names(const struct reader *r, xmlNode *const *nodes)
 {
   static const char *const role[] = {"the tracer", "the velocity", "the exact solution",
                                      "the error"};
   const struct fe_case *c = r->c;
-  const size_t len = strlen(c->tracer_name);
-  char *exact, *error;
-  FE_CALL(fe_malloc(len + 7, &exact));
-  int err = fe_malloc(len + 7, &error);
-  if (err) {
-    free(exact);
-    return err;
-  }
-  snprintf(exact, len + 7, "%s_exact", c->tracer_name);
-  snprintf(error, len + 7, "%s_error", c->tracer_name);
-  const char *names[4] = {c->tracer_name, fe_case_has_velocity(c) ? "velocity" : NULL, exact,
-                          error},
-             *other;
-  const char *present[4];
-  int index[4], n = 0;
-  for (int i = 0; i < 4; i++)
-    if (names[i] && (i < 2 || c->exact)) present[n] = names[i], index[n++] = i;
-  const int clash = fe_vtk_name_clash(n, present, &other);
+  const int most = 3 * c->n_tracers + 1;
+  const char **names;
+  char(*own)[FE_VTK_NAME_MAX + 8];
+  int *tracer, *kind;
+  FE_CALLOC(most, &names);
+  int err = fe_calloc((size_t)most, sizeof *own, &own);
+  if (!err) err = fe_calloc((size_t)most, sizeof *tracer, &tracer);
+  if (!err) err = fe_calloc((size_t)most, sizeof *kind, &kind);
+  const char *other = NULL;
+  const int n = err ? 0 : dump_fields(c, names, own, tracer, kind);
+  const int clash = err ? -1 : fe_vtk_name_clash(n, names, &other);
   int which = -1;
   for (int j = 0; clash >= 0 && j < clash; j++)
-    if (present[j] == other) which = index[j];
-  const char *own = other && strcmp(other, FE_VTK_TIME_FIELD)
-                        ? "the cell field " FE_VTK_CELL_FIELD
-                        : "the time (field data " FE_VTK_TIME_FIELD ")";
-  if (clash >= 0)
-    err = node_error(r, t, "name", __FILE__, __LINE__,
-                     "the dumps would hold two arrays named '%s': %s and %s; expected a tracer "
-                     "name that none of the dump's other arrays has (velocity, region, TIME, "
-                     "NAME_exact, NAME_error)",
-                     present[clash], which >= 0 ? role[which] : role[index[clash]],
-                     which >= 0 ? role[index[clash]] : own);
+    if (names[j] == other) which = j;
+  const char *dump_own = other && strcmp(other, FE_VTK_TIME_FIELD)
+                             ? "the cell field " FE_VTK_CELL_FIELD
+                             : "the time (field data " FE_VTK_TIME_FIELD ")";
+  char first[160] = "";
+  if (which >= 0 && tracer[which] >= 0 && tracer[clash] >= 0 && tracer[which] != tracer[clash])
+    snprintf(first, sizeof first, " of <tracer name=\"%.64s\"> (line %d)",
+             c->tracers[tracer[which]].name, c->tracers[tracer[which]].line);
+  if (clash >= 0) {
+    const int named = tracer[clash] >= 0 ? tracer[clash] : which >= 0 ? tracer[which] : -1;
+    xmlNode *at = nodes[named >= 0 ? named : 0];
+    err = node_error(r, at, "name", __FILE__, __LINE__,
+                     "the dumps would hold two arrays named '%s': %s%s and %s; expected tracer "
+                     "names that no other array of the dumps has (another tracer's, velocity, "
+                     "region, TIME, NAME_exact, NAME_error)",
+                     names[clash], which >= 0 ? role[kind[which]] : role[kind[clash]], first,
+                     which >= 0 ? role[kind[clash]] : dump_own);
+  }
   for (int i = 0; !err && i < n; i++)
-    if (fe_vtk_encoded_length(present[i]) > FE_VTK_NAME_MAX)
-      err = node_error(r, t, "name", __FILE__, __LINE__,
+    if (fe_vtk_encoded_length(names[i]) > FE_VTK_NAME_MAX)
+      err = node_error(r, nodes[tracer[i] >= 0 ? tracer[i] : 0], "name", __FILE__, __LINE__,
                        "the field name of %s is %zu bytes long; VTK's legacy reader takes names of "
                        "at most %d: expected a shorter tracer name",
-                       role[index[i]], fe_vtk_encoded_length(present[i]), FE_VTK_NAME_MAX);
-  free(exact);
-  free(error);
+                       role[kind[i]], fe_vtk_encoded_length(names[i]), FE_VTK_NAME_MAX);
+  free(names);
+  free(own);
+  free(tracer);
+  free(kind);
   return err;
 }
 
-static int read_tracer(struct reader *r, xmlNode *t)
+static int read_tracer(struct reader *r, xmlNode *t, struct fe_tracer *tr)
 {
   static const char *const once[] = {"initial", "diffusivity", "source", "exact", "absorption"};
   struct fe_case *c = r->c;
   xmlNode *seen[5] = {0};
   int n_boundaries = 0;
+  tr->line = (int)xmlGetLineNo(t);
   xmlChar *name = xmlGetNoNsProp(t, BAD_CAST "name");
-  int err = fe_strdup(name ? (const char *)name : "", &c->tracer_name);
+  int err = fe_strdup(name ? (const char *)name : "", &tr->name);
   xmlFree(name);
   FE_CALL(err);
-  NODE_CHECK(valid_base_name(c->tracer_name), r, t, "name",
-             "'%s' is not a valid field name; expected letters, digits, '_', '-' or '.'",
-             c->tracer_name);
+  NODE_CHECK(valid_base_name(tr->name), r, t, "name",
+             "'%s' is not a valid field name; expected letters, digits, '_', '-' or '.'", tr->name);
+  for (const struct fe_tracer *o = c->tracers; o < tr; o++)
+    NODE_CHECK(strcmp(o->name, tr->name), r, t, "name",
+               "a second tracer named '%s' (the first at line %d); expected a name per tracer, "
+               "which names its fields in the dumps and its columns",
+               tr->name, o->line);
   for (xmlNode *e = t->children; e; e = e->next) {
     if (e->type != XML_ELEMENT_NODE) continue;
     if (is_element(e, "boundary")) {
@@ -887,22 +925,40 @@ static int read_tracer(struct reader *r, xmlNode *t)
   }
   NODE_CHECK(seen[0], r, t, NULL, "missing <initial> (the initial condition)");
   NODE_CHECK(seen[1], r, t, NULL, "missing <diffusivity>");
-  FE_CALL(read_expr(r, seen[0], &c->initial));
-  FE_CALL(read_diffusivity(r, seen[1]));
+  FE_CALL(read_expr(r, seen[0], &tr->initial));
+  FE_CALL(read_diffusivity(r, seen[1], tr));
   if (seen[2])
-    FE_CALL(read_expr(r, seen[2], &c->source));
+    FE_CALL(read_expr(r, seen[2], &tr->source));
   else
-    FE_CALL(fe_expr_create("0", &c->params, r->path, (int)xmlGetLineNo(t), "source", &c->source));
-  if (seen[3]) FE_CALL(read_expr(r, seen[3], &c->exact));
+    FE_CALL(fe_expr_create("0", &c->params, r->path, (int)xmlGetLineNo(t), "source", &tr->source));
+  if (seen[3]) FE_CALL(read_expr(r, seen[3], &tr->exact));
   if (seen[4]) {
-    FE_CALL(read_expr(r, seen[4], &c->absorption));
-    c->absorption_line = (int)xmlGetLineNo(seen[4]);
+    FE_CALL(read_expr(r, seen[4], &tr->absorption));
+    tr->absorption_line = (int)xmlGetLineNo(seen[4]);
   }
-  FE_CALL(check_field_names(r, t));
-  if (n_boundaries) FE_CALLOC(n_boundaries, &c->boundaries);
+  if (n_boundaries) FE_CALLOC(n_boundaries, &tr->boundaries);
   for (xmlNode *e = t->children; e; e = e->next)
-    if (is_element(e, "boundary")) FE_CALL(read_boundary(r, e));
+    if (is_element(e, "boundary")) FE_CALL(read_boundary(r, e, tr));
   return FE_SUCCESS;
+}
+
+/* The <tracer> elements in their order, then the names of the dump's fields they make. */
+static int read_tracers(struct reader *r, xmlNode *root)
+{
+  struct fe_case *c = r->c;
+  int n = 0;
+  for (xmlNode *e = root->children; e; e = e->next) n += is_element(e, "tracer");
+  xmlNode **nodes;
+  FE_CALLOC(n, &nodes);
+  int err = fe_calloc((size_t)n, sizeof *c->tracers, &c->tracers);
+  for (xmlNode *e = root->children; e && !err; e = e->next)
+    if (is_element(e, "tracer")) {
+      nodes[c->n_tracers] = e;
+      err = read_tracer(r, e, &c->tracers[c->n_tracers++]); /* owned by c, even on error */
+    }
+  if (!err) err = check_field_names(r, nodes);
+  free(nodes);
+  return err;
 }
 
 static int read_scheme(struct reader *r, xmlNode *n)
@@ -1153,8 +1209,7 @@ static int read_root(struct reader *r, xmlNode *root)
   FE_CALL(required_child(r, root, "time", &n));
   FE_CALL(read_time(r, n));
   FE_CALL(read_velocity(r, child(root, "velocity")));
-  FE_CALL(required_child(r, root, "tracer", &n));
-  FE_CALL(read_tracer(r, n));
+  FE_CALL(read_tracers(r, root));
   FE_CALL(read_scheme(r, child(root, "scheme")));
   FE_CALL(read_solver(r, child(root, "solver")));
   FE_CALL(read_assembly(r, child(root, "assembly")));
@@ -1221,6 +1276,22 @@ int fe_case_read(const char *path, struct fe_case **out)
   return FE_SUCCESS;
 }
 
+static void tracer_free(struct fe_tracer *tr)
+{
+  free(tr->name);
+  fe_expr_destroy(tr->initial);
+  fe_expr_destroy(tr->source);
+  fe_expr_destroy(tr->exact);
+  fe_expr_destroy(tr->absorption);
+  for (int k = 0; k < 6; k++) fe_expr_destroy(tr->diffusivity[k]);
+  for (int b = 0; b < tr->n_boundaries; b++) {
+    for (int k = 0; k < tr->boundaries[b].n_refs; k++) free(tr->boundaries[b].refs[k]);
+    free(tr->boundaries[b].refs);
+    fe_expr_destroy(tr->boundaries[b].value);
+  }
+  free(tr->boundaries);
+}
+
 void fe_case_destroy(struct fe_case *c)
 {
   if (!c) return;
@@ -1236,24 +1307,45 @@ void fe_case_destroy(struct fe_case *c)
   free(c->velocity_files);
   free(c->velocity_field);
   free(c->velocity_series);
-  free(c->tracer_name);
-  fe_expr_destroy(c->initial);
-  fe_expr_destroy(c->source);
-  fe_expr_destroy(c->exact);
-  fe_expr_destroy(c->absorption);
-  for (int k = 0; k < 6; k++) fe_expr_destroy(c->diffusivity[k]);
-  for (int b = 0; b < c->n_boundaries; b++) {
-    for (int k = 0; k < c->boundaries[b].n_refs; k++) free(c->boundaries[b].refs[k]);
-    free(c->boundaries[b].refs);
-    fe_expr_destroy(c->boundaries[b].value);
-  }
-  free(c->boundaries);
+  for (int t = 0; t < c->n_tracers; t++) tracer_free(&c->tracers[t]);
+  free(c->tracers);
   free(c->output_dir);
   fe_probes_free(c->probes, c->n_probes);
   free(c->probes_file);
   free(c->strategy);
   free(c->backend);
   free(c);
+}
+
+int fe_case_any_exact(const struct fe_case *c)
+{
+  for (int k = 0; k < c->n_tracers; k++)
+    if (c->tracers[k].exact) return 1;
+  return 0;
+}
+
+/* The same program: the same instructions and constants, bit for bit. */
+static int same_expr(const struct fe_expr *a, const struct fe_expr *b)
+{
+  if (!a || !b) return a == b;
+  const struct fe_program *p = fe_expr_program(a), *q = fe_expr_program(b);
+  if (p->n != q->n || memcmp(p->op, q->op, (size_t)p->n)) return 0;
+  for (int i = 0; i < p->n; i++)
+    if (p->op[i] == FE_OP_CONST && memcmp(&p->value[i], &q->value[i], sizeof p->value[i])) return 0;
+  return 1;
+}
+
+int fe_tracer_same_diffusivity(const struct fe_tracer *a, const struct fe_tracer *b)
+{
+  if (a->n_diffusivity != b->n_diffusivity) return 0;
+  for (int k = 0; k < a->n_diffusivity; k++)
+    if (!same_expr(a->diffusivity[k], b->diffusivity[k])) return 0;
+  return 1;
+}
+
+int fe_tracer_same_absorption(const struct fe_tracer *a, const struct fe_tracer *b)
+{
+  return same_expr(a->absorption, b->absorption);
 }
 
 const char *fe_stabilisation_name(enum fe_stabilisation s) { return stabilisation_words[s]; }

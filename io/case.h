@@ -31,10 +31,27 @@ enum fe_bc_kind { FE_BC_DIRICHLET, FE_BC_NEUMANN };
 
 struct fe_boundary {
   int n_refs;
-  char **refs;              /* physical groups as written: names or numbers */
+  char **refs; /* physical groups as written: names or numbers */
   enum fe_bc_kind kind;
-  struct fe_expr *value;    /* Dirichlet value or Neumann flux mu grad T . n */
-  int line;                 /* line of <boundary> in the case file */
+  struct fe_expr *value; /* Dirichlet value or Neumann flux mu grad T . n */
+  int line;              /* line of <boundary> in the case file */
+};
+
+/* One <tracer>: a field of the run with its own initial value, coefficients, boundary
+ * conditions and exact solution; the velocity, the scheme and the mesh are the case's. */
+struct fe_tracer {
+  char *name;
+  int line; /* line of <tracer> */
+  struct fe_expr *initial;
+  struct fe_expr *source;     /* never NULL: "0" when absent */
+  struct fe_expr *exact;      /* NULL when absent */
+  struct fe_expr *absorption; /* the decay rate lambda >= 0 of a -lambda T term; NULL when absent */
+  int absorption_line;
+  int n_diffusivity; /* 1 (scalar), 3 (xx xy yy) or 6 (xx xy xz yy yz zz) */
+  struct fe_expr *diffusivity[6];
+  int diffusivity_line;
+  int n_boundaries;
+  struct fe_boundary *boundaries;
 };
 
 /* A velocity snapshot file (io/snapshot.h) and its time. */
@@ -44,35 +61,26 @@ struct fe_velocity_file {
 };
 
 struct fe_case {
-  char *path;               /* the case file as given */
-  char *dir;                /* its directory, for relative mesh paths */
+  char *path; /* the case file as given */
+  char *dir;  /* its directory, for relative mesh paths */
   char *name;
-  char *mesh_file;          /* resolved against dir */
-  double mesh_size;         /* 0 when absent */
+  char *mesh_file;  /* resolved against dir */
+  double mesh_size; /* 0 when absent */
   int mesh_line;
   struct fe_params params;
   double t_start, t_end;
-  double dt;                /* the fixed step; 0 with cfl */
-  double cfl, dt_max;       /* cfl > 0: each step's length from the Courant number |u| dt / h,
-                               at most dt_max; 0, 0 with a fixed dt */
-  int n_velocity;           /* expressions: 0 (none), 2 (x y) or 3 (x y z) */
+  double dt;          /* the fixed step; 0 with cfl */
+  double cfl, dt_max; /* cfl > 0: each step's length from the Courant number |u| dt / h,
+                         at most dt_max; 0, 0 with a fixed dt */
+  int n_velocity;     /* expressions: 0 (none), 2 (x y) or 3 (x y z) */
   struct fe_expr *velocity[3];
   int velocity_line;
   int n_velocity_files; /* the velocity from files instead: snapshots, times increasing */
   struct fe_velocity_file *velocity_files;
   char *velocity_field;  /* their point array; default "velocity" */
   char *velocity_series; /* the series index they are listed in, as written; NULL: <file> */
-  char *tracer_name;
-  struct fe_expr *initial;
-  struct fe_expr *source;   /* never NULL: "0" when absent */
-  struct fe_expr *exact;    /* NULL when absent */
-  struct fe_expr *absorption; /* the decay rate lambda >= 0 of a -lambda T term; NULL when absent */
-  int absorption_line;
-  int n_diffusivity;        /* 1 (scalar), 3 (xx xy yy) or 6 (xx xy xz yy yz zz) */
-  struct fe_expr *diffusivity[6];
-  int diffusivity_line;
-  int n_boundaries;
-  struct fe_boundary *boundaries;
+  int n_tracers;         /* the <tracer> elements, in the order of the file (at least one) */
+  struct fe_tracer *tracers;
   double theta;
   enum fe_splitting splitting;
   enum fe_advection advection;
@@ -89,14 +97,14 @@ struct fe_case {
   enum fe_preconditioner preconditioner;
   /* assembly@strategy and <backend>: the words of the schema, read by the
    * assembly and backend code (fe_strategy_parse, fe_backend_parse) */
-  char *strategy;           /* default "lma" */
-  int deterministic;        /* assembly@deterministic: reproducible LMA and matfree scatter on the GPU */
-  char *backend;            /* default "auto" */
-  char *output_dir;         /* relative to the working directory; default "." */
-  int output_every;         /* default 1; 0 with cfl and output_period */
-  double output_period;     /* time between dumps, 0: none given; with a fixed dt, read as
-                               output_every = output_period / dt */
-  int checkpoint_every;     /* 0: no checkpoints */
+  char *strategy;    /* default "lma" */
+  int deterministic; /* assembly@deterministic: reproducible LMA and matfree scatter on the GPU */
+  char *backend;     /* default "auto" */
+  char *output_dir;  /* relative to the working directory; default "." */
+  int output_every;  /* default 1; 0 with cfl and output_period */
+  double output_period; /* time between dumps, 0: none given; with a fixed dt, read as
+                           output_every = output_period / dt */
+  int checkpoint_every; /* 0: no checkpoints */
   /* <probes>: the points whose values NAME.probes.csv holds, <probe> elements first, then the
    * file's rows; names distinct; coordinates finite (their count is checked against the mesh) */
   int n_probes; /* 0: no <probes> */
@@ -114,6 +122,13 @@ struct fe_case {
  * what was expected". */
 int fe_case_read(const char *path, struct fe_case **c);
 void fe_case_destroy(struct fe_case *c);
+
+/* Whether some tracer has an <exact> solution. */
+int fe_case_any_exact(const struct fe_case *c);
+/* Whether two tracers' diffusivities, or absorptions, are written alike (the same expressions,
+ * component by component): their operators then coincide and are shared. */
+int fe_tracer_same_diffusivity(const struct fe_tracer *a, const struct fe_tracer *b);
+int fe_tracer_same_absorption(const struct fe_tracer *a, const struct fe_tracer *b);
 
 /* Whether the case has a velocity: expressions or files. */
 static inline int fe_case_has_velocity(const struct fe_case *c)

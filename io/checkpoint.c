@@ -14,9 +14,10 @@
 #include "io/file.h"
 #include "io/outdir.h"
 
-static const char magic[16] = "fesim-ckpt-v3\n";
+static const char magic[16] = "fesim-ckpt-v4\n";
 static const char magic_prefix[] = "fesim-ckpt-v";
-enum { MAX_TEXT = 1 << 20 }; /* bytes in each of the three strings */
+enum { MAX_TEXT = 1 << 20 };   /* bytes in each of the three strings */
+enum { MAX_FIELDS = 1 << 16 }; /* tracers */
 
 /* ---------------------------------------------------------------- bytes */
 
@@ -100,7 +101,8 @@ static size_t text_bytes(const struct fe_checkpoint *cp)
 
 size_t fe_checkpoint_size(const struct fe_checkpoint *cp)
 {
-  return FE_CKPT_HEADER + text_bytes(cp) + 8 * ((size_t)cp->n_dumps + (size_t)cp->n_nodes) + 8;
+  const size_t values = (size_t)cp->n_fields * (size_t)cp->n_nodes;
+  return FE_CKPT_HEADER + text_bytes(cp) + 8 * ((size_t)cp->n_dumps + values) + 8;
 }
 
 int fe_checkpoint_encode(const struct fe_checkpoint *cp, unsigned char **bytes, size_t *size)
@@ -126,8 +128,9 @@ int fe_checkpoint_encode(const struct fe_checkpoint *cp, unsigned char **bytes, 
     memcpy(p, text[i], n);
     p += n;
   }
+  put_u32(b + FE_CKPT_LENGTHS + 12, (uint32_t)cp->n_fields);
   for (long i = 0; i < cp->n_dumps; i++, p += 8) put_f64(p, cp->dump_times[i]);
-  for (long i = 0; i < cp->n_nodes; i++, p += 8) put_f64(p, cp->field[i]);
+  for (long i = 0; i < (long)cp->n_fields * cp->n_nodes; i++, p += 8) put_f64(p, cp->field[i]);
   put_u64(p, fe_hash64(b, *size - 8, 0));
   *bytes = b;
   return FE_SUCCESS;
@@ -199,20 +202,24 @@ static int check_layout(const char *q, const unsigned char *b, size_t size)
            "(step >= 0)",
            q, (long long)nodes, (long long)cells, (long long)step, (long long)dumps);
   size_t rest = size - FE_CKPT_HEADER - 8;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 3; i++) {
     const uint32_t len = get_u32(b + FE_CKPT_LENGTHS + 4 * i);
-    FE_CHECK((i < 3 ? len <= MAX_TEXT : len == 0) && len <= rest, FE_ERR_INPUT,
+    FE_CHECK(len <= MAX_TEXT && len <= rest, FE_ERR_INPUT,
              "%s is inconsistent: text %d of its header is %lu bytes long, of %zu left", q, i,
              (unsigned long)len, rest);
     rest -= len;
   }
+  const uint32_t fields = get_u32(b + FE_CKPT_LENGTHS + 12);
+  FE_CHECK(fields >= 1 && fields <= MAX_FIELDS, FE_ERR_INPUT,
+           "%s is inconsistent: it declares %lu tracer fields; expected 1 to %d", q,
+           (unsigned long)fields, MAX_FIELDS);
   const uint64_t values = rest / 8;
-  FE_CHECK(rest % 8 == 0 && (uint64_t)dumps <= values &&
-               (uint64_t)nodes == values - (uint64_t)dumps,
+  FE_CHECK(rest % 8 == 0 && (uint64_t)dumps <= values && (values - (uint64_t)dumps) % fields == 0 &&
+               (uint64_t)nodes == (values - (uint64_t)dumps) / fields,
            FE_ERR_INPUT,
-           "%s is inconsistent: it declares %lld dump times and %lld node values, and holds %zu "
-           "bytes of values",
-           q, (long long)dumps, (long long)nodes, rest);
+           "%s is inconsistent: it declares %lld dump times and %lu fields of %lld node values, "
+           "and holds %zu bytes of values",
+           q, (long long)dumps, (unsigned long)fields, (long long)nodes, rest);
   return FE_SUCCESS;
 }
 
@@ -241,6 +248,7 @@ static int parse(const char *q, const unsigned char *b, struct fe_checkpoint *cp
   cp->n_dumps = (long)get_u64(b + FE_CKPT_N_DUMPS);
   cp->cfl = get_f64(b + FE_CKPT_CFL);
   cp->dt_max = get_f64(b + FE_CKPT_DT_MAX);
+  cp->n_fields = (int)get_u32(b + FE_CKPT_LENGTHS + 12);
   const unsigned char *p = b + FE_CKPT_HEADER;
   for (int i = 0; i < 3; i++) {
     const uint32_t len = get_u32(b + FE_CKPT_LENGTHS + 4 * i);
@@ -248,9 +256,9 @@ static int parse(const char *q, const unsigned char *b, struct fe_checkpoint *cp
     p += len;
   }
   FE_MALLOC(cp->n_dumps, &cp->dump_times);
-  FE_MALLOC(cp->n_nodes, &cp->field);
+  FE_MALLOC((long)cp->n_fields * cp->n_nodes, &cp->field);
   for (long i = 0; i < cp->n_dumps; i++, p += 8) cp->dump_times[i] = get_f64(p);
-  for (long i = 0; i < cp->n_nodes; i++, p += 8) cp->field[i] = get_f64(p);
+  for (long i = 0; i < (long)cp->n_fields * cp->n_nodes; i++, p += 8) cp->field[i] = get_f64(p);
   return FE_SUCCESS;
 }
 
@@ -265,11 +273,12 @@ static int check_finite(const char *q, const struct fe_checkpoint *cp)
   for (long i = 0; i < cp->n_dumps; i++)
     FE_CHECK(isfinite(cp->dump_times[i]), FE_ERR_INPUT,
              "%s: the time of dump %ld is not finite (%g)", q, i, cp->dump_times[i]);
-  for (long i = 0; i < cp->n_nodes; i++)
+  for (long i = 0; i < (long)cp->n_fields * cp->n_nodes; i++)
     FE_CHECK(isfinite(cp->field[i]), FE_ERR_INPUT,
-             "%s holds a field that is not finite: %g at node %ld of %ld; a checkpoint keeps a "
+             "%s holds a field that is not finite: %g at node %ld of %ld%s; a checkpoint keeps a "
              "finite state (fesim writes no other)",
-             q, cp->field[i], i, cp->n_nodes);
+             q, cp->field[i], i % cp->n_nodes, cp->n_nodes,
+             cp->n_fields > 1 ? " (of a tracer after the first)" : "");
   return FE_SUCCESS;
 }
 
@@ -372,6 +381,9 @@ static int verify_identity(const char *q, const struct fe_checkpoint *cp,
            "checkpoint %s was written by a run whose dumps hold the fields %s; this case's hold %s",
            q, fe_quote(cp->fields, FE_QUOTE_MAX, a, sizeof a),
            fe_quote(run->fields, FE_QUOTE_MAX, b, sizeof b));
+  FE_CHECK(cp->n_fields == run->n_fields, FE_ERR_INPUT,
+           "checkpoint %s holds %d tracer fields; this case has %d tracers", q, cp->n_fields,
+           run->n_fields);
   return FE_SUCCESS;
 }
 

@@ -4,8 +4,8 @@
  * wrote it (case name, mesh, stat columns, dump fields) and its place in the
  * case's schedule (step, time, dumps), all checked before any of it is used.
  *
- * File format version 2, little-endian (docs/case-format.md, "Checkpoints and restarts"):
- *   offset  0  16 bytes  "fesim-ckpt-v2\n" and two zero bytes
+ * File format version 4, little-endian (docs/case-format.md, "Checkpoints and restarts"):
+ *   offset  0  16 bytes  "fesim-ckpt-v4\n" and two zero bytes
  *          16  u64       size of the file in bytes, checksum included
  *          24  u64       mesh identity (fe_checkpoint_mesh_id)
  *          32  i64       nodes           40  i64  cells
@@ -13,9 +13,10 @@
  *          64  i64       dumps written by then
  *          72  f64       cfl: the Courant number the steps were chosen for (0: a fixed dt)
  *          80  f64       dt_max with cfl (0: a fixed dt)
- *          88  u32 x 4   lengths of the case name, the stat columns, the dump fields; 0
+ *          88  u32 x 4   lengths of the case name, the stat columns, the dump fields; the
+ *                        number of tracer fields F (1 or more)
  *         104            the three strings (no terminating zeros), the dump times
- *                        (f64 each), the field (f64 per node)
+ *                        (f64 each), the F tracers' fields one after the other (f64 per node)
  *     size - 8  u64       checksum: XXH64 (core/hash.h, seed 0) of every byte before it */
 #ifndef FE_CHECKPOINT_H
 #define FE_CHECKPOINT_H
@@ -26,7 +27,7 @@
 #include "io/mesh.h"
 #include "io/schedule.h"
 
-#define FE_CHECKPOINT_VERSION 3
+#define FE_CHECKPOINT_VERSION 4
 
 enum fe_checkpoint_layout {
   FE_CKPT_SIZE = 16,
@@ -48,12 +49,13 @@ struct fe_checkpoint {
   char *fields;     /* the dump's point fields, comma-separated */
   uint64_t mesh_id; /* fe_checkpoint_mesh_id of the run's mesh */
   long n_nodes, n_cells;
-  long step;    /* last completed step */
-  double time;  /* the end of that step */
-  long n_dumps; /* dumps written by then */
+  long step;          /* last completed step */
+  double time;        /* the end of that step */
+  long n_dumps;       /* dumps written by then */
   double cfl, dt_max; /* the rule of the steps: a Courant number and dt_max, or 0, 0: a fixed dt */
   double *dump_times;
-  double *field; /* n_nodes values */
+  int n_fields;  /* tracers, in the case's order */
+  double *field; /* n_fields * n_nodes values: each tracer's in turn */
 };
 
 /* A hash of the mesh as the run numbers it: dimension, counts, coordinates and cells. */

@@ -4,29 +4,62 @@
 #include "core/error.h"
 #include "io/csv.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct fe_stat {
   struct fe_csv *csv;
-  int has_exact;
+  int n_tracers;
+  int *has_exact;
+  double *values; /* a row's, after step and time */
 };
 
 static const char what[] = "stat file";
 
-static const char columns_exact[] =
-    "step,time,dt,courant,min,max,integral,l2_error,linf_error,advection_iterations,"
-    "diffusion_iterations,wall_seconds";
-static const char columns_plain[] =
-    "step,time,dt,courant,min,max,integral,advection_iterations,diffusion_iterations,"
-    "wall_seconds";
+/* A tracer's columns, without the tracer's name. */
+static const char *const tracer_columns[] = {"min",
+                                             "max",
+                                             "integral",
+                                             "l2_error",
+                                             "linf_error",
+                                             "advection_iterations",
+                                             "diffusion_iterations"};
+enum { N_TRACER_COLUMNS = 7, L2_ERROR = 3, LINF_ERROR = 4 };
 
-const char *fe_stat_columns(int has_exact) { return has_exact ? columns_exact : columns_plain; }
+static int shown(const struct fe_stat_layout *l, int k, int column)
+{
+  return (column != L2_ERROR && column != LINF_ERROR) || l->has_exact[k];
+}
 
-/* The file made or continued by open (fe_csv_create or fe_csv_resume's work). */
-static int stat_new(int has_exact, struct fe_stat **out)
+int fe_stat_columns(const struct fe_stat_layout *l, char **columns)
+{
+  size_t len = 64;
+  for (int k = 0; k < l->n_tracers; k++) len += N_TRACER_COLUMNS * (strlen(l->names[k]) + 2) + 128;
+  FE_CALL(fe_calloc(len, 1, columns));
+  char *w = *columns;
+  w += sprintf(w, "step,time,dt,courant");
+  for (int k = 0; k < l->n_tracers; k++)
+    for (int j = 0; j < N_TRACER_COLUMNS; j++) {
+      if (!shown(l, k, j)) continue;
+      if (l->n_tracers > 1)
+        w += sprintf(w, ",%s%%%s", l->names[k], tracer_columns[j]);
+      else
+        w += sprintf(w, ",%s", tracer_columns[j]);
+    }
+  sprintf(w, ",wall_seconds");
+  return FE_SUCCESS;
+}
+
+/* The file's layout kept for its rows (fe_csv_create or fe_csv_resume's work follows). */
+static int stat_new(const struct fe_stat_layout *l, struct fe_stat **out)
 {
   FE_CALLOC(1, out);
-  (*out)->has_exact = has_exact;
+  struct fe_stat *s = *out;
+  s->n_tracers = l->n_tracers;
+  FE_CALLOC(l->n_tracers, &s->has_exact);
+  for (int k = 0; k < l->n_tracers; k++) s->has_exact[k] = l->has_exact[k] != 0;
+  FE_CALLOC((size_t)N_TRACER_COLUMNS * l->n_tracers + 4, &s->values);
   return FE_SUCCESS;
 }
 
@@ -38,41 +71,54 @@ static int stat_done(int err, struct fe_stat **stat)
   return err;
 }
 
-int fe_stat_create(const char *path, int has_exact, struct fe_stat **stat)
+int fe_stat_create(const char *path, const struct fe_stat_layout *layout, struct fe_stat **stat)
 {
+  char *columns;
   *stat = NULL;
-  FE_CALL(stat_new(has_exact, stat));
-  return stat_done(fe_csv_create(path, what, fe_stat_columns(has_exact), &(*stat)->csv), stat);
+  FE_CALL(fe_stat_columns(layout, &columns));
+  int err = stat_new(layout, stat);
+  if (!err) err = fe_csv_create(path, what, columns, &(*stat)->csv);
+  free(columns);
+  return stat_done(err, stat);
 }
 
-int fe_stat_check_resume(const char *path, int has_exact, long step, double time, long *keep)
+int fe_stat_check_resume(const char *path, const struct fe_stat_layout *layout, long step,
+                         double time, long *keep)
 {
-  return fe_csv_check_resume(path, what, fe_stat_columns(has_exact), step, time, 1, keep);
+  char *columns;
+  FE_CALL(fe_stat_columns(layout, &columns));
+  const int err = fe_csv_check_resume(path, what, columns, step, time, 1, keep);
+  free(columns);
+  return err;
 }
 
-int fe_stat_resume(const char *path, int has_exact, long keep, struct fe_stat **stat)
+int fe_stat_resume(const char *path, const struct fe_stat_layout *layout, long keep,
+                   struct fe_stat **stat)
 {
   *stat = NULL;
-  FE_CALL(stat_new(has_exact, stat));
+  FE_CALL(stat_new(layout, stat));
   return stat_done(fe_csv_resume(path, what, keep, &(*stat)->csv), stat);
 }
 
 /* The iteration counts as doubles print as the integers they are (%.17g). */
 int fe_stat_write(struct fe_stat *stat, const struct fe_stat_row *r)
 {
-  double v[10];
-  int n = 0;
+  double *v = stat->values;
+  long n = 0;
   v[n++] = r->dt;
   v[n++] = r->courant;
-  v[n++] = r->min;
-  v[n++] = r->max;
-  v[n++] = r->integral;
-  if (stat->has_exact) {
-    v[n++] = r->l2_error;
-    v[n++] = r->linf_error;
+  for (int k = 0; k < stat->n_tracers; k++) {
+    const struct fe_stat_tracer *t = &r->tracers[k];
+    v[n++] = t->min;
+    v[n++] = t->max;
+    v[n++] = t->integral;
+    if (stat->has_exact[k]) {
+      v[n++] = t->l2_error;
+      v[n++] = t->linf_error;
+    }
+    v[n++] = t->advection_iterations;
+    v[n++] = t->diffusion_iterations;
   }
-  v[n++] = r->advection_iterations;
-  v[n++] = r->diffusion_iterations;
   v[n++] = r->wall_seconds;
   return fe_csv_write(stat->csv, r->step, r->time, n, v);
 }
@@ -81,5 +127,7 @@ void fe_stat_destroy(struct fe_stat *stat)
 {
   if (!stat) return;
   fe_csv_destroy(stat->csv);
+  free(stat->has_exact);
+  free(stat->values);
   free(stat);
 }

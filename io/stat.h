@@ -1,33 +1,52 @@
-/* The .stat file: one CSV row per step (docs/case-format.md, "Outputs"). */
+/* The .stat file: one CSV row per step (docs/case-format.md, "Outputs"): the step, its time,
+ * length and Courant number, then each tracer's extrema, integral, error norms (with an exact
+ * solution) and solver iterations, then the wall clock.  With one tracer the columns are
+ * named as they always were (min, max, ...); with several, each tracer's carry its name as
+ * Fluidity's statistics do (T%min, S%min, ...). */
 #ifndef FE_STAT_H
 #define FE_STAT_H
+
+/* Which columns a stat file has: its tracers in order, their names, and which of them have an
+ * exact solution (l2_error and linf_error columns). */
+struct fe_stat_layout {
+  int n_tracers;
+  const char *const *names;
+  const int *has_exact;
+};
+
+/* One tracer's values in a row. */
+struct fe_stat_tracer {
+  double min, max, integral;
+  double l2_error, linf_error; /* written only when the tracer has <exact> */
+  int advection_iterations, diffusion_iterations;
+};
 
 struct fe_stat_row {
   long step;
   double time, dt;
   double courant; /* the step's largest cell Courant number, from the velocity at its start */
-  double min, max, integral;
-  double l2_error, linf_error; /* written only when the case has <exact> */
-  int advection_iterations, diffusion_iterations;
+  const struct fe_stat_tracer *tracers; /* the layout's n_tracers */
   double wall_seconds;
 };
 
 struct fe_stat;
 
-/* The header line (without its newline): the columns of the file. */
-const char *fe_stat_columns(int has_exact);
+/* The header line (without its newline), allocated: the columns of the file. */
+int fe_stat_columns(const struct fe_stat_layout *layout, char **columns);
 
 /* Create path with its header (an earlier file is replaced).  FE_ERR_RESOURCE when it cannot. */
-int fe_stat_create(const char *path, int has_exact, struct fe_stat **stat);
+int fe_stat_create(const char *path, const struct fe_stat_layout *layout, struct fe_stat **stat);
 
 /* Whether path can be continued after `step`, which ended at `time`, without
  * writing anything: its header must be this run's columns, and it must hold
  * the row of `step` with that time, after complete rows.  *keep: the bytes up
  * to the end of that row (later rows, of a run that was stopped, are
  * dropped by fe_stat_resume).  FE_ERR_INPUT naming what does not fit. */
-int fe_stat_check_resume(const char *path, int has_exact, long step, double time, long *keep);
+int fe_stat_check_resume(const char *path, const struct fe_stat_layout *layout, long step,
+                         double time, long *keep);
 /* Cut path to `keep` bytes (fe_stat_check_resume) and append rows after them. */
-int fe_stat_resume(const char *path, int has_exact, long keep, struct fe_stat **stat);
+int fe_stat_resume(const char *path, const struct fe_stat_layout *layout, long keep,
+                   struct fe_stat **stat);
 
 /* Append one row (17 significant digits), whole or not at all: when the disk
  * is full (or a file size limit is reached) the file is cut back to its last

@@ -40,6 +40,7 @@ fe_bad_input(version2 [=[version2\.xml:2: <fesim version="2">: unsupported case 
 fe_bad_input(unknown_element [=[unknown_element\.xml:16: <gpu>: unexpected element in <fesim>]=])
 fe_bad_input(unknown_attribute [=[unknown_attribute\.xml:6: <time step="3">: the attribute 'step' is not allowed]=])
 fe_bad_input(missing_time [=[missing_time\.xml:2: <fesim>: missing <time>]=])
+fe_bad_input(time_twice [=[time_twice\.xml:10: <time>: given twice \(first at line 5\); a case has one <time> \(only <tracer> repeats\)]=])
 fe_bad_input(velocity_missing_y [=[velocity_missing_y\.xml:7: <velocity>: missing <y>]=])
 fe_bad_input(dt_not_number [=[dt_not_number\.xml:6: <time dt="abc">: 'abc' is not a number]=])
 fe_bad_input(unknown_stabilisation [=[unknown_stabilisation\.xml:12: <scheme stabilisation="upwind">: the value 'upwind' is not one of {'none', 'fct', 'supg'}]=])
@@ -344,7 +345,7 @@ function(fe_bad_restart name regex)
 endfunction()
 set(fe_ckpt [=[checkpoint '[^']*/checkpoints/]=])
 fe_bad_restart(empty "${fe_ckpt}empty\\.bin' is not a complete fesim checkpoint; expected a file written by fesim \\(NAME_checkpoint_NNNNNN\\.bin\\), which starts with 'fesim-ckpt-v'")
-fe_bad_restart(version1 "${fe_ckpt}version1\\.bin' is a checkpoint of format version 1 \\(written by an earlier fesim\\); this fesim reads version 3 only, whose checkpoints it can verify: rerun the case from its start")
+fe_bad_restart(version1 "${fe_ckpt}version1\\.bin' is a checkpoint of format version 1 \\(written by an earlier fesim\\); this fesim reads version 4 only, whose checkpoints it can verify: rerun the case from its start")
 fe_bad_restart(flipped "${fe_ckpt}flipped\\.bin' is damaged \\(truncated or altered\\): its checksum does not match its contents \\(1016 bytes; its header gives 1016\\); expected a checkpoint as fesim wrote it")
 fe_bad_restart(truncated "${fe_ckpt}truncated\\.bin' is damaged \\(truncated or altered\\): its checksum does not match its contents \\(916 bytes; its header gives 1016\\)")
 fe_bad_restart(huge_dumps "${fe_ckpt}huge_dumps\\.bin' is inconsistent: it declares 1152921504606846976 dump times and 98 node values, and holds 808 bytes of values")
@@ -386,7 +387,10 @@ set_tests_properties(bad_input.restart_probes_missing PROPERTIES LABELS bad_inpu
 # Outputs checked up front: the dump's field names (distinct, none named like the dump's own
 # arrays, within VTK's 255 bytes) and every output file name against the file system's
 # NAME_MAX and PATH_MAX (here the case <name>; long --output paths in long_paths.cmake).
-fe_bad_input(tracer_named_velocity [=[tracer_named_velocity\.xml:8: <tracer name="velocity">: the dumps would hold two arrays named 'velocity': the tracer and the velocity; expected a tracer name that none of the dump's other arrays has \(velocity, region, TIME, NAME_exact, NAME_error\)]=])
+fe_bad_input(tracer_named_velocity [=[tracer_named_velocity\.xml:8: <tracer name="velocity">: the dumps would hold two arrays named 'velocity': the tracer and the velocity; expected tracer names that no other array of the dumps has \(another tracer's, velocity, region, TIME, NAME_exact, NAME_error\)]=])
+# several tracers: names distinct, and none the name of another's exact solution or error
+fe_bad_input(tracer_twice [=[tracer_twice\.xml:15: <tracer name="T">: a second tracer named 'T' \(the first at line 7\); expected a name per tracer, which names its fields in the dumps and its columns]=])
+fe_bad_input(tracer_named_exact [=[tracer_named_exact\.xml:7: <tracer name="T">: the dumps would hold two arrays named 'T_exact': the tracer of <tracer name="T_exact"> \(line 12\) and the exact solution; expected tracer names]=])
 fe_bad_input(tracer_named_region [=[tracer_named_region\.xml:7: <tracer name="region">: the dumps would hold two arrays named 'region': the tracer and the cell field region; expected]=])
 fe_bad_input(tracer_named_time [=[tracer_named_time\.xml:7: <tracer name="TIME">: the dumps would hold two arrays named 'TIME': the tracer and the time \(field data TIME\); expected]=])
 fe_bad_input(tracer_name_long [=[tracer_name_long\.xml:7: <tracer name='T+\.\.\.T+' \(250 characters\)>: the field name of the exact solution is 256 bytes long; VTK's legacy reader takes names of at most 255: expected a shorter tracer name]=])

@@ -467,6 +467,22 @@ fe_expect_exit_backends(exit.flow_too_fast 3
   "at t = 1 the Courant number asks for a step of 3\\.01e-22 \\(cfl 0\\.5: the largest \\|u\\| / h is 1\\.65886e\\+21\\), too short to advance the time; the flow is too fast for the mesh\nfesim: the last good state \\(step 0, t = 1\\) is in [^\n]*/too_fast_checkpoint_000000\\.bin"
   ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/flow_too_fast.xml)
 
+# Several tracers (repeated <tracer>): four tracers on one flow, each with its exact solution,
+# T and S sharing every operator, A (absorbing) T's mass and advection, D (zero-flux walls) none.
+# Each tracer's stat columns, final field and probe values equal, bit for bit, those of a run of
+# that tracer alone (on the GPU with deterministic scatter), with Galerkin, SUPG (which shares
+# the mass and advection only between tracers of one diffusivity) and FCT; restarts.
+fe_case(several_tracers T S A D velocity T_exact T_error S_exact S_error A_exact A_error D_exact
+        D_error)
+fe_case_check(several_tracers error error --max-l2 6e-3)
+fe_case_check(several_tracers alone tracers --max-l2 6e-3)
+fe_case_check(several_tracers alone_supg tracers --end 0.5 --stabilisation supg)
+fe_case_check(several_tracers alone_fct tracers --end 0.5 --stabilisation fct)
+fe_case_check(several_tracers strategies strategies --end 0.5 --rtol 1e-9)
+fe_case_check(several_tracers restart restart --end 0.5 --every-checkpoint 16)
+fe_case_gpu(several_tracers --end 0.5)
+fe_case_gpu_check(several_tracers alone tracers --deterministic --max-l2 6e-3)
+
 # Probes (<probes>, NAME.probes.csv): at every dump, each probe's row holds the P1 interpolant of
 # the dump's nodal tracer and velocity at the probe (measured: within 1.1e-16 of the field's
 # largest value), and the tracer at every row is near the exact solution at the point (measured:

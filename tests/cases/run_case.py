@@ -4,7 +4,8 @@
     run_case.py FESIM CASE_DIR CHECK [options]
 
 CHECK is one of
-  error         final l2_error <= --max-l2 (and >= --min-l2, linf <= --max-linf if given)
+  error         final l2_error <= --max-l2 (and >= --min-l2, linf <= --max-linf if given), for
+                each tracer of a case of several
   order         L2 convergence order under mesh refinement (--sizes, dt = --cfl * size)
                 is >= --min-order (and <= --max-order if given) at every refinement; the
                 resolution nodes^(-1/dim), or with --order-by size the mesh size (Fluidity's
@@ -36,8 +37,8 @@ CHECK is one of
                 dt_max and --min-at-cfl at cfl; with --backend cuda, the GPU's steps those
                 of the CPU (same count, dt to --rtol)
   backends      on the GPU, each strategy (lma, addto, matfree; atomic and deterministic
-                scatter) matches the CPU's
-                final field to --rtol and meet --max-l2; exit 77 (skip) without a GPU
+                scatter) matches the CPU's final field (of each tracer) to --rtol and meets
+                --max-l2 (each tracer's); exit 77 (skip) without a GPU
   velocity-files  a case whose velocity is files (--flow's dumps): the run matches, to --rtol
                 (relative to the largest value; every stat row's min, max and integral and
                 the final field), the run with the flow case's <velocity> expressions
@@ -52,6 +53,10 @@ CHECK is one of
                 Debian's VTK modules are, by VTK's own writers; each run with them matches the
                 series' run to --rtol (to 100 times a file's own precision where it prints
                 fewer digits: VTK's legacy ASCII writer)
+  tracers       a case with several <tracer>s: each tracer's stat columns (its values and solver
+                iterations), its fields in the final dump and its probe columns equal, to
+                --rtol (default 0: bit for bit), those of a run of the case with that tracer
+                alone; with --max-l2, every tracer's final l2_error at most it
   probes        a case with <probes> and dumps every --every steps: at every dump, each
                 probe's row of NAME.probes.csv holds the P1 interpolant of the dump's nodal
                 tracer and velocity at the probe (located here by a search of every cell, by
@@ -63,7 +68,7 @@ The restart and signal checks compare NAME.probes.csv byte for byte too when the
 Options --size, --dt, --end, --splitting, --every, --probes-every, --probe NAME=X,Y[,Z] (a
 <probe> added; repeated), --param NAME=VALUE and --scheme ATTR=VALUE (repeated), --mesh FILE and
 --conservative BETA (scheme@conservative_advection) override the case file; --assembly,
---stabilisation, --loads and --backend are passed to fesim.  --flow FILE (in the case folder) is
+--stabilisation, --loads, --deterministic and --backend are passed to fesim.  --flow FILE (in the case folder) is
 run first, into the work folder, and the case's velocity series is read from there: a case
 driven by an earlier run's dumps (cases/offline_tracer).
 Exit 0 when the criterion holds; 1 with a message otherwise.
@@ -286,6 +291,71 @@ def final_field(outdir, name, tracer):
 
 def tracer_name(case_dir):
     return ET.parse(os.path.join(case_dir, "case.xml")).getroot().find("tracer").get("name")
+
+
+def tracer_names(path):
+    """The names of the tracers of a case file, in its order."""
+    return [t.get("name") for t in ET.parse(path).getroot().findall("tracer")]
+
+
+def tracer_columns(header, tracer):
+    """The stat file's columns of one tracer: {column: index}, named as with one tracer (min,
+    l2_error, ...): the columns NAME%COLUMN of a file of several tracers, all but step, time,
+    dt, courant and wall_seconds of a file of one."""
+    prefix = tracer + "%"
+    mine = {c[len(prefix):]: i for i, c in enumerate(header) if c.startswith(prefix)}
+    if mine:
+        return mine
+    return {c: i for i, c in enumerate(header) if c not in ("step", "time", "dt", "courant", "wall_seconds")}
+
+
+def check_tracers(a, work, over, extra):
+    """Each tracer of a several-tracer case against a run of the case with it alone."""
+    path, name, out = make_case(a.case_dir, work, "all", **over)
+    run(a.fesim, path, extra, skip_without_gpu=True)
+    names = tracer_names(path)
+    last = dumps(out, name)[-1]
+    header, *rows = [line.split(",") for line in open(os.path.join(out, name + ".stat")).read().split()]
+    probes = os.path.join(out, name + ".probes.csv")
+    tol = a.rtol or 0.0
+    ok = len(names) > 1
+    for t in names:
+        tree = ET.parse(path)
+        root = tree.getroot()
+        for other in [e for e in root.findall("tracer") if e.get("name") != t]:
+            root.remove(other)
+        alone_path = os.path.join(work, f"alone_{t}.xml")
+        alone_out = os.path.join(work, f"alone_{t}")
+        root.find("output").set("dir", alone_out)
+        tree.write(alone_path, xml_declaration=True, encoding="UTF-8")
+        run(a.fesim, alone_path, extra)
+        header1, *rows1 = [line.split(",") for line in open(os.path.join(alone_out, name + ".stat")).read().split()]
+        cols, cols1 = tracer_columns(header, t), tracer_columns(header1, t)
+        same_cols = sorted(cols) == sorted(cols1)
+        worst = 0.0
+        for r, r1 in zip(rows, rows1):
+            for c in cols:
+                x, y = float(r[cols[c]]), float(r1[cols1.get(c, 0)])
+                worst = max(worst, abs(x - y) / max(abs(y), 1e-300) if x != y else 0.0)
+        field, field1 = read_vtk_field(os.path.join(out, last), t), read_vtk_field(os.path.join(alone_out, last), t)
+        scale = max(abs(x) for x in field1)
+        fdiff = max(abs(x - y) for x, y in zip(field, field1)) / scale
+        pdiff = 0.0
+        if os.path.exists(probes):
+            ph, *prows = [line.split(",") for line in open(probes).read().split()]
+            ph1, *prows1 = [line.split(",") for line in open(os.path.join(alone_out, name + ".probes.csv")).read().split()]
+            for i, c in enumerate(ph):
+                if c.startswith(t + "%"):
+                    j = ph1.index(c)
+                    pdiff = max([pdiff] + [abs(float(r[i]) - float(r1[j])) / scale for r, r1 in zip(prows, prows1)])
+        l2 = float(rows[-1][cols["l2_error"]]) if "l2_error" in cols else None
+        good = (same_cols and len(rows) == len(rows1) and worst <= tol and fdiff <= tol and pdiff <= tol
+                and (a.max_l2 is None or l2 is None or l2 <= a.max_l2))
+        print(f"tracer {t}: against its run alone, stat rows {len(rows)}/{len(rows1)} within {worst:.3e} "
+              f"(relative), final field within {fdiff:.3e}, probes within {pdiff:.3e} (relative to max |{t}|); "
+              f"final l2_error {l2}" + ("" if good else "  <- FAIL"))
+        ok = ok and good
+    return ok
 
 
 def read_vtk_vectors(path, field):
@@ -553,7 +623,7 @@ def main():
     p.add_argument("case_dir")
     p.add_argument("check", choices=["error", "order", "time-order", "conservation", "strategies", "backends",
                                      "velocity-files", "advection-forms", "formats",
-                                      "restart", "signal", "bounds", "cfl", "probes"])
+                                      "restart", "signal", "bounds", "cfl", "probes", "tracers"])
     p.add_argument("--every-checkpoint", type=int, default=10)
     p.add_argument("--size", type=float)
     p.add_argument("--dt", type=float)
@@ -589,6 +659,7 @@ def main():
     p.add_argument("--assembly", default=None)
     p.add_argument("--loads", default=None, help="quadrature or interpolated")
     p.add_argument("--backend", default=None, help="cpu or cuda; with cuda, exit 77 (skip) without a GPU")
+    p.add_argument("--deterministic", action="store_true", help="passed to fesim")
     p.add_argument("--flow", help="a case in the case folder run first: its dumps are the case's velocity")
     p.add_argument("--mesh", help="the mesh file of the case (and of --flow)")
     p.add_argument("--conservative", type=float, help="scheme@conservative_advection")
@@ -597,6 +668,7 @@ def main():
     a = p.parse_args()
     scheme = (["--stabilisation", a.stabilisation] if a.stabilisation else []) + (["--loads", a.loads] if a.loads else [])
     extra = (["--assembly", a.assembly] if a.assembly else []) + scheme
+    extra += ["--deterministic"] if a.deterministic else []
     if a.backend:
         extra += ["--backend", a.backend]
         probe = subprocess.run([a.fesim, "--quiet", *extra, "--check", os.path.join(a.case_dir, "case.xml")],
@@ -615,10 +687,14 @@ def main():
         if a.check == "error":
             path, name, out = make_case(a.case_dir, work, "run", **over)
             run(a.fesim, path, extra)
-            last = read_stat(out, name)[-1]
-            print(f"final l2_error {last['l2_error']:.6e}, linf_error {last['linf_error']:.6e}")
-            ok = (last["l2_error"] <= a.max_l2 and (a.min_l2 is None or last["l2_error"] >= a.min_l2)
-                  and (a.max_linf is None or last["linf_error"] <= a.max_linf))
+            header, *rows = [line.split(",") for line in open(os.path.join(out, name + ".stat")).read().split()]
+            ok = True
+            for t in tracer_names(path):
+                cols = tracer_columns(header, t)
+                l2, linf = float(rows[-1][cols["l2_error"]]), float(rows[-1][cols["linf_error"]])
+                print(f"{t}: final l2_error {l2:.6e}, linf_error {linf:.6e}")
+                ok = ok and (l2 <= a.max_l2 and (a.min_l2 is None or l2 >= a.min_l2)
+                             and (a.max_linf is None or linf <= a.max_linf))
         elif a.check == "order":
             errors, hs = [], []
             for i, h in enumerate(a.sizes):
@@ -785,6 +861,8 @@ def main():
                 ok = ok and good
         elif a.check == "probes":
             ok = check_probes(a, work, over, extra)
+        elif a.check == "tracers":
+            ok = check_tracers(a, work, over, extra)
         elif a.check == "backends":
             ok = True
             probe = subprocess.run([a.fesim, "--quiet", "--backend", "cuda", "--check",
@@ -795,20 +873,23 @@ def main():
             # the CPU reference once (its strategies agree to round-off: the strategies checks)
             path, name, out = make_case(a.case_dir, work, "cpu", **over)
             run(a.fesim, path, ["--backend", "cpu", *scheme])
-            reference = final_field(out, name, tracer_name(a.case_dir))
-            scale = max(abs(x) for x in reference)
+            names = tracer_names(path)
+            reference = {t: final_field(out, name, t) for t in names}
             for variant in (["--assembly", "lma"], ["--assembly", "lma", "--deterministic"], ["--assembly", "addto"],
                             ["--assembly", "matfree"], ["--assembly", "matfree", "--deterministic"]):
                 tag = "_".join(v.strip("-") for v in variant)
                 path, name, out = make_case(a.case_dir, work, f"cuda_{tag}", **over)
                 run(a.fesim, path, ["--backend", "cuda", *variant, *scheme], skip_without_gpu=True)
-                field = final_field(out, name, tracer_name(a.case_dir))
-                l2 = read_stat(out, name)[-1].get("l2_error")
-                diff = max(abs(x - y) for x, y in zip(field, reference)) / scale
-                good = diff <= a.rtol and (a.max_l2 is None or l2 <= a.max_l2)
-                print(f"{' '.join(variant)}: max |T_cuda - T_cpu| / max |T| = {diff:.3e}, cuda l2_error {l2}"
-                      + ("" if good else "  <- FAIL"))
-                ok = ok and good
+                header, *rows = [line.split(",") for line in open(os.path.join(out, name + ".stat")).read().split()]
+                for t in names:
+                    field = final_field(out, name, t)
+                    cols = tracer_columns(header, t)
+                    l2 = float(rows[-1][cols["l2_error"]]) if "l2_error" in cols else None
+                    diff = max(abs(x - y) for x, y in zip(field, reference[t])) / max(abs(x) for x in reference[t])
+                    good = diff <= a.rtol and (a.max_l2 is None or l2 <= a.max_l2)
+                    print(f"{' '.join(variant)}: max |{t}_cuda - {t}_cpu| / max |{t}| = {diff:.3e}, cuda l2_error {l2}"
+                          + ("" if good else "  <- FAIL"))
+                    ok = ok and good
         else:
             fields = {}
             for s in ("lma", "addto", "matfree"):

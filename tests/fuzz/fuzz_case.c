@@ -70,10 +70,10 @@ static double eval(const struct fe_expr *e)
 /* Every expression of the case, at one point. */
 static double evaluate(const struct fe_case *c)
 {
-  double sum = eval(c->initial) + eval(c->source) + eval(c->exact);
+  double sum = eval(c->tracers[0].initial) + eval(c->tracers[0].source) + eval(c->tracers[0].exact);
   for (int d = 0; d < c->n_velocity; d++) sum += eval(c->velocity[d]);
-  for (int k = 0; k < c->n_diffusivity; k++) sum += eval(c->diffusivity[k]);
-  for (int b = 0; b < c->n_boundaries; b++) sum += eval(c->boundaries[b].value);
+  for (int k = 0; k < c->tracers[0].n_diffusivity; k++) sum += eval(c->tracers[0].diffusivity[k]);
+  for (int b = 0; b < c->tracers[0].n_boundaries; b++) sum += eval(c->tracers[0].boundaries[b].value);
   return sum;
 }
 

@@ -47,14 +47,14 @@ static inline void load_problem_make(const struct fe_backend *be, const struct f
   CHECK_OK(fe_case_read(load_case_path(), &p->c));
   if (!p->c) abort();
   struct fe_case *c = p->c;
-  fe_expr_destroy(c->source);
-  fe_expr_destroy(c->boundaries[0].value);
-  CHECK_OK(fe_expr_create(f, &c->params, "test", 1, "source", &c->source));
-  CHECK_OK(fe_expr_create(g, &c->params, "test", 1, "neumann", &c->boundaries[0].value));
+  fe_expr_destroy(c->tracers[0].source);
+  fe_expr_destroy(c->tracers[0].boundaries[0].value);
+  CHECK_OK(fe_expr_create(f, &c->params, "test", 1, "source", &c->tracers[0].source));
+  CHECK_OK(fe_expr_create(g, &c->params, "test", 1, "neumann", &c->tracers[0].boundaries[0].value));
   c->loads = loads;
-  CHECK_OK(fe_bcs_create(c, m, &p->bcs));
+  CHECK_OK(fe_bcs_create(c, &c->tracers[0], m, &p->bcs));
   CHECK_OK(fe_space_create(be, m, p->bcs->is_dirichlet, &p->space));
-  CHECK_OK(fe_coefficient_programs_create(c, p->bcs, p->space, &p->cp));
+  CHECK_OK(fe_coefficient_programs_create(c, &c->tracers[0], p->bcs, p->space, &p->cp));
   double *diff = malloc(sizeof(double) * m->n_cells * ns),
          *vel = malloc(sizeof(double) * m->n_nodes * d);
   for (long k = 0; k < m->n_cells; k++)

@@ -57,22 +57,22 @@ static void check_full(void)
   CHECK(c->velocity_line == 12);
   CHECK_CLOSE(at(c->velocity[0], 1, 2, 0, 0), -5, 1e-15);
   CHECK_CLOSE(at(c->velocity[1], 1, 2, 0, 0), 2.5, 1e-15);
-  CHECK(same(c->tracer_name, "T"));
-  CHECK_CLOSE(at(c->initial, 0.25, 0, 0, 0), 1, 1e-15);
-  CHECK_CLOSE(at(c->initial, 0.25, 0.1, 0, 0), exp(-2), 1e-14);
-  if (c->initial) {
-    CHECK(same(fe_expr_text(c->initial), "exp(-((x-0.25)^2 + y^2)           / 0.005)"));
-    CHECK(strstr(fe_expr_where(c->initial), "full.xml:19 (<initial>)") != NULL);
+  CHECK(same(c->tracers[0].name, "T"));
+  CHECK_CLOSE(at(c->tracers[0].initial, 0.25, 0, 0, 0), 1, 1e-15);
+  CHECK_CLOSE(at(c->tracers[0].initial, 0.25, 0.1, 0, 0), exp(-2), 1e-14);
+  if (c->tracers[0].initial) {
+    CHECK(same(fe_expr_text(c->tracers[0].initial), "exp(-((x-0.25)^2 + y^2)           / 0.005)"));
+    CHECK(strstr(fe_expr_where(c->tracers[0].initial), "full.xml:19 (<initial>)") != NULL);
   }
-  CHECK_CLOSE(at(c->source, 0, 0, 0, 2), 2e-4, 1e-15);
-  CHECK(c->source && fe_expr_depends_on_t(c->source) && !fe_expr_depends_on_space(c->source));
-  CHECK_CLOSE(at(c->exact, 1, 1, 0, 0), 1 + E, 1e-15);
-  CHECK(c->n_diffusivity == 1 && c->diffusivity[1] == NULL);
-  CHECK(c->diffusivity_line == 23);
-  CHECK_CLOSE(at(c->diffusivity[0], 0, 0, 0, 0), 1e-4, 1e-15);
-  CHECK(c->n_boundaries == 2);
-  if (c->n_boundaries == 2) {
-    const struct fe_boundary *b = c->boundaries;
+  CHECK_CLOSE(at(c->tracers[0].source, 0, 0, 0, 2), 2e-4, 1e-15);
+  CHECK(c->tracers[0].source && fe_expr_depends_on_t(c->tracers[0].source) && !fe_expr_depends_on_space(c->tracers[0].source));
+  CHECK_CLOSE(at(c->tracers[0].exact, 1, 1, 0, 0), 1 + E, 1e-15);
+  CHECK(c->tracers[0].n_diffusivity == 1 && c->tracers[0].diffusivity[1] == NULL);
+  CHECK(c->tracers[0].diffusivity_line == 23);
+  CHECK_CLOSE(at(c->tracers[0].diffusivity[0], 0, 0, 0, 0), 1e-4, 1e-15);
+  CHECK(c->tracers[0].n_boundaries == 2);
+  if (c->tracers[0].n_boundaries == 2) {
+    const struct fe_boundary *b = c->tracers[0].boundaries;
     CHECK(b[0].n_refs == 2 && same(b[0].refs[0], "left") && same(b[0].refs[1], "3"));
     CHECK(b[0].kind == FE_BC_DIRICHLET && b[0].line == 17);
     CHECK_CLOSE(at(b[0].value, 0, 0, 0, 0.5), 1, 1e-15);
@@ -106,14 +106,14 @@ static void check_defaults(void)
   CHECK(c->mesh_size == 0);
   CHECK(c->params.n == 0);
   CHECK(c->n_velocity == 0 && !c->velocity[0] && !c->velocity[1] && !c->velocity[2]);
-  CHECK(same(c->tracer_name, "c"));
-  CHECK(c->source != NULL);
-  CHECK(c->source && same(fe_expr_text(c->source), "0"));
-  CHECK(at(c->source, 1, 2, 3, 4) == 0);
-  CHECK(c->exact == NULL);
-  CHECK(c->n_diffusivity == 1);
-  CHECK_CLOSE(at(c->diffusivity[0], 0, 0, 0, 0), 0.1, 1e-15);
-  CHECK(c->n_boundaries == 0);
+  CHECK(same(c->tracers[0].name, "c"));
+  CHECK(c->tracers[0].source != NULL);
+  CHECK(c->tracers[0].source && same(fe_expr_text(c->tracers[0].source), "0"));
+  CHECK(at(c->tracers[0].source, 1, 2, 3, 4) == 0);
+  CHECK(c->tracers[0].exact == NULL);
+  CHECK(c->tracers[0].n_diffusivity == 1);
+  CHECK_CLOSE(at(c->tracers[0].diffusivity[0], 0, 0, 0, 0), 0.1, 1e-15);
+  CHECK(c->tracers[0].n_boundaries == 0);
   CHECK(c->theta == 0.5);
   CHECK(c->splitting == FE_SPLIT_STRANG);
   CHECK(c->advection == FE_ADVECTION_RK4);
@@ -232,18 +232,18 @@ static void check_tensors(void)
   struct fe_case *c = NULL;
   CHECK_OK(fe_case_read(data("case/tensor2d.xml"), &c));
   if (c) { /* stored xx xy yy whatever the order written */
-    CHECK(c->n_diffusivity == 3 && c->diffusivity[3] == NULL);
-    CHECK_CLOSE(at(c->diffusivity[0], 0, 0, 0, 0), 3, 1e-15);
-    CHECK_CLOSE(at(c->diffusivity[1], 0.4, 0, 0, 0), 0.2, 1e-15);
-    CHECK_CLOSE(at(c->diffusivity[2], 0, 0, 0, 0), 2, 1e-15);
+    CHECK(c->tracers[0].n_diffusivity == 3 && c->tracers[0].diffusivity[3] == NULL);
+    CHECK_CLOSE(at(c->tracers[0].diffusivity[0], 0, 0, 0, 0), 3, 1e-15);
+    CHECK_CLOSE(at(c->tracers[0].diffusivity[1], 0.4, 0, 0, 0), 0.2, 1e-15);
+    CHECK_CLOSE(at(c->tracers[0].diffusivity[2], 0, 0, 0, 0), 2, 1e-15);
     fe_case_destroy(c);
   }
   c = NULL;
   CHECK_OK(fe_case_read(data("case/tensor3d.xml"), &c));
   if (c) {
-    CHECK(c->n_diffusivity == 6);
-    for (int k = 0; k < 6 && c->n_diffusivity == 6; k++)
-      CHECK_CLOSE(at(c->diffusivity[k], 0, 0, 0, 0), k + 1, 1e-15);
+    CHECK(c->tracers[0].n_diffusivity == 6);
+    for (int k = 0; k < 6 && c->tracers[0].n_diffusivity == 6; k++)
+      CHECK_CLOSE(at(c->tracers[0].diffusivity[k], 0, 0, 0, 0), k + 1, 1e-15);
     CHECK(c->n_velocity == 3);
     CHECK_CLOSE(at(c->velocity[2], 0, 0, 0, 2), 6, 1e-15);
     fe_case_destroy(c);
@@ -284,11 +284,11 @@ static void check_piecewise(void)
     CHECK_CLOSE(c->params.values[3], 0.05, 1e-15);
     CHECK_CLOSE(c->params.values[4], 0.575, 1e-15);
   }
-  CHECK(at(c->initial, 0.5, 0.62, 0, 0) == 1);  /* above the slot */
-  CHECK(at(c->initial, 0.5, 0.55, 0, 0) == 0);  /* in the slot */
-  CHECK(at(c->initial, 0.45, 0.45, 0, 0) == 1); /* beside it */
-  CHECK(at(c->initial, 0.5, 0.66, 0, 0) == 0);  /* outside the disc */
-  CHECK(at(c->initial, 0.1, 0.1, 0, 0) == 0);
+  CHECK(at(c->tracers[0].initial, 0.5, 0.62, 0, 0) == 1);  /* above the slot */
+  CHECK(at(c->tracers[0].initial, 0.5, 0.55, 0, 0) == 0);  /* in the slot */
+  CHECK(at(c->tracers[0].initial, 0.45, 0.45, 0, 0) == 1); /* beside it */
+  CHECK(at(c->tracers[0].initial, 0.5, 0.66, 0, 0) == 0);  /* outside the disc */
+  CHECK(at(c->tracers[0].initial, 0.1, 0.1, 0, 0) == 0);
   fe_case_destroy(c);
   c = (struct fe_case *)&c;
   fe_error_set_quiet(1);
@@ -296,6 +296,40 @@ static void check_piecewise(void)
   CHECK(fe_case_read(data("../bad_input/param_variable.xml"), &c) == FE_ERR_INPUT && c == NULL);
   CHECK(fe_case_read(data("../bad_input/param_not_finite.xml"), &c) == FE_ERR_INPUT && !c);
   fe_error_set_quiet(0);
+}
+
+/* Tracers in the file's order, each with its own data; which coefficients coincide. */
+static void check_tracers(void)
+{
+  struct fe_case *c = NULL;
+  CHECK_OK(fe_case_read(data("case/tracers.xml"), &c));
+  if (!c) return;
+  CHECK(c->n_tracers == 3);
+  if (c->n_tracers != 3) {
+    fe_case_destroy(c);
+    return;
+  }
+  const struct fe_tracer *salt = &c->tracers[0], *temp = &c->tracers[1], *dye = &c->tracers[2];
+  CHECK(same(salt->name, "salt") && same(temp->name, "temp") && same(dye->name, "dye"));
+  CHECK(salt->line == 5 && temp->line == 14 && dye->line == 22);
+  CHECK_CLOSE(at(salt->initial, 0, 0, 0, 0), 35, 0);
+  CHECK_CLOSE(at(temp->initial, 2, 0, 0, 0), 12, 0);
+  CHECK(salt->n_boundaries == 1 && temp->n_boundaries == 2 && dye->n_boundaries == 0);
+  CHECK(temp->n_boundaries == 2 && temp->boundaries[0].kind == FE_BC_NEUMANN &&
+        temp->boundaries[1].kind == FE_BC_DIRICHLET);
+  CHECK(!salt->exact && temp->exact && !dye->exact && fe_case_any_exact(c));
+  CHECK(!salt->absorption && temp->absorption && temp->absorption_line == 17);
+  CHECK(fe_expr_is_zero(salt->source) && !fe_expr_is_zero(dye->source));
+  CHECK(dye->n_diffusivity == 3 && dye->diffusivity_line == 24);
+  /* 'k' with k = 1e-4 and '1e-4' compile to the same program; a tensor is not a scalar */
+  CHECK(fe_tracer_same_diffusivity(salt, temp) && fe_tracer_same_diffusivity(temp, salt));
+  CHECK(!fe_tracer_same_diffusivity(salt, dye));
+  CHECK(fe_tracer_same_absorption(salt, dye) && !fe_tracer_same_absorption(salt, temp));
+  CHECK(fe_tracer_same_absorption(temp, temp));
+  fe_case_destroy(c);
+  c = (struct fe_case *)&c;
+  CHECK(fe_case_read(data("../bad_input/tracer_twice.xml"), &c) == FE_ERR_INPUT && c == NULL);
+  CHECK(fe_case_read(data("../bad_input/time_twice.xml"), &c) == FE_ERR_INPUT && c == NULL);
 }
 
 static void check_errors(void)
@@ -345,6 +379,7 @@ int main(void)
   check_tensors();
   check_relative();
   check_piecewise();
+  check_tracers();
   check_errors();
   check_words();
   TEST_DONE();

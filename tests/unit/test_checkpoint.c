@@ -21,6 +21,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define COLUMNS_EXACT                                                                              \
+  "step,time,dt,courant,min,max,integral,l2_error,linf_error,advection_iterations,"                \
+  "diffusion_iterations,wall_seconds"
+#define COLUMNS_PLAIN                                                                              \
+  "step,time,dt,courant,min,max,integral,advection_iterations,diffusion_iterations,wall_seconds"
+
 static double coords[] = {0, 0, 1, 0, 1, 1, 0, 1};
 static int cells[] = {0, 1, 2, 0, 2, 3};
 static const struct fe_mesh mesh = {
@@ -39,11 +45,12 @@ static struct fe_schedule schedule(void)
 static struct fe_checkpoint run_identity(void)
 {
   return (struct fe_checkpoint){.name = "case",
-                                .columns = (char *)fe_stat_columns(1),
+                                .columns = COLUMNS_EXACT,
                                 .fields = "T,T_exact,T_error",
                                 .mesh_id = fe_checkpoint_mesh_id(&mesh),
                                 .n_nodes = 4,
-                                .n_cells = 2};
+                                .n_cells = 2,
+                                .n_fields = 1};
 }
 
 static struct fe_checkpoint good(void)
@@ -161,10 +168,34 @@ static void test_round_trip(void)
   fe_checkpoint_free(&cp);
   fe_checkpoint_free(&cp); /* twice is harmless */
   /* the layout of io/checkpoint.h */
-  CHECK(!memcmp(b, "fesim-ckpt-v3\n\0\0", 16) &&
+  CHECK(!memcmp(b, "fesim-ckpt-v4\n\0\0", 16) &&
         (size_t)(b[FE_CKPT_SIZE] + 256 * b[FE_CKPT_SIZE + 1]) == size);
   CHECK(b[FE_CKPT_STEP] == 5 && b[FE_CKPT_N_DUMPS] == 2 && b[FE_CKPT_N_NODES] == 4);
   CHECK(!memcmp(b + FE_CKPT_HEADER, "case", 4));
+  free(b);
+}
+
+/* Several tracers: their fields one after the other. */
+static void test_fields(void)
+{
+  double two[8] = {1, 2, 3, 4, -5, 6e-300, 7, 8};
+  struct fe_checkpoint cp = good(), back = {0};
+  cp.n_fields = 2;
+  cp.fields = "T,S,T_exact,T_error";
+  cp.field = two;
+  unsigned char *b;
+  size_t size;
+  CHECK_OK(fe_checkpoint_encode(&cp, &b, &size));
+  CHECK(size == fe_checkpoint_size(&cp) &&
+        size == fe_checkpoint_size(&(struct fe_checkpoint){.name = cp.name,
+                                                           .columns = cp.columns,
+                                                           .fields = cp.fields,
+                                                           .n_dumps = 2,
+                                                           .n_nodes = 8,
+                                                           .n_fields = 1}));
+  CHECK_OK(fe_checkpoint_decode("two.bin", b, size, &back));
+  CHECK(back.n_fields == 2 && back.n_nodes == 4 && !memcmp(back.field, two, sizeof two));
+  fe_checkpoint_free(&back);
   free(b);
 }
 
@@ -208,12 +239,12 @@ static void test_versions(void)
   unsigned char *b = encoded(&size);
   memcpy(b, "fesim-ckpt-v1\n\0\0", 16);
   CHECK(decode_says(b, size,
-                    "format version 1 (written by an earlier fesim); this fesim reads version 3"));
-  memcpy(b, "fesim-ckpt-v2\n\0\0", 16);
+                    "format version 1 (written by an earlier fesim); this fesim reads version 4"));
+  memcpy(b, "fesim-ckpt-v3\n\0\0", 16);
   CHECK(decode_says(b, size,
-                    "format version 2 (written by an earlier fesim); this fesim reads version 3"));
-  memcpy(b, "fesim-ckpt-v4\n\0\0", 16);
-  CHECK(decode_says(b, size, "format version 4; this fesim reads version 3"));
+                    "format version 3 (written by an earlier fesim); this fesim reads version 4"));
+  memcpy(b, "fesim-ckpt-v5\n\0\0", 16);
+  CHECK(decode_says(b, size, "format version 5; this fesim reads version 4"));
   free(b);
 }
 
@@ -229,12 +260,14 @@ static void test_inconsistent(void)
   } counts[] = {
       {FE_CKPT_N_DUMPS, 1ULL << 60, "declares 1152921504606846976 dump times"},
       {FE_CKPT_N_DUMPS, UINT64_MAX, "-1 dumps"},
-      {FE_CKPT_N_DUMPS, 3, "declares 3 dump times and 4 node values"},
-      {FE_CKPT_N_NODES, (uint64_t)1 << 62, "dump times and 4611686018427387904 node values"},
+      {FE_CKPT_N_DUMPS, 3, "declares 3 dump times and 1 fields of 4 node values"},
+      {FE_CKPT_N_NODES, (uint64_t)1 << 62, "1 fields of 4611686018427387904 node values"},
       {FE_CKPT_N_NODES, 0, "0 nodes"},
       {FE_CKPT_STEP, UINT64_MAX, "step -1"},
       {FE_CKPT_LENGTHS, 0xFFFFFFFFULL | (4ULL << 32), "text 0 of its header is 4294967295 bytes"},
-      {FE_CKPT_LENGTHS + 8, 5ULL << 32, "text 3 of its header is 5 bytes"},
+      {FE_CKPT_LENGTHS + 8, 17ULL | (0ULL << 32), "declares 0 tracer fields; expected 1 to 65536"},
+      {FE_CKPT_LENGTHS + 8, 17ULL | (2ULL << 32), "declares 2 dump times and 2 fields of 4 node"},
+      {FE_CKPT_LENGTHS + 8, 17ULL | (70000ULL << 32), "declares 70000 tracer fields"},
   };
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
     memcpy(c, b, size);
@@ -282,11 +315,14 @@ static void test_verify(void)
   cp.n_nodes = 5;
   CHECK(verify_says(&cp, "another mesh: 5 nodes", NULL));
   cp = good();
-  cp.columns = (char *)fe_stat_columns(0);
+  cp.columns = COLUMNS_PLAIN;
   CHECK(verify_says(&cp,
                     "whose stat file has the columns "
                     "'step,time,dt,courant,min,max,integral,advection_iterations",
                     "this case's has 'step,time,dt,courant,min,max,integral,l2_error"));
+  cp = good();
+  cp.n_fields = 2;
+  CHECK(verify_says(&cp, "holds 2 tracer fields; this case has 1 tracers", NULL));
   cp = good();
   cp.fields = "T,velocity";
   CHECK(verify_says(&cp, "dumps hold the fields 'T,velocity'; this case's hold 'T,T_exact,T_error'",
@@ -482,6 +518,7 @@ int main(void)
   const char *dir = mkdtemp(fresh);
   CHECK(dir != NULL);
   test_round_trip();
+  test_fields();
   test_flips();
   test_lengths();
   test_versions();

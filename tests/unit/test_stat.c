@@ -26,16 +26,31 @@ static const char *const HEADER_PLAIN =
     "step,time,dt,courant,min,max,integral,advection_iterations,diffusion_iterations,"
     "wall_seconds";
 
-/* step, time, dt, courant, min, max, integral, l2, linf, iterations, wall */
-static const struct fe_stat_row ROWS[] = {
-    {0, 0.0, 0.1, 0.0, -0.0, 1.0 / 3, 2.0 / 3, 0.0, 0.0, 0, 0, 0.0},
-    {1, 0.1, 0.1, 0.49999999999999994, -1e-300, 0.99999999999999989, 0.66666666666666663,
-     1.2345678901234567e-7, 4.9406564584124654e-324, 12, 7, 0.0012345},
-    {2, 0.2, 0.1, 1e-310, -DBL_MAX, DBL_MAX, DBL_MIN, 3.0000000000000004, 1e300, 2147483647, 1,
-     1.5},
-    {1000000, 1e5 + 0.1, 1.0 / 7, 123.456, -2.5, 2.5, -123456789.123456789, 1e-17, 1e-16, 3, 99999,
-     3600.25},
+/* min, max, integral, l2, linf, advection and diffusion iterations */
+static const struct fe_stat_tracer VALUES[] = {
+    {-0.0, 1.0 / 3, 2.0 / 3, 0.0, 0.0, 0, 0},
+    {-1e-300, 0.99999999999999989, 0.66666666666666663, 1.2345678901234567e-7,
+     4.9406564584124654e-324, 12, 7},
+    {-DBL_MAX, DBL_MAX, DBL_MIN, 3.0000000000000004, 1e300, 2147483647, 1},
+    {-2.5, 2.5, -123456789.123456789, 1e-17, 1e-16, 3, 99999},
 };
+/* step, time, dt, courant, the tracer's values, wall */
+static const struct fe_stat_row ROWS[] = {
+    {0, 0.0, 0.1, 0.0, &VALUES[0], 0.0},
+    {1, 0.1, 0.1, 0.49999999999999994, &VALUES[1], 0.0012345},
+    {2, 0.2, 0.1, 1e-310, &VALUES[2], 1.5},
+    {1000000, 1e5 + 0.1, 1.0 / 7, 123.456, &VALUES[3], 3600.25},
+};
+static const char *const NAMES[] = {"T", "S"};
+static const int EXACT[] = {1, 1}, PLAIN[] = {0, 0};
+
+/* One tracer, with or without the error columns. */
+static struct fe_stat_layout layout(int has_exact)
+{
+  return (struct fe_stat_layout){
+      .n_tracers = 1, .names = NAMES, .has_exact = has_exact ? EXACT : PLAIN};
+}
+
 enum { N_ROWS = sizeof ROWS / sizeof ROWS[0] };
 
 static int same(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
@@ -70,19 +85,20 @@ static void check_file(const char *path, int has_exact, int n)
   char *p = text + len + 1;
   for (int i = 0; i < n && *p; i++) {
     const struct fe_stat_row *r = &ROWS[i];
+    const struct fe_stat_tracer *v = r->tracers;
     CHECK(next_int(&p) == r->step);
     CHECK(same(next_double(&p), r->time));
     CHECK(same(next_double(&p), r->dt));
     CHECK(same(next_double(&p), r->courant));
-    CHECK(same(next_double(&p), r->min));
-    CHECK(same(next_double(&p), r->max));
-    CHECK(same(next_double(&p), r->integral));
+    CHECK(same(next_double(&p), v->min));
+    CHECK(same(next_double(&p), v->max));
+    CHECK(same(next_double(&p), v->integral));
     if (has_exact) {
-      CHECK(same(next_double(&p), r->l2_error));
-      CHECK(same(next_double(&p), r->linf_error));
+      CHECK(same(next_double(&p), v->l2_error));
+      CHECK(same(next_double(&p), v->linf_error));
     }
-    CHECK(next_int(&p) == r->advection_iterations);
-    CHECK(next_int(&p) == r->diffusion_iterations);
+    CHECK(next_int(&p) == v->advection_iterations);
+    CHECK(next_int(&p) == v->diffusion_iterations);
     CHECK(same(next_double(&p), r->wall_seconds));
     CHECK(*p == '\n');
     p += *p == '\n';
@@ -96,7 +112,8 @@ static void write_rows(const char *dir, const char *name, int has_exact)
   char path[512];
   snprintf(path, sizeof path, "%s/%s.stat", dir, name);
   struct fe_stat *stat = NULL;
-  CHECK_OK(fe_stat_create(path, has_exact, &stat));
+  const struct fe_stat_layout l = layout(has_exact);
+  CHECK_OK(fe_stat_create(path, &l, &stat));
   CHECK(stat != NULL);
   if (!stat) return;
   check_file(path, has_exact, 0);
@@ -122,12 +139,47 @@ static void test_format(const char *dir)
   free(text);
 }
 
+/* Several tracers: each one's columns carry its name (T%min, ...), the error columns only for
+ * those with an exact solution; a stat file of one tracer is not continued by a run of two. */
+static void test_tracers(const char *dir)
+{
+  static const int some[] = {1, 0};
+  const struct fe_stat_layout two = {.n_tracers = 2, .names = NAMES, .has_exact = some};
+  char *columns = NULL;
+  CHECK_OK(fe_stat_columns(&two, &columns));
+  CHECK(columns &&
+        !strcmp(columns, "step,time,dt,courant,T%min,T%max,T%integral,T%l2_error,T%linf_error,"
+                         "T%advection_iterations,T%diffusion_iterations,S%min,S%max,S%integral,"
+                         "S%advection_iterations,S%diffusion_iterations,wall_seconds"));
+  free(columns);
+  char path[512];
+  snprintf(path, sizeof path, "%s/two.stat", dir);
+  struct fe_stat *stat = NULL;
+  CHECK_OK(fe_stat_create(path, &two, &stat));
+  const struct fe_stat_tracer values[2] = {VALUES[1], VALUES[3]};
+  const struct fe_stat_row row = {7, 0.7, 0.1, 0.25, values, 2.0};
+  CHECK(stat && fe_stat_write(stat, &row) == FE_SUCCESS);
+  fe_stat_destroy(stat);
+  char *text = read_all(path);
+  CHECK(text && strstr(text, "\n7,0.69999999999999996,0.10000000000000001,0.25,-1e-300,"
+                             "0.99999999999999989,0.66666666666666663,1.2345678901234566e-07,"
+                             "4.9406564584124654e-324,12,7,-2.5,2.5,-123456789.12345679,3,99999,"
+                             "2\n"));
+  free(text);
+  long keep;
+  const struct fe_stat_layout one = layout(1);
+  CHECK(fe_stat_check_resume(path, &one, 7, 0.7, &keep) == FE_ERR_INPUT);
+  CHECK_OK(fe_stat_check_resume(path, &two, 7, 0.7, &keep));
+  remove(path);
+}
+
 static void test_failures(const char *dir)
 {
   char sub[512];
   snprintf(sub, sizeof sub, "%s/no/such/dir/x.stat", dir);
   struct fe_stat *stat = (struct fe_stat *)&stat;
-  CHECK(fe_stat_create(sub, 0, &stat) == FE_ERR_RESOURCE);
+  const struct fe_stat_layout plain = layout(0), exact = layout(1);
+  CHECK(fe_stat_create(sub, &plain, &stat) == FE_ERR_RESOURCE);
   CHECK(stat == NULL);
   fe_stat_destroy(NULL);
 
@@ -136,7 +188,7 @@ static void test_failures(const char *dir)
     snprintf(link, sizeof link, "%s/full.stat", dir);
     unlink(link);
     CHECK(symlink("/dev/full", link) == 0);
-    CHECK(fe_stat_create(link, 1, &stat) == FE_ERR_RESOURCE);
+    CHECK(fe_stat_create(link, &exact, &stat) == FE_ERR_RESOURCE);
     CHECK(stat == NULL);
     unlink(link);
   }
@@ -164,35 +216,36 @@ static void test_resume(const char *dir)
   char path[512];
   snprintf(path, sizeof path, "%s/resume.stat", dir);
   struct fe_stat *stat = NULL;
-  CHECK_OK(fe_stat_create(path, 1, &stat));
+  const struct fe_stat_layout plain = layout(0), exact = layout(1);
+  CHECK_OK(fe_stat_create(path, &exact, &stat));
   for (int i = 0; i < N_ROWS && stat; i++) CHECK_OK(fe_stat_write(stat, &ROWS[i]));
   fe_stat_destroy(stat);
   char *full = read_all(path);
   CHECK(full != NULL);
   if (!full) return;
   long keep = -1;
-  CHECK_OK(fe_stat_check_resume(path, 1, 1, 0.1, &keep));
+  CHECK_OK(fe_stat_check_resume(path, &exact, 1, 0.1, &keep));
   const char *row2 = strstr(full, "\n2,");
   CHECK(row2 && keep == row2 + 1 - full);
   /* refusals: other columns, another time for the step, no such step, no file */
   long other = -1;
-  CHECK(fe_stat_check_resume(path, 0, 1, 0.1, &other) == FE_ERR_INPUT);
-  CHECK(fe_stat_check_resume(path, 1, 1, 0.2, &other) == FE_ERR_INPUT);
-  CHECK(fe_stat_check_resume(path, 1, 5, 0.5, &other) == FE_ERR_INPUT);
+  CHECK(fe_stat_check_resume(path, &plain, 1, 0.1, &other) == FE_ERR_INPUT);
+  CHECK(fe_stat_check_resume(path, &exact, 1, 0.2, &other) == FE_ERR_INPUT);
+  CHECK(fe_stat_check_resume(path, &exact, 5, 0.5, &other) == FE_ERR_INPUT);
   char missing[512];
   snprintf(missing, sizeof missing, "%s/missing.stat", dir);
-  CHECK(fe_stat_check_resume(missing, 1, 1, 0.1, &other) == FE_ERR_INPUT);
+  CHECK(fe_stat_check_resume(missing, &exact, 1, 0.1, &other) == FE_ERR_INPUT);
   CHECK(same_file(path, full) && access(missing, F_OK) != 0);
   /* an incomplete line before the step's row (a killed run's last line): refused */
   char *cut = strdup(full);
   cut[keep - 3] = '\0'; /* row 1 without its end */
   write_text(path, cut);
-  CHECK(fe_stat_check_resume(path, 1, 1, 0.1, &other) == FE_ERR_INPUT);
+  CHECK(fe_stat_check_resume(path, &exact, 1, 0.1, &other) == FE_ERR_INPUT);
   CHECK(same_file(path, cut));
   free(cut);
   /* continued after step 1 */
   write_text(path, full);
-  CHECK_OK(fe_stat_resume(path, 1, keep, &stat));
+  CHECK_OK(fe_stat_resume(path, &exact, keep, &stat));
   struct fe_stat_row next = ROWS[2];
   CHECK(stat && fe_stat_write(stat, &next) == FE_SUCCESS);
   fe_stat_destroy(stat);
@@ -213,7 +266,8 @@ static void test_size_limit(const char *dir)
   char path[512];
   snprintf(path, sizeof path, "%s/limit.stat", dir);
   struct fe_stat *stat = NULL;
-  CHECK_OK(fe_stat_create(path, 0, &stat));
+  const struct fe_stat_layout plain = layout(0);
+  CHECK_OK(fe_stat_create(path, &plain, &stat));
   CHECK(stat && fe_stat_write(stat, &ROWS[0]) == FE_SUCCESS);
   char *before = read_all(path);
   struct rlimit old, limit;
@@ -242,6 +296,7 @@ int main(int argc, char **argv)
     return 1;
   }
   test_format(dir);
+  test_tracers(dir);
   test_failures(dir);
   test_resume(dir);
   test_size_limit(dir);
