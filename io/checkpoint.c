@@ -217,8 +217,8 @@ static int check_layout(const char *q, const unsigned char *b, size_t size)
   FE_CHECK(rest % 8 == 0 && (uint64_t)dumps <= values && (values - (uint64_t)dumps) % fields == 0 &&
                (uint64_t)nodes == (values - (uint64_t)dumps) / fields,
            FE_ERR_INPUT,
-           "%s is inconsistent: it declares %lld dump times and %lu fields of %lld node values, "
-           "and holds %zu bytes of values",
+           "%s is inconsistent: it declares %lld dump times and %lu x %lld node values (tracers x "
+           "nodes), and holds %zu bytes of values",
            q, (long long)dumps, (unsigned long)fields, (long long)nodes, rest);
   return FE_SUCCESS;
 }

@@ -260,13 +260,13 @@ static void test_inconsistent(void)
   } counts[] = {
       {FE_CKPT_N_DUMPS, 1ULL << 60, "declares 1152921504606846976 dump times"},
       {FE_CKPT_N_DUMPS, UINT64_MAX, "-1 dumps"},
-      {FE_CKPT_N_DUMPS, 3, "declares 3 dump times and 1 fields of 4 node values"},
-      {FE_CKPT_N_NODES, (uint64_t)1 << 62, "1 fields of 4611686018427387904 node values"},
+      {FE_CKPT_N_DUMPS, 3, "declares 3 dump times and 1 x 4 node values (tracers x nodes)"},
+      {FE_CKPT_N_NODES, (uint64_t)1 << 62, "1 x 4611686018427387904 node values"},
       {FE_CKPT_N_NODES, 0, "0 nodes"},
       {FE_CKPT_STEP, UINT64_MAX, "step -1"},
       {FE_CKPT_LENGTHS, 0xFFFFFFFFULL | (4ULL << 32), "text 0 of its header is 4294967295 bytes"},
       {FE_CKPT_LENGTHS + 8, 17ULL | (0ULL << 32), "declares 0 tracer fields; expected 1 to 65536"},
-      {FE_CKPT_LENGTHS + 8, 17ULL | (2ULL << 32), "declares 2 dump times and 2 fields of 4 node"},
+      {FE_CKPT_LENGTHS + 8, 17ULL | (2ULL << 32), "declares 2 dump times and 2 x 4 node values"},
       {FE_CKPT_LENGTHS + 8, 17ULL | (70000ULL << 32), "declares 70000 tracer fields"},
   };
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
