@@ -95,12 +95,25 @@ static int create_cuda(const struct fe_backend_options *o, struct fe_backend **b
 #endif
 }
 
+/* The CPU backend on the run's processes. */
+static int create_cpu(const struct fe_backend_options *o, struct fe_backend **be)
+{
+  FE_CALL(fe_backend_cpu_create(be));
+  if (o && o->comm) (*be)->comm = o->comm;
+  return checked(FE_SUCCESS, be);
+}
+
 int fe_backend_create(enum fe_backend_kind kind, const struct fe_backend_options *o,
                       struct fe_backend **be)
 {
   *be = NULL;
+  const int processes = o && o->comm ? o->comm->size : 1;
+  FE_CHECK(kind == FE_BACKEND_CPU || processes == 1, FE_ERR_USAGE,
+           "backend '%s' on %d processes: only the cpu backend runs on several processes yet "
+           "(the cuda backend's reductions need NCCL); use --backend cpu",
+           kind == FE_BACKEND_CUDA ? "cuda" : "auto", processes);
   switch (kind) {
-  case FE_BACKEND_CPU: return checked(fe_backend_cpu_create(be), be);
+  case FE_BACKEND_CPU: return create_cpu(o, be);
   case FE_BACKEND_CUDA: return create_cuda(o, be);
   case FE_BACKEND_AUTO: break;
   }
@@ -112,7 +125,7 @@ int fe_backend_create(enum fe_backend_kind kind, const struct fe_backend_options
   }
   if (o && o->verbosity > 0)
     fprintf(stderr, "fesim: note: no usable GPU found; backend auto runs on the CPU\n");
-  return checked(fe_backend_cpu_create(be), be);
+  return create_cpu(o, be);
 }
 
 void fe_backend_destroy(struct fe_backend *be)

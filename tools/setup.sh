@@ -11,8 +11,11 @@ cd "$(dirname "$0")/.."
 # velocity files (io/vtu.c);
 # valgrind, clang, libclang-rt-dev (libFuzzer, clang's sanitizers) and libomp-dev
 # (OpenMP for clang): the sanitize and fuzz tests (tests/sanitize.cmake);
-# python3-matplotlib: the benchmark plots (tools/bench/plot.py)
+# python3-matplotlib: the benchmark plots (tools/bench/plot.py);
+# libmetis-dev: mesh partitions for several processes (io/partition.c); libopenmpi-dev and
+# openmpi-bin: the MPI communicator and its tests (solvers/comm_mpi.c, label mpi)
 packages=(build-essential cmake libxml2-dev zlib1g-dev libgmsh-dev gmsh libseccomp-dev
+          libmetis-dev libopenmpi-dev openmpi-bin
           python3 python3-numpy python3-paraview xvfb xauth
           valgrind clang libclang-rt-dev libomp-dev python3-matplotlib)
 missing=()

@@ -1,0 +1,49 @@
+/* A mesh cut into parts, one per process (DESIGN.md, "Distribution"): METIS partitions the
+ * cells (METIS_PartMeshDual on the cells' shared facets, a fixed seed, so every run gets the
+ * same parts); each node belongs to the lowest-numbered part among its cells' parts.  A part
+ * holds its cells and numbers its nodes as DESIGN.md's vectors hold them: its owned nodes
+ * first, then its ghosts (nodes of its cells that another part owns) grouped by owner, each
+ * group and the owned nodes in ascending mesh (global) order. */
+#ifndef FE_PARTITION_H
+#define FE_PARTITION_H
+
+#include <stdio.h>
+
+#include "io/mesh.h"
+
+struct fe_partition {
+  int n_parts;
+  long n_cells, n_nodes;
+  int *cell_part;  /* n_cells: the part of each cell */
+  int *node_owner; /* n_nodes: the part that owns each node */
+};
+
+/* One part's share of the mesh, in mesh (global) numbering. */
+struct fe_part {
+  int rank;
+  long n_cells;
+  int *cells;            /* its cells, ascending */
+  long n_owned, n_ghost; /* nodes: owned, then ghosts */
+  int *nodes;            /* n_owned + n_ghost: the local numbering's global nodes */
+  int n_neighbours;      /* parts that own one of its ghosts or hold one of its nodes as a ghost */
+  int *neighbours;       /* ascending */
+  int *ghost_ptr;        /* n_neighbours + 1: its ghosts of neighbour k are nodes[n_owned +
+                            ghost_ptr[k] .. n_owned + ghost_ptr[k + 1]) (none where k owns none) */
+};
+
+/* The cells of m cut into n_parts parts (n_parts >= 1; 1: every cell in part 0).  FE_ERR_INPUT
+ * when there are more parts than cells; FE_ERR_RESOURCE when METIS fails (out of memory). */
+int fe_partition_create(const struct fe_mesh *m, int n_parts, struct fe_partition **p);
+void fe_partition_destroy(struct fe_partition *p);
+
+/* Part r's cells and nodes (fe_part_free frees what it holds). */
+int fe_partition_part(const struct fe_partition *p, const struct fe_mesh *m, int r,
+                      struct fe_part *part);
+void fe_part_free(struct fe_part *part);
+
+/* The partition summary of --check and --verbose: a line per part (cells, owned and ghost
+ * nodes, neighbours), then the imbalance (most cells in a part over the mean) and the ghosts in
+ * all. */
+int fe_partition_print(const struct fe_partition *p, const struct fe_mesh *m, FILE *f);
+
+#endif

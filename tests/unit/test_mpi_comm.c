@@ -1,0 +1,74 @@
+/* The MPI communicator (solvers/comm_mpi.h) on however many processes mpirun starts (label
+ * mpi: 1 to 4): sums, minima and maxima of host values and of the CPU backend's "device"
+ * values equal the reductions computed here from every rank's contribution; a vector's dot
+ * product and norm over owned entries (ghosts left out) reduce over the processes. */
+#include "solvers/comm_mpi.h"
+
+#include "backends/backends.h"
+#include "core/error.h"
+#include "solvers/vec.h"
+#include "test.h"
+
+#include <math.h>
+
+/* Rank r's contribution to entry i. */
+static double value(int r, int i) { return (r + 1) * (i + 1) * (i % 2 ? -0.5 : 1.0) + 1e-3 * r; }
+
+static void check_reductions(const struct fe_comm *comm)
+{
+  enum { N = 5 };
+  const int size = comm->size;
+  for (int op = FE_REDUCE_SUM; op <= FE_REDUCE_MAX; op++) {
+    double v[N], want[N];
+    for (int i = 0; i < N; i++) {
+      v[i] = value(comm->rank, i);
+      want[i] = value(0, i);
+      for (int r = 1; r < size; r++) {
+        const double x = value(r, i);
+        want[i] = op == FE_REDUCE_SUM   ? want[i] + x
+                  : op == FE_REDUCE_MIN ? fmin(want[i], x)
+                                        : fmax(want[i], x);
+      }
+    }
+    CHECK_OK(fe_comm_allreduce(comm, v, N, (enum fe_reduce)op));
+    for (int i = 0; i < N; i++) CHECK_CLOSE(v[i], want[i], 1e-13 * fabs(want[i]));
+  }
+  double d[2] = {comm->rank, 1.0};
+  CHECK_OK(fe_comm_allreduce_sum_device(comm, d, 2));
+  CHECK(d[0] == size * (size - 1) / 2.0 && d[1] == size);
+}
+
+/* Owned entries 1 + rank, ghosts 1000 (left out of the reductions). */
+static void check_vectors(const struct fe_comm *comm)
+{
+  struct fe_backend *be = NULL;
+  const struct fe_backend_options bo = {.device = -1, .comm = comm};
+  CHECK_OK(fe_backend_create(FE_BACKEND_CPU, &bo, &be));
+  if (!be) return;
+  struct fe_vec *v = NULL;
+  CHECK_OK(fe_vec_create_ghosted(be, 3, 2, &v));
+  double host[5] = {1 + comm->rank, 1 + comm->rank, 1 + comm->rank, 1000, 1000}, dot, lo, hi;
+  CHECK_OK(fe_vec_upload(v, host));
+  CHECK_OK(fe_vec_dot(v, v, &dot));
+  CHECK_OK(fe_vec_minmax(v, &lo, &hi));
+  double want = 0;
+  for (int r = 0; r < comm->size; r++) want += 3.0 * (1 + r) * (1 + r);
+  CHECK_CLOSE(dot, want, 1e-14 * want);
+  CHECK(lo == 1 && hi == comm->size);
+  fe_vec_destroy(v);
+  fe_backend_destroy(be);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  struct fe_comm *comm = NULL;
+  CHECK_OK(fe_comm_mpi_create(MPI_COMM_WORLD, &comm));
+  if (comm) {
+    check_reductions(comm);
+    check_vectors(comm);
+  }
+  fe_comm_mpi_destroy(comm);
+  MPI_Finalize();
+  TEST_DONE();
+}
