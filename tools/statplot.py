@@ -10,7 +10,10 @@ repeated.  Lines are named by the file's case name (NAME of NAME.stat), with
 as much of its directory as tells files of the same name apart; a single file
 is named in the title instead.
 
-A probes file (NAME.probes.csv) names its columns FIELD%PROBE (T%station_a,
+A stat file of several tracers names each tracer's columns TRACER%COLUMN
+(T%min, S%min): -c takes such a column, or a COLUMN (min) for one subplot with
+a line per tracer, and the default view is min and max (and l2_error) so.  A
+probes file (NAME.probes.csv) names its columns FIELD%PROBE (T%station_a,
 velocity%x%station_a): -c takes a column, or a FIELD (T, velocity%x) for one
 subplot with a line per probe; with no -c, a file of such columns plots each
 of its fields so.  --log draws y on a log scale, which leaves
@@ -74,16 +77,39 @@ class Table:
         """The columns FIELD%PROBE of field, in order."""
         return [c for c in self.columns if "%" in c and c.rsplit("%", 1)[0] == field]
 
+    def is_stat(self):
+        """A stat file (its dt column), whose COLUMN%... are tracers' columns, not probes'."""
+        return "dt" in self.values
+
+    def tracer_columns(self, column):
+        """A stat file's columns TRACER%COLUMN of column, in the tracers' order."""
+        if not self.is_stat():
+            return []
+        return [c for c in self.columns if "%" in c and c.split("%", 1)[1] == column]
+
+    def has(self, column):
+        return column in self.values or bool(self.tracer_columns(column))
+
     def require(self, column):
-        """The columns that plot name `column`: itself, or a field's columns."""
+        """The columns that plot name `column`: itself, every tracer's column (a stat file of
+        several tracers), or a field's columns (a probes file)."""
         if column in self.values:
             return [column]
+        if self.tracer_columns(column):
+            return self.tracer_columns(column)
         if self.field_columns(column):
             return self.field_columns(column)
-        fields = self.fields()
+        if self.is_stat():
+            shared = []
+            for c in self.columns:
+                if "%" in c and c.split("%", 1)[1] not in shared:
+                    shared.append(c.split("%", 1)[1])
+            hint = f" (and every tracer's: {', '.join(shared)})" if shared else ""
+        else:
+            fields = self.fields()
+            hint = f" (and probe fields: {', '.join(fields)})" if fields else ""
         raise UsageError(f"{quote(self.path)} has no column {quote(column)}; its columns: "
-                         + ", ".join(self.columns)
-                         + (f" (and probe fields: {', '.join(fields)})" if fields else ""))
+                         + ", ".join(self.columns) + hint)
 
 
 def is_number(text):
@@ -181,14 +207,14 @@ def expand(columns):
 
 
 def default_columns(tables):
-    missing = [t for t in tables if not all(c in t.values for c in DEFAULT_COLUMNS)]
-    if all(t.fields() for t in tables) and missing:  # probes files: each field
+    missing = [t for t in tables if not all(t.has(c) for c in DEFAULT_COLUMNS)]
+    if all(t.fields() and not t.is_stat() for t in tables) and missing:  # probes: each field
         return [f for f in tables[0].fields() if all(t.field_columns(f) for t in tables)]
     if missing:
         t = missing[0]
         raise UsageError(f"no column asked for, and {quote(t.path)} has no 'min' and 'max' to plot "
                          "by default; choose with -c from: " + ", ".join(t.columns))
-    extra = [c for c in OPTIONAL_DEFAULT_COLUMNS if all(c in t.values for t in tables)]
+    extra = [c for c in OPTIONAL_DEFAULT_COLUMNS if all(t.has(c) for t in tables)]
     return list(DEFAULT_COLUMNS) + extra
 
 
@@ -236,13 +262,23 @@ def grid(n):
     return (n + cols - 1) // cols, cols
 
 
+def line_part(column, name):
+    """What tells the lines of one subplot apart: the tracer of TRACER%COLUMN, the probe of
+    FIELD%PROBE, None for the column itself."""
+    if name == column:
+        return None
+    if name.endswith("%" + column):
+        return name[: -len(column) - 1]
+    return name.rsplit("%", 1)[1]
+
+
 def draw_column(ax, tables, column, x, log):
     lines = 0
     for table in tables:
         rows = table.rows()
         for name in table.require(column):
-            probe = name.rsplit("%", 1)[1] if name != column else None
-            label = table.label if probe is None else probe if len(tables) == 1 else f"{table.label}: {probe}"
+            part = line_part(column, name)
+            label = table.label if part is None else part if len(tables) == 1 else f"{table.label}: {part}"
             ax.plot(table.values[x], table.values[name], label=label, linewidth=1.4,
                     marker="." if rows <= MARKERS_UP_TO_ROWS else None)
             lines += 1

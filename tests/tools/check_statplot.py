@@ -3,7 +3,8 @@
 
 Usage: check_statplot.py STATPLOT_PY
 
-Writes a .stat file with the exact-solution columns, one without, two probes
+Writes a .stat file with the exact-solution columns, one without, one of two
+tracers (TRACER%COLUMN columns), two probes
 CSV files (columns of any names, and FIELD%PROBE as fesim writes them) and bad
 inputs into a temporary folder, runs statplot on them and checks
 the exit codes, the exact error messages (one line on stderr), the printed
@@ -32,6 +33,12 @@ ROWS_PLAIN = ["0,0,0,0,1,0.5,0,0,0", "1,0.5,0.5,0,0.9,0.5,30,10,0.01",
               "2,1,0.5,0,0.85,0.5,29,10,0.02"]
 PROBES_HEADER = "step,time,T%a,T%b.2,T%c,velocity%x%a,velocity%x%b.2,velocity%x%c"
 PROBES_ROWS = ["0,0,1,0,0.5,1,0,-1", "5,0.5,0.9,0.1,0.5,1,0,-1", "10,1,0.8,0.2,0.5,1,0,-1"]
+TRACERS_HEADER = ("step,time,dt,courant,T%min,T%max,T%integral,T%l2_error,T%linf_error,"
+                  "T%advection_iterations,T%diffusion_iterations,S%min,S%max,S%integral,"
+                  "S%l2_error,S%linf_error,S%advection_iterations,S%diffusion_iterations,"
+                  "wall_seconds")
+TRACERS_ROWS = ["0,0,0,0,0,1,0.5,0,0,0,0,0,2,1,0,0,0,0,0",
+                "1,0.5,0.5,0.3,-1e-3,0.9,0.5,1e-4,2e-3,30,10,0,1.9,1,2e-4,1e-3,31,11,0.01"]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 failures = []
@@ -54,6 +61,7 @@ def write_inputs():
     write("other/plain.stat", "\n".join([HEADER_PLAIN] + ROWS_PLAIN) + "\n")
     write("run.probes.csv", "time,p1_T,p2_T\n0,1,0\n0.5,0.9,0.1\n1,0.8,0.2\n")
     write("case.probes.csv", PROBES_HEADER + "\n" + "\n".join(PROBES_ROWS) + "\n")
+    write("tracers.stat", TRACERS_HEADER + "\n" + "\n".join(TRACERS_ROWS) + "\n")
     write("empty.stat", "")
     write("numbers.csv", "0,1\n0.5,2\n")
     write("case.xml", '<?xml version="1.0"?>\n<case name="x"/>\n')
@@ -121,6 +129,9 @@ def check_runs(statplot):
          "a probes file's fields by default")
     good(statplot, ["case.probes.csv", "-c", "T,T%c,velocity%x", "-x", "step", "-o", "three.png"],
          "three.png", 2, True, "a field, a column and a field")
+    good(statplot, ["tracers.stat"], "tracers.png", 2, True, "several tracers' min, max, l2_error")
+    good(statplot, ["tracers.stat", "-c", "integral,S%max", "-o", "two.png"], "two.png", 1, True,
+         "every tracer's integral, and one tracer's column")
     rc, stdout, stderr = run(statplot, "exact.stat", "other/plain.stat", "--list")
     check(rc == 0 and stdout == f"exact.stat: 4 rows; columns: {HEADER_EXACT.replace(',', ', ')}\n"
           f"other/plain.stat: 3 rows; columns: {COLUMNS_PLAIN}\n" and stderr == "",
@@ -159,6 +170,10 @@ def check_errors(statplot):
     bad(statplot, ["case.probes.csv", "exact.stat"], 2, "no column asked for, and "
         "'case.probes.csv' has no 'min' and 'max' to plot by default; choose with -c from: "
         + PROBES_HEADER.replace(",", ", "), "no -c for a probes file and a stat file")
+    bad(statplot, ["tracers.stat", "-c", "foo"], 2, "'tracers.stat' has no column 'foo'; its "
+        "columns: " + TRACERS_HEADER.replace(",", ", ") + " (and every tracer's: min, max, "
+        "integral, l2_error, linf_error, advection_iterations, diffusion_iterations)",
+        "a column no tracer has")
     bad(statplot, ["exact.stat", "-c", ""], 2, "no column asked for: -c needs a column name; the "
         "columns of 'exact.stat': " + HEADER_EXACT.replace(",", ", "), "-c ''")
     bad(statplot, ["run.probes.csv"], 2, "no column asked for, and 'run.probes.csv' has no 'min' "
@@ -180,7 +195,10 @@ def check_figures(statplot):
     spec.loader.exec_module(module)
     exact, plain = module.read_table("exact.stat"), module.read_table("other/plain.stat")
     probes = module.read_table("case.probes.csv")
-    views = (([exact], None, ["min", "max", "l2_error"], 1),
+    tracers = module.read_table("tracers.stat")
+    views = (([tracers], None, ["min", "max", "l2_error"], 2),
+             ([tracers], ["integral"], ["integral"], 2),
+             ([tracers], ["T%l2_error"], ["T%l2_error"], 1),([exact], None, ["min", "max", "l2_error"], 1),
              ([plain], None, ["min", "max"], 1),
              ([exact, plain], None, ["min", "max"], 2),
              ([exact, plain], ["integral,max"], ["integral", "max"], 2),
@@ -199,6 +217,9 @@ def check_figures(statplot):
     fig = module.make_figure([probes], ["velocity%x"])
     labels = [line.get_label() for line in fig.get_axes()[0].get_lines()]
     check(labels == ["a", "b.2", "c"], f"a field's lines are labelled {labels}, not by the probes")
+    fig = module.make_figure([tracers], ["max"])
+    labels = [line.get_label() for line in fig.get_axes()[0].get_lines()]
+    check(labels == ["T", "S"], f"a column's lines are labelled {labels}, not by the tracers")
 
 
 def main(argv):
