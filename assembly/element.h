@@ -72,6 +72,14 @@ FE_HOST_DEVICE static inline int fe_form_stiffness(const struct fe_form *form)
   return form->diffusion != 0 || (form->supg != 0 && form->advection != 0);
 }
 
+/* Whether the form's element matrices are symmetric: the mass (lumped or not), diffusion and
+ * absorption terms are; advection (with its conservative beta term) and SUPG's test functions
+ * are not.  A symmetric form's matrices are symmetric bit for bit (fe_element_entry). */
+FE_HOST_DEVICE static inline int fe_form_symmetric(const struct fe_form *form)
+{
+  return !fe_form_velocity(form);
+}
+
 /* div u in a cell from its advection geometry tensor G_adv (fe_geometry_advection): for
  * u_h = sum_k u_k phi_k, |J| div u = sum_k sum_mu B_{k mu} G_adv^{k mu} with B_{k mu} =
  * dphi_k/dxi_mu, constant in the cell. */
@@ -219,11 +227,11 @@ FE_HOST_DEVICE static inline void fe_geometry_diffusion(int d, double jinv[3][3]
   double dm[3][3];
   fe_sym_expand(d, dsym, dm);
   for (int mu = 0; mu < d; mu++)
-    for (int nu = 0; nu < d; nu++) {
+    for (int nu = mu; nu < d; nu++) { /* G is symmetric: its upper triangle, mirrored */
       double s = 0;
       for (int a = 0; a < d; a++)
         for (int b = 0; b < d; b++) s += jinv[mu][a] * dm[a][b] * jinv[nu][b];
-      g[mu * d + nu] = absdet * s;
+      g[mu * d + nu] = g[nu * d + mu] = absdet * s;
     }
 }
 
@@ -390,12 +398,15 @@ fe_cell_geometry(int d, const struct fe_reference *ref, const struct fe_form *fo
 
 /* Entry k = i nv + j of the element matrix: the contractions for one (i, j); weight is the
  * cell's fe_cell_mass_weight.  With SUPG the mass term gains tau int (u . grad N_i) N_j,
- * which is tau times the advection entry (j, i). */
+ * which is tau times the advection entry (j, i).  A symmetric form's entry below the diagonal
+ * is computed as the one above it, so that its matrices are symmetric bit for bit: whichever
+ * triangle a kernel reads, it reads the same bits. */
 FE_HOST_DEVICE static inline double
 fe_element_entry(int d, const struct fe_reference *ref, const struct fe_form *form, double weight,
                  double absdet, double tau, const double *gstiff, const double *gadv, int k)
 {
   const int nv = d + 1;
+  if (k / nv > k % nv && fe_form_symmetric(form)) k = (k % nv) * nv + k / nv;
   const double *km = form->lumped ? ref->lumped : ref->mass;
   double s = weight * absdet * km[k];
   if (fe_form_stiffness(form)) {
@@ -419,15 +430,19 @@ fe_element_entry(int d, const struct fe_reference *ref, const struct fe_form *fo
 
 /* E = w (|J| K_mass + tau C^T) + gstiff : K_stiffness + c G_adv : K_advection, the weight
  * w = a + e lambda_c + c beta div u (fe_cell_mass_weight), C^T SUPG's (absent when tau is 0).
- * E is nv x nv, row-major. */
+ * E is nv x nv, row-major; a symmetric form's upper triangle is computed and mirrored. */
 FE_HOST_DEVICE static inline void fe_element_matrix(int d, const struct fe_reference *ref,
                                                     const struct fe_form *form, double weight,
                                                     double absdet, double tau,
                                                     const double gstiff[9], const double gadv[12],
                                                     double e[FE_NK_MAX])
 {
-  for (int k = 0; k < (d + 1) * (d + 1); k++)
-    e[k] = fe_element_entry(d, ref, form, weight, absdet, tau, gstiff, gadv, k);
+  const int nv = d + 1, sym = fe_form_symmetric(form);
+  for (int i = 0; i < nv; i++)
+    for (int j = 0; j < nv; j++)
+      e[i * nv + j] = sym && j < i ? e[j * nv + i]
+                                   : fe_element_entry(d, ref, form, weight, absdet, tau, gstiff,
+                                                      gadv, i * nv + j);
 }
 
 /* The full element matrix of cell c for the form: geometry from the
