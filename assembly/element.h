@@ -72,6 +72,55 @@ FE_HOST_DEVICE static inline int fe_form_stiffness(const struct fe_form *form)
   return form->diffusion != 0 || (form->supg != 0 && form->advection != 0);
 }
 
+/* Whether the form's element matrices are symmetric: the mass (lumped or not), diffusion and
+ * absorption terms are; advection (with its conservative beta term) and SUPG's test functions
+ * are not.  A symmetric form's matrices are symmetric bit for bit (fe_element_entry). */
+FE_HOST_DEVICE static inline int fe_form_symmetric(const struct fe_form *form)
+{
+  return !fe_form_velocity(form);
+}
+
+/* How an operator stores its element matrices: every entry, row-major (nv^2), or the upper
+ * triangle of a symmetric matrix row by row (nv (nv + 1) / 2: 00 01 02 11 12 22 in 2D, the
+ * order of fe_sym_expand's tensors).  Entry k of either sits at fe_block_index(e, k,
+ * fe_storage_entries(nv, st), shift). */
+enum fe_storage { FE_STORAGE_FULL, FE_STORAGE_SYMMETRIC };
+
+/* The storage of a form's element matrices in LMA: the upper triangle when the form is
+ * symmetric, every entry otherwise.  The one place the choice is made, for every backend. */
+FE_HOST_DEVICE static inline enum fe_storage fe_form_storage(const struct fe_form *form)
+{
+  return fe_form_symmetric(form) ? FE_STORAGE_SYMMETRIC : FE_STORAGE_FULL;
+}
+
+/* Entries stored per element. */
+FE_HOST_DEVICE static inline int fe_storage_entries(int nv, enum fe_storage st)
+{
+  return st == FE_STORAGE_SYMMETRIC ? nv * (nv + 1) / 2 : nv * nv;
+}
+
+/* The stored entry that holds E_ij: in symmetric storage that of (min(i, j), max(i, j)). */
+FE_HOST_DEVICE static inline int fe_storage_entry(int nv, enum fe_storage st, int i, int j)
+{
+  if (st == FE_STORAGE_FULL) return i * nv + j;
+  const int r = i < j ? i : j, s = i < j ? j : i;
+  return r * nv - r * (r - 1) / 2 + s - r;
+}
+
+/* The (i, j) of stored entry k (i <= j in symmetric storage). */
+FE_HOST_DEVICE static inline void fe_storage_pair(int nv, enum fe_storage st, int k, int *i, int *j)
+{
+  if (st == FE_STORAGE_FULL) {
+    *i = k / nv;
+    *j = k % nv;
+    return;
+  }
+  int r = 0;
+  for (; k >= nv - r; r++) k -= nv - r;
+  *i = r;
+  *j = r + k;
+}
+
 /* div u in a cell from its advection geometry tensor G_adv (fe_geometry_advection): for
  * u_h = sum_k u_k phi_k, |J| div u = sum_k sum_mu B_{k mu} G_adv^{k mu} with B_{k mu} =
  * dphi_k/dxi_mu, constant in the cell. */
@@ -219,11 +268,11 @@ FE_HOST_DEVICE static inline void fe_geometry_diffusion(int d, double jinv[3][3]
   double dm[3][3];
   fe_sym_expand(d, dsym, dm);
   for (int mu = 0; mu < d; mu++)
-    for (int nu = 0; nu < d; nu++) {
+    for (int nu = mu; nu < d; nu++) { /* G is symmetric: its upper triangle, mirrored */
       double s = 0;
       for (int a = 0; a < d; a++)
         for (int b = 0; b < d; b++) s += jinv[mu][a] * dm[a][b] * jinv[nu][b];
-      g[mu * d + nu] = absdet * s;
+      g[mu * d + nu] = g[nu * d + mu] = absdet * s;
     }
 }
 
@@ -390,12 +439,15 @@ fe_cell_geometry(int d, const struct fe_reference *ref, const struct fe_form *fo
 
 /* Entry k = i nv + j of the element matrix: the contractions for one (i, j); weight is the
  * cell's fe_cell_mass_weight.  With SUPG the mass term gains tau int (u . grad N_i) N_j,
- * which is tau times the advection entry (j, i). */
+ * which is tau times the advection entry (j, i).  A symmetric form's entry below the diagonal
+ * is computed as the one above it, so that its matrices are symmetric bit for bit: whichever
+ * triangle a kernel reads, it reads the same bits. */
 FE_HOST_DEVICE static inline double
 fe_element_entry(int d, const struct fe_reference *ref, const struct fe_form *form, double weight,
                  double absdet, double tau, const double *gstiff, const double *gadv, int k)
 {
   const int nv = d + 1;
+  if (k / nv > k % nv && fe_form_symmetric(form)) k = (k % nv) * nv + k / nv;
   const double *km = form->lumped ? ref->lumped : ref->mass;
   double s = weight * absdet * km[k];
   if (fe_form_stiffness(form)) {
@@ -419,15 +471,19 @@ fe_element_entry(int d, const struct fe_reference *ref, const struct fe_form *fo
 
 /* E = w (|J| K_mass + tau C^T) + gstiff : K_stiffness + c G_adv : K_advection, the weight
  * w = a + e lambda_c + c beta div u (fe_cell_mass_weight), C^T SUPG's (absent when tau is 0).
- * E is nv x nv, row-major. */
+ * E is nv x nv, row-major; a symmetric form's upper triangle is computed and mirrored. */
 FE_HOST_DEVICE static inline void fe_element_matrix(int d, const struct fe_reference *ref,
                                                     const struct fe_form *form, double weight,
                                                     double absdet, double tau,
                                                     const double gstiff[9], const double gadv[12],
                                                     double e[FE_NK_MAX])
 {
-  for (int k = 0; k < (d + 1) * (d + 1); k++)
-    e[k] = fe_element_entry(d, ref, form, weight, absdet, tau, gstiff, gadv, k);
+  const int nv = d + 1, sym = fe_form_symmetric(form);
+  for (int i = 0; i < nv; i++)
+    for (int j = 0; j < nv; j++)
+      e[i * nv + j] = sym && j < i ? e[j * nv + i]
+                                   : fe_element_entry(d, ref, form, weight, absdet, tau, gstiff,
+                                                      gadv, i * nv + j);
 }
 
 /* The full element matrix of cell c for the form: geometry from the
@@ -447,6 +503,34 @@ FE_HOST_DEVICE static inline double fe_cell_matrix(int d, const struct fe_refere
   return absdet;
 }
 
+/* Cell c's Dirichlet-masked element matrix for the form (fe_dirichlet_entry) stored into e
+ * (blocked layout, storage st), each entry computed once.  upper is fe_form_symmetric(form):
+ * then the upper triangle only is computed, and full storage mirrors it into the lower one;
+ * symmetric storage needs it.  Call it with constant d, st and upper, so that the loops
+ * unroll and, with upper, the velocity terms (0 in a symmetric form) are compiled out. */
+FE_HOST_DEVICE static inline void fe_cell_store(int d, enum fe_storage st, int upper,
+                                                const struct fe_reference *ref,
+                                                const struct fe_form *form, const int *cells,
+                                                const double *coords, const double *diffusivity,
+                                                const double *velocity, unsigned dmask, long c,
+                                                int shift, double *e)
+{
+  const int nv = d + 1, ns = fe_storage_entries(nv, st);
+  struct fe_form f = *form;
+  if (upper) f.advection = f.supg = 0;
+  double gstiff[9], gadv[12], tau;
+  const double absdet =
+      fe_cell_geometry(d, ref, &f, cells, coords, diffusivity, velocity, c, gstiff, gadv, &tau);
+  const double weight = fe_cell_mass_weight(d, ref, &f, c, absdet, gadv);
+  for (int i = 0; i < nv; i++)
+    for (int j = upper ? i : 0; j < nv; j++) {
+      const double v = fe_dirichlet_entry(
+          i, j, dmask, fe_element_entry(d, ref, &f, weight, absdet, tau, gstiff, gadv, i * nv + j));
+      e[fe_block_index(c, fe_storage_entry(nv, st, i, j), ns, shift)] = v;
+      if (upper && st == FE_STORAGE_FULL && j > i) e[fe_block_index(c, j * nv + i, ns, shift)] = v;
+    }
+}
+
 /* Row i of the consistent mass matrix of cell c applied to x (no Dirichlet
  * masking): |det J| sum_j K^ij x_j, for matrix-free norms. */
 FE_HOST_DEVICE static inline double fe_cell_mass_row(int d, const struct fe_reference *ref, const int *cells,
@@ -460,19 +544,33 @@ FE_HOST_DEVICE static inline double fe_cell_mass_row(int d, const struct fe_refe
   return (det < 0 ? -det : det) * s;
 }
 
-/* The local stage of the LMA apply for cell c: gather x at its vertices and
- * multiply by its stored element matrix, y_i = sum_j E_ij x_j (Markall 3.5.1). */
-FE_HOST_DEVICE static inline void fe_cell_lma_product(int d, const double *e, int shift, const int *cells,
-                                                      const double *x, long c, double y[4])
+/* The multiply of the LMA apply for cell c: y_i = sum_j E_ij xe_j (Markall 3.5.1) from the
+ * values xe at its vertices and its stored matrix (storage st), each stored entry read once
+ * (fe_load_once: streamed past the caches on the GPU).  Both storages sum in the same order,
+ * so a symmetric form's operator gives the same bits in either (fe_element_entry). */
+FE_HOST_DEVICE static inline void fe_cell_lma_multiply(int d, enum fe_storage st, const double *e,
+                                                       int shift, long c, const double xe[4],
+                                                       double y[4])
 {
-  const int nv = d + 1, nk = nv * nv;
-  double xe[4];
-  for (int j = 0; j < nv; j++) xe[j] = x[cells[c * nv + j]];
+  const int nv = d + 1, ns = fe_storage_entries(nv, st);
+  double es[FE_NK_MAX];
+  for (int k = 0; k < ns; k++) es[k] = fe_load_once(e + fe_block_index(c, k, ns, shift));
   for (int i = 0; i < nv; i++) {
     double v = 0;
-    for (int j = 0; j < nv; j++) v += e[fe_block_index(c, i * nv + j, nk, shift)] * xe[j];
+    for (int j = 0; j < nv; j++) v += es[fe_storage_entry(nv, st, i, j)] * xe[j];
     y[i] = v;
   }
+}
+
+/* The local stage of the LMA apply for cell c: gather x at its vertices and
+ * multiply by its stored element matrix. */
+FE_HOST_DEVICE static inline void fe_cell_lma_product(int d, enum fe_storage st, const double *e,
+                                                      int shift, const int *cells, const double *x,
+                                                      long c, double y[4])
+{
+  double xe[4];
+  for (int j = 0; j < d + 1; j++) xe[j] = x[cells[c * (d + 1) + j]];
+  fe_cell_lma_multiply(d, st, e, shift, c, xe, y);
 }
 
 /* The matrix-free local stage for cell c: y = E x_e, E its Dirichlet-masked

@@ -1,7 +1,8 @@
 /* The assembly kernels a backend provides (its table: be->assembly), grouped
  * by strategy; the registration of each backend (backends/<name>/) fills
  * every slot.  Element storage: blocked layout (element.h), padded to whole
- * blocks; lift storage: full matrices of the boundary cells, nk each. */
+ * blocks, every entry or a symmetric form's upper triangle (enum fe_storage); lift storage:
+ * full matrices of the boundary cells, nk each, whatever the element storage. */
 #ifndef FE_KERNELS_H
 #define FE_KERNELS_H
 
@@ -18,10 +19,11 @@ extern "C" {
 struct fe_element_kernels {
   /* once per space: e.g. the reference tensors into constant memory */
   int (*prepare)(const struct fe_space *s);
-  /* E' (Dirichlet-masked) of every cell (skipped when e is NULL: matfree);
-   * full E of every boundary cell */
-  int (*matrices)(const struct fe_space *s, const struct fe_form *form, const double *diffusivity,
-                  const double *velocity, double *e, double *elift);
+  /* E' (Dirichlet-masked) of every cell in storage st (skipped when e is NULL: matfree;
+   * symmetric storage only for a symmetric form, fe_form_storage); full E of every boundary
+   * cell */
+  int (*matrices)(const struct fe_space *s, const struct fe_form *form, enum fe_storage st,
+                  const double *diffusivity, const double *velocity, double *e, double *elift);
   /* The k-th variant of the d-dimensional kernel, as (elements per block,
    * threads per element), (0, 0) the plain one; 0 when k is past the last. */
   int (*variant)(int d, int k, int *epb, int *tpe);
@@ -31,9 +33,10 @@ struct fe_element_kernels {
 
 /* Local matrix approach: the stored element matrices applied. */
 struct fe_lma_kernels {
-  /* y = sum_c A_c^T E'_c A_c x; work holds n_cells * nv doubles */
-  int (*apply)(const struct fe_space *s, const double *e, const double *x, double *y, double *work);
-  int (*diagonal)(const struct fe_space *s, const double *e, double *diag);
+  /* y = sum_c A_c^T E'_c A_c x, E' in storage st; work holds n_cells * nv doubles */
+  int (*apply)(const struct fe_space *s, enum fe_storage st, const double *e, const double *x,
+               double *y, double *work);
+  int (*diagonal)(const struct fe_space *s, enum fe_storage st, const double *e, double *diag);
 };
 
 /* addto: the element matrices accumulated into a CSR matrix. */

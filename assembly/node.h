@@ -24,14 +24,16 @@ FE_HOST_DEVICE static inline double fe_node_incidence_sum(long n, const int *inc
   return sum;
 }
 
-/* Diagonal entry n of the stored element matrices (blocked layout). */
-FE_HOST_DEVICE static inline double fe_node_lma_diagonal(long n, int nv, const int *inc_ptr,
-                                                         const int *inc, const double *e, int shift)
+/* Diagonal entry n of the stored element matrices (blocked layout, storage st). */
+FE_HOST_DEVICE static inline double fe_node_lma_diagonal(long n, int nv, enum fe_storage st,
+                                                         const int *inc_ptr, const int *inc,
+                                                         const double *e, int shift)
 {
+  const int ns = fe_storage_entries(nv, st);
   double sum = 0;
   for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++) {
     const int c = inc[k] / nv, i = inc[k] % nv;
-    sum += e[fe_block_index(c, i * nv + i, nv * nv, shift)];
+    sum += e[fe_block_index(c, fe_storage_entry(nv, st, i, i), ns, shift)];
   }
   return sum;
 }

@@ -11,9 +11,12 @@ struct fe_assembled {
   struct fe_space *space;
   const struct fe_assembly_kernels *k;
   enum fe_strategy strategy;
-  double *e;     /* element matrices, blocked layout */
-  double *elift; /* full matrices of the boundary cells */
-  double *work;  /* lma, matfree: local products, n_cells * nv */
+  double *e;               /* element matrices, blocked layout */
+  enum fe_storage storage; /* how e holds them (lma: chosen at each assembly, fe_form_storage) */
+  size_t e_size;           /* values e has room for */
+  int store_full;          /* lma: every entry even of symmetric forms (fe_operator_store_full) */
+  double *elift;           /* full matrices of the boundary cells */
+  double *work;            /* lma, matfree: local products, n_cells * nv */
   struct fe_csr *csr;
   struct fe_form form;         /* matfree: the form and coefficients each apply recomputes */
   struct fe_coefficients coef;
@@ -46,7 +49,7 @@ static struct fe_assembled *impl(const struct fe_op *op) { return op->impl; }
 static int apply_lma(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
-  return a->k->lma.apply(a->space, a->e, x->a, y->a, a->work);
+  return a->k->lma.apply(a->space, a->storage, a->e, x->a, y->a, a->work);
 }
 
 static int apply_addto(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
@@ -78,7 +81,7 @@ static int lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_ve
 static int diagonal_lma(struct fe_op *op, struct fe_vec *d)
 {
   struct fe_assembled *a = impl(op);
-  return a->k->lma.diagonal(a->space, a->e, d->a);
+  return a->k->lma.diagonal(a->space, a->storage, a->e, d->a);
 }
 
 static int diagonal_addto(struct fe_op *op, struct fe_vec *d)
@@ -107,6 +110,29 @@ static const struct fe_op_ops ops_addto = {
 static const struct fe_op_ops ops_matfree = {
     .apply = apply_matfree, .lift = lift, .diagonal = diagonal_matfree, .destroy = destroy};
 
+/* e ready for the element matrices in storage st: zeroed when the storage changes (the
+ * padding cells stay zero, no entry of the other storage is left), grown when it needs more
+ * room and never shrunk.  An LMA operator starts with room for symmetric matrices, those of
+ * the operators CG solves (M, M + theta dt K): 10 values per tetrahedron instead of 16, 6 per
+ * triangle instead of 9; one assembled from a non-symmetric form (advection, SUPG) grows
+ * once, at that assembly, outside any solve, and keeps the room when it goes back. */
+static int store_as(struct fe_assembled *a, enum fe_storage st)
+{
+  const struct fe_space *s = a->space;
+  const size_t n =
+      (size_t)fe_blocked_cells(s->n_cells, s->block_shift) * fe_storage_entries(s->nv, st);
+  if (a->e && st == a->storage) return FE_SUCCESS;
+  if (n > a->e_size) {
+    fe_backend_free(s->be, a->e);
+    a->e = NULL;
+    a->e_size = 0;
+    FE_CALL(fe_backend_alloc(s->be, n * sizeof(double), NULL, &a->e));
+    a->e_size = n;
+  }
+  a->storage = st;
+  return s->be->vec->set(s->be, n, 0.0, a->e);
+}
+
 static int create(struct fe_space *s, enum fe_strategy strategy, struct fe_op *op)
 {
   struct fe_assembled *a;
@@ -117,11 +143,8 @@ static int create(struct fe_space *s, enum fe_strategy strategy, struct fe_op *o
   a->strategy = strategy;
   FE_CALL(fe_backend_alloc(s->be, (size_t)(s->n_bcells + 1) * s->nk * sizeof(double), NULL,
                            &a->elift));
-  if (strategy != FE_STRATEGY_MATFREE) { /* stored element matrices */
-    const size_t ne = (size_t)fe_blocked_cells(s->n_cells, s->block_shift) * s->nk;
-    FE_CALL(fe_backend_alloc(s->be, ne * sizeof(double), NULL, &a->e));
-    FE_CALL(s->be->vec->set(s->be, ne, 0.0, a->e)); /* the padding cells stay zero */
-  }
+  if (strategy != FE_STRATEGY_MATFREE) /* stored element matrices; addto's all in full */
+    FE_CALL(store_as(a, strategy == FE_STRATEGY_LMA ? FE_STORAGE_SYMMETRIC : FE_STORAGE_FULL));
   if (strategy == FE_STRATEGY_ADDTO) return fe_csr_create(s, &a->csr);
   return fe_backend_alloc(s->be, (size_t)s->n_cells * s->nv * sizeof(double) + 1, NULL, &a->work);
 }
@@ -150,8 +173,11 @@ int fe_operator_assemble(struct fe_op *op, const struct fe_form *form,
   f.uniform_diffusivity = coef->uniform_diffusivity;
   f.lambda = coef->lambda;
   f.uniform_lambda = coef->uniform_lambda;
+  if (a->strategy == FE_STRATEGY_LMA)
+    FE_CALL(store_as(a, a->store_full ? FE_STORAGE_FULL : fe_form_storage(&f)));
   double t0 = fe_wtime();
-  FE_CALL(a->k->element.matrices(a->space, &f, coef->diffusivity, coef->velocity, a->e, a->elift));
+  FE_CALL(a->k->element.matrices(a->space, &f, a->storage, coef->diffusivity, coef->velocity, a->e,
+                                 a->elift));
   FE_CALL(fe_backend_sync(op->be)); /* so that the phase times are the kernels' */
   double t1 = fe_wtime();
   if (a->csr) FE_CALL(a->k->addto.assemble(a->space, a->csr, a->e));
@@ -174,10 +200,15 @@ const struct fe_assembly_times *fe_operator_times(const struct fe_op *op)
 int fe_operator_download_elements(const struct fe_op *op, double *host)
 {
   const struct fe_assembled *a = impl(op);
-  const size_t n = (size_t)fe_blocked_cells(a->space->n_cells, a->space->block_shift) * a->space->nk;
+  const size_t n = (size_t)fe_blocked_cells(a->space->n_cells, a->space->block_shift) *
+                   fe_storage_entries(a->space->nv, a->storage);
   FE_CHECK(a->e, FE_ERR_USAGE, "a matrix-free operator stores no element matrices");
   return op->be->vec->to_host(op->be, host, a->e, n * sizeof *host);
 }
+
+enum fe_storage fe_operator_storage(const struct fe_op *op) { return impl(op)->storage; }
+
+void fe_operator_store_full(struct fe_op *op, int full) { impl(op)->store_full = full; }
 
 struct fe_csr *fe_operator_csr(const struct fe_op *op) { return impl(op)->csr; }
 

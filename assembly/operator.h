@@ -38,9 +38,16 @@ int fe_operator_create(struct fe_space *space, enum fe_strategy strategy, struct
 int fe_operator_assemble(struct fe_op *op, const struct fe_form *form,
                          const struct fe_coefficients *coef);
 const struct fe_assembly_times *fe_operator_times(const struct fe_op *op);
-/* The element matrices in the blocked layout (fe_blocked_cells(n_cells, block_shift) * nk
- * values), copied to the host. */
+/* The element matrices in the blocked layout (fe_blocked_cells(n_cells, block_shift) *
+ * fe_storage_entries(nv, fe_operator_storage(op)) values), copied to the host. */
 int fe_operator_download_elements(const struct fe_op *op, double *host);
+/* How the operator stores its element matrices: lma the upper triangle when the form of its
+ * last assembly is symmetric (fe_form_storage), addto every entry. */
+enum fe_storage fe_operator_storage(const struct fe_op *op);
+/* lma: every entry stored from the next assembly on, even for a symmetric form (full != 0),
+ * or the upper triangle of those again (0, the default): the two storages compared by the
+ * benchmark and the tests. */
+void fe_operator_store_full(struct fe_op *op, int full);
 /* The CSR matrix of an addto operator (NULL for lma and matfree). */
 struct fe_csr *fe_operator_csr(const struct fe_op *op);
 

@@ -21,4 +21,16 @@ FE_HOST_DEVICE static inline double fe_mul_add(double a, double b, double c)
 #endif
 }
 
+/* A value read once in a pass over an array far larger than the caches (the stored element
+ * matrices of an apply): on the GPU a streaming load (evict first), so that it does not push
+ * out of L2 what the pass reads again (the gathered x, the scattered y). */
+FE_HOST_DEVICE static inline double fe_load_once(const double *p)
+{
+#ifdef __CUDA_ARCH__
+  return __ldcs(p);
+#else
+  return *p;
+#endif
+}
+
 #endif

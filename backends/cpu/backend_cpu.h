@@ -41,11 +41,13 @@ int fe_cg_scalar_wait_cpu(const struct fe_backend *be, int slot, const double *d
 
 /* element.c */
 int fe_element_matrices_cpu(const struct fe_space *s, const struct fe_form *form,
-                            const double *diff, const double *vel, double *e, double *elift);
+                            enum fe_storage st, const double *diff, const double *vel, double *e,
+                            double *elift);
 /* lma.c */
-int fe_lma_apply_cpu(const struct fe_space *s, const double *e, const double *x, double *y,
-                     double *work);
-int fe_lma_diagonal_cpu(const struct fe_space *s, const double *e, double *diag);
+int fe_lma_apply_cpu(const struct fe_space *s, enum fe_storage st, const double *e, const double *x,
+                     double *y, double *work);
+int fe_lma_diagonal_cpu(const struct fe_space *s, enum fe_storage st, const double *e,
+                        double *diag);
 /* addto.c */
 int fe_csr_assemble_cpu(const struct fe_space *s, struct fe_csr *csr, const double *e);
 int fe_csr_apply_cpu(struct fe_csr *csr, const double *x, double *y);

@@ -40,15 +40,15 @@ static inline cudaStream_t fe_cuda_stream(const struct fe_backend *be)
 }
 
 #ifdef __CUDACC__
-/* Cell c's local results ye: added into out (the nodal vector) with atomics,
- * or stored at out[c * nv + i] (the work array, summed per node afterwards). */
+/* Cell c's local results ye: added into out (the nodal vector) at its vertices v with
+ * atomics, or stored at out[c * nv + i] (the work array, summed per node afterwards). */
 template <int D, bool ATOMIC>
-__device__ inline void fe_cuda_put_local(long c, const int *cells, const double *ye, double *out)
+__device__ inline void fe_cuda_put_local(long c, const int *v, const double *ye, double *out)
 {
 #pragma unroll
   for (int i = 0; i < D + 1; i++) {
     if (ATOMIC)
-      atomicAdd(&out[cells[c * (D + 1) + i]], ye[i]);
+      atomicAdd(&out[v[i]], ye[i]);
     else
       out[c * (D + 1) + i] = ye[i];
   }
@@ -102,8 +102,8 @@ int fe_cg_scalar_wait_cuda(const struct fe_backend *be, int slot, const double *
 
 /* element.cu */
 int fe_element_prepare_cuda(const struct fe_space *s);
-int fe_element_matrices_cuda(const struct fe_space *s, const struct fe_form *f, const double *diff,
-                             const double *vel, double *e, double *elift);
+int fe_element_matrices_cuda(const struct fe_space *s, const struct fe_form *f, enum fe_storage st,
+                             const double *diff, const double *vel, double *e, double *elift);
 int fe_element_variant_cuda(int d, int k, int *epb, int *tpe);
 int fe_element_use_variant_cuda(const struct fe_backend *be, int d, int epb, int tpe);
 /* element.cu (the kernels that recompute element matrices read its constant memory) */
@@ -113,9 +113,10 @@ int fe_matfree_diagonal_cuda(const struct fe_space *s, const struct fe_form *f, 
                              const double *vel, double *diag);
 int fe_mass_apply_cuda(const struct fe_space *s, const double *x, double *y);
 /* lma.cu */
-int fe_lma_apply_cuda(const struct fe_space *s, const double *e, const double *x, double *y,
-                      double *work);
-int fe_lma_diagonal_cuda(const struct fe_space *s, const double *e, double *diag);
+int fe_lma_apply_cuda(const struct fe_space *s, enum fe_storage st, const double *e,
+                      const double *x, double *y, double *work);
+int fe_lma_diagonal_cuda(const struct fe_space *s, enum fe_storage st, const double *e,
+                         double *diag);
 int fe_incidence_sum_cuda(const struct fe_space *s, const int *ptr, const int *idx,
                           const double *work, double *y);
 /* addto.cu */

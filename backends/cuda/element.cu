@@ -23,22 +23,16 @@ int fe_element_prepare_cuda(const struct fe_space *s)
 
 /* ---- local assembly: one thread per cell, stores coalesced in the blocked layout */
 
-template <int D>
+/* Storage ST (enum fe_storage); UPPER: the form is symmetric, its upper triangle computed. */
+template <int D, int ST, bool UPPER>
 __global__ void element_kernel(long n_cells, struct fe_form form, const int *cells,
                                const double *coords, const unsigned char *dmask, const double *diff,
                                const double *vel, double *e, int shift)
 {
-  const int nv = D + 1, nk = nv * nv;
   const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (c >= n_cells) return;
-  double m[FE_NK_MAX];
-  fe_cell_matrix(D, &c_ref[D - 2], &form, cells, coords, diff, vel, c, m);
-  const unsigned dm = dmask[c];
-#pragma unroll
-  for (int i = 0; i < nv; i++)
-#pragma unroll
-    for (int j = 0; j < nv; j++)
-      e[fe_block_index(c, i * nv + j, nk, shift)] = fe_dirichlet_entry(i, j, dm, m[i * nv + j]);
+  fe_cell_store(D, (enum fe_storage)ST, UPPER, &c_ref[D - 2], &form, cells, coords, diff, vel,
+                dmask[c], c, shift, e);
 }
 
 template <int D>
@@ -55,16 +49,16 @@ __global__ void boundary_kernel(long n_bcells, struct fe_form form, const int *b
 /* Two-level parallelism (Filipovic et al.): EPB elements per block; phase 1,
  * one thread per element computes its geometry tensors into shared memory;
  * phase 2, TPE threads per element contract them with K, thread t taking
- * element t % EPB and entries t / EPB + j * TPE, so that a warp reads one K
+ * element t % EPB and stored entries t / EPB + j * TPE, so that a warp reads one K
  * entry (constant-memory broadcast) and stores 32 consecutive elements'
  * entry k (coalesced in the blocked layout). */
 template <int D, int EPB, int TPE>
 __global__ void __launch_bounds__(EPB *TPE)
-    element_kernel_2level(long n_cells, struct fe_form form, const int *cells, const double *coords,
-                          const unsigned char *dmask, const double *diff, const double *vel,
-                          double *e, int shift)
+    element_kernel_2level(long n_cells, struct fe_form form, enum fe_storage st, const int *cells,
+                          const double *coords, const unsigned char *dmask, const double *diff,
+                          const double *vel, double *e, int shift)
 {
-  const int nv = D + 1, nk = nv * nv;
+  const int nv = D + 1, ns = fe_storage_entries(nv, st);
   __shared__ double s_det[EPB], s_tau[EPB], s_gstiff[D * D][EPB], s_gadv[(D + 1) * D][EPB];
   const long c0 = (long)blockIdx.x * EPB;
   const int t = threadIdx.x;
@@ -89,38 +83,52 @@ __global__ void __launch_bounds__(EPB *TPE)
     for (int g = 0; g < (D + 1) * D; g++) gadv[g] = s_gadv[g][el];
   const unsigned dm = dmask[c];
   const double weight = fe_cell_mass_weight(D, &c_ref[D - 2], &form, c, s_det[el], gadv);
-  for (int k = t / EPB; k < nk; k += TPE) {
-    const double v =
-        fe_element_entry(D, &c_ref[D - 2], &form, weight, s_det[el], s_tau[el], gstiff, gadv, k);
-    e[fe_block_index(c, k, nk, shift)] = fe_dirichlet_entry(k / nv, k % nv, dm, v);
+  for (int k = t / EPB; k < ns; k += TPE) {
+    int i, j;
+    fe_storage_pair(nv, st, k, &i, &j);
+    const double v = fe_element_entry(D, &c_ref[D - 2], &form, weight, s_det[el], s_tau[el], gstiff,
+                                      gadv, i * nv + j);
+    e[fe_block_index(c, k, ns, shift)] = fe_dirichlet_entry(i, j, dm, v);
   }
 }
 
 /* The kernel variants, by (EPB, TPE); (0, 0) is one thread per element. */
 struct element_variant {
   int epb, tpe;
-  int (*launch)(const struct fe_space *s, const struct fe_form *f, const double *diff,
-                const double *vel, double *e);
+  int (*launch)(const struct fe_space *s, const struct fe_form *f, enum fe_storage st,
+                const double *diff, const double *vel, double *e);
 };
 
 template <int D, int EPB, int TPE>
-static int launch_2level(const struct fe_space *s, const struct fe_form *f, const double *diff,
-                         const double *vel, double *e)
+static int launch_2level(const struct fe_space *s, const struct fe_form *f, enum fe_storage st,
+                         const double *diff, const double *vel, double *e)
 {
   const unsigned blocks = (unsigned)((s->n_cells + EPB - 1) / EPB);
   element_kernel_2level<D, EPB, TPE><<<blocks, EPB * TPE, 0, fe_cuda_stream(s->be)>>>(
-      s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, e, s->block_shift);
+      s->n_cells, *f, st, s->cells, s->coords, s->dmask, diff, vel, e, s->block_shift);
   FE_CUDA_LAUNCHED("element_kernel_2level");
   return FE_SUCCESS;
 }
 
-template <int D>
-static int launch_simple(const struct fe_space *s, const struct fe_form *f, const double *diff,
-                         const double *vel, double *e)
+template <int D, int ST, bool UPPER>
+static void launch_element_kernel(const struct fe_space *s, const struct fe_form *f,
+                                  const double *diff, const double *vel, double *e)
 {
   const unsigned blocks = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
-  element_kernel<D><<<blocks, THREADS, 0, fe_cuda_stream(s->be)>>>(
+  element_kernel<D, ST, UPPER><<<blocks, THREADS, 0, fe_cuda_stream(s->be)>>>(
       s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, e, s->block_shift);
+}
+
+template <int D>
+static int launch_simple(const struct fe_space *s, const struct fe_form *f, enum fe_storage st,
+                         const double *diff, const double *vel, double *e)
+{
+  if (st == FE_STORAGE_SYMMETRIC)
+    launch_element_kernel<D, FE_STORAGE_SYMMETRIC, true>(s, f, diff, vel, e);
+  else if (fe_form_symmetric(f))
+    launch_element_kernel<D, FE_STORAGE_FULL, true>(s, f, diff, vel, e);
+  else
+    launch_element_kernel<D, FE_STORAGE_FULL, false>(s, f, diff, vel, e);
   FE_CUDA_LAUNCHED("element_kernel");
   return FE_SUCCESS;
 }
@@ -146,8 +154,8 @@ int fe_element_variant_cuda(int d, int k, int *epb, int *tpe)
 }
 
 template <int D>
-static int element_matrices_d(const struct fe_space *s, const struct fe_form *f, const double *diff,
-                              const double *vel, double *e, double *elift)
+static int element_matrices_d(const struct fe_space *s, const struct fe_form *f, enum fe_storage st,
+                              const double *diff, const double *vel, double *e, double *elift)
 {
   const struct fe_cuda_ctx *ctx = fe_cuda_ctx(s->be);
   const struct element_variant *v = &variants[D - 2][0];
@@ -155,7 +163,7 @@ static int element_matrices_d(const struct fe_space *s, const struct fe_form *f,
     if (variants[D - 2][k].epb == ctx->element_epb[D - 2] &&
         variants[D - 2][k].tpe == ctx->element_tpe[D - 2])
       v = &variants[D - 2][k];
-  if (e) FE_CALL(v->launch(s, f, diff, vel, e));
+  if (e) FE_CALL(v->launch(s, f, st, diff, vel, e));
   if (s->n_bcells) {
     const unsigned blocks = (unsigned)((s->n_bcells + THREADS - 1) / THREADS);
     boundary_kernel<D><<<blocks, THREADS, 0, fe_cuda_stream(s->be)>>>(
@@ -165,11 +173,11 @@ static int element_matrices_d(const struct fe_space *s, const struct fe_form *f,
   return FE_SUCCESS;
 }
 
-int fe_element_matrices_cuda(const struct fe_space *s, const struct fe_form *f, const double *diff,
-                             const double *vel, double *e, double *elift)
+int fe_element_matrices_cuda(const struct fe_space *s, const struct fe_form *f, enum fe_storage st,
+                             const double *diff, const double *vel, double *e, double *elift)
 {
-  return s->d == 2 ? element_matrices_d<2>(s, f, diff, vel, e, elift)
-                   : element_matrices_d<3>(s, f, diff, vel, e, elift);
+  return s->d == 2 ? element_matrices_d<2>(s, f, st, diff, vel, e, elift)
+                   : element_matrices_d<3>(s, f, st, diff, vel, e, elift);
 }
 
 /* ---- matrix-free: element matrices recomputed in each apply */
@@ -189,7 +197,7 @@ __global__ void matfree_kernel(long n_cells, struct fe_form form, const int *cel
   if (c >= n_cells) return;
   double ye[4];
   fe_cell_matfree_product(D, &c_ref[D - 2], &form, cells, coords, diff, vel, dmask[c], x, c, ye);
-  fe_cuda_put_local<D, ATOMIC>(c, cells, ye, out);
+  fe_cuda_put_local<D, ATOMIC>(c, cells + c * (D + 1), ye, out);
 }
 
 template <int D>

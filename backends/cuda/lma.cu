@@ -7,17 +7,40 @@
 
 #define THREADS 256
 
-/* Gather and local product, then the scatter: with atomics into y (ATOMIC), or
- * the products into the work array, which a gather per node sums. */
-template <int D, bool ATOMIC>
-__global__ void lma_kernel(long n_cells, const int *cells, const double *e, int shift,
-                           const double *x, double *out)
+/* Cell c's vertices, read once for the gather and the scatter, streamed as the element
+ * matrices are (fe_load_once); a tetrahedron's as one 16-byte load (cells from cudaMalloc,
+ * 16 bytes a cell: aligned). */
+template <int D>
+__device__ inline void cell_vertices(const int *__restrict__ cells, long c, int v[D + 1])
+{
+  if constexpr (D == 3) {
+    const int4 q = __ldcs(reinterpret_cast<const int4 *>(cells) + c);
+    v[0] = q.x;
+    v[1] = q.y;
+    v[2] = q.z;
+    v[3] = q.w;
+  } else {
+#pragma unroll
+    for (int i = 0; i < D + 1; i++) v[i] = __ldcs(cells + c * (D + 1) + i);
+  }
+}
+
+/* Gather and local product in storage ST (enum fe_storage), then the scatter: with atomics
+ * into y (ATOMIC), or the products into the work array, which a gather per node sums. */
+template <int D, int ST, bool ATOMIC>
+__global__ void lma_kernel(long n_cells, const int *__restrict__ cells,
+                           const double *__restrict__ e, int shift, const double *__restrict__ x,
+                           double *__restrict__ out)
 {
   const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (c >= n_cells) return;
-  double ye[4];
-  fe_cell_lma_product(D, e, shift, cells, x, c, ye);
-  fe_cuda_put_local<D, ATOMIC>(c, cells, ye, out);
+  int v[D + 1];
+  cell_vertices<D>(cells, c, v);
+  double xe[4], ye[4];
+#pragma unroll
+  for (int j = 0; j < D + 1; j++) xe[j] = x[v[j]];
+  fe_cell_lma_multiply(D, (enum fe_storage)ST, e, shift, c, xe, ye);
+  fe_cuda_put_local<D, ATOMIC>(c, v, ye, out);
 }
 
 __global__ void incidence_sum_kernel(long n_nodes, const int *inc_ptr, const int *inc,
@@ -37,7 +60,7 @@ int fe_incidence_sum_cuda(const struct fe_space *s, const int *ptr, const int *i
   return FE_SUCCESS;
 }
 
-template <int D>
+template <int D, int ST>
 static int lma_apply_d(const struct fe_space *s, const double *e, const double *x, double *y,
                        double *work)
 {
@@ -45,32 +68,39 @@ static int lma_apply_d(const struct fe_space *s, const double *e, const double *
   const cudaStream_t stream = fe_cuda_stream(s->be);
   if (!s->deterministic) {
     FE_CUDA_CALL(cudaMemsetAsync(y, 0, s->n_nodes * sizeof *y, stream));
-    lma_kernel<D, true><<<cb, THREADS, 0, stream>>>(s->n_cells, s->cells, e, s->block_shift, x, y);
+    lma_kernel<D, ST, true>
+        <<<cb, THREADS, 0, stream>>>(s->n_cells, s->cells, e, s->block_shift, x, y);
     FE_CUDA_LAUNCHED("lma_kernel");
     return FE_SUCCESS;
   }
-  lma_kernel<D, false><<<cb, THREADS, 0, stream>>>(s->n_cells, s->cells, e, s->block_shift, x, work);
+  lma_kernel<D, ST, false>
+      <<<cb, THREADS, 0, stream>>>(s->n_cells, s->cells, e, s->block_shift, x, work);
   FE_CUDA_LAUNCHED("lma_kernel");
   return fe_incidence_sum_cuda(s, s->inc_ptr, s->inc, work, y);
 }
 
-int fe_lma_apply_cuda(const struct fe_space *s, const double *e, const double *x, double *y,
-                      double *work)
+int fe_lma_apply_cuda(const struct fe_space *s, enum fe_storage st, const double *e,
+                      const double *x, double *y, double *work)
 {
-  return s->d == 2 ? lma_apply_d<2>(s, e, x, y, work) : lma_apply_d<3>(s, e, x, y, work);
+  if (st == FE_STORAGE_SYMMETRIC)
+    return s->d == 2 ? lma_apply_d<2, FE_STORAGE_SYMMETRIC>(s, e, x, y, work)
+                     : lma_apply_d<3, FE_STORAGE_SYMMETRIC>(s, e, x, y, work);
+  return s->d == 2 ? lma_apply_d<2, FE_STORAGE_FULL>(s, e, x, y, work)
+                   : lma_apply_d<3, FE_STORAGE_FULL>(s, e, x, y, work);
 }
 
-__global__ void lma_diagonal_kernel(long n_nodes, int nv, const int *inc_ptr, const int *inc,
-                                    const double *e, int shift, double *diag)
+__global__ void lma_diagonal_kernel(long n_nodes, int nv, enum fe_storage st, const int *inc_ptr,
+                                    const int *inc, const double *e, int shift, double *diag)
 {
   const long n = blockIdx.x * (long)blockDim.x + threadIdx.x;
-  if (n < n_nodes) diag[n] = fe_node_lma_diagonal(n, nv, inc_ptr, inc, e, shift);
+  if (n < n_nodes) diag[n] = fe_node_lma_diagonal(n, nv, st, inc_ptr, inc, e, shift);
 }
 
-int fe_lma_diagonal_cuda(const struct fe_space *s, const double *e, double *diag)
+int fe_lma_diagonal_cuda(const struct fe_space *s, enum fe_storage st, const double *e,
+                         double *diag)
 {
   const unsigned nb = (unsigned)((s->n_nodes + THREADS - 1) / THREADS);
-  lma_diagonal_kernel<<<nb, THREADS, 0, fe_cuda_stream(s->be)>>>(s->n_nodes, s->nv, s->inc_ptr,
+  lma_diagonal_kernel<<<nb, THREADS, 0, fe_cuda_stream(s->be)>>>(s->n_nodes, s->nv, st, s->inc_ptr,
                                                                  s->inc, e, s->block_shift, diag);
   FE_CUDA_LAUNCHED("lma_diagonal_kernel");
   return FE_SUCCESS;

@@ -2,7 +2,9 @@
  * relative, operator actions (addto, lma, matfree, deterministic lma and
  * matfree) of forms with mass, diffusion, advection (the conservative form too, and SUPG),
  * absorption, lumped or not, lifting and
- * diagonals to 1e-12, and a CG solve; 2D and 3D.  Skips without a GPU. */
+ * diagonals to 1e-12, and a CG solve; 2D and 3D.  LMA in both storages (the upper triangle
+ * of symmetric forms, every entry): the same storage as the CPU's, and on the GPU the same
+ * bits in either when deterministic, the same to 1e-12 with atomics.  Skips without a GPU. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,7 +55,7 @@ static double max_abs(const double *v, size_t n)
   return s;
 }
 
-/* y = op(x) on a backend, on the host */
+/* y = op(x) on a backend, on the host; kind 0 apply, 1 apply_full (the lift), 2 diagonal */
 static void action(struct fe_op *op, int kind, const double *x, double *y)
 {
   struct fe_vec *vx, *vy;
@@ -67,6 +69,38 @@ static void action(struct fe_op *op, int kind, const double *x, double *y)
   CHECK_OK(fe_vec_download(vy, y));
   fe_vec_destroy(vx);
   fe_vec_destroy(vy);
+}
+
+/* LMA on the GPU in the form's storage and storing every entry: apply, apply_full (the lift)
+ * and diagonal the same bits when deterministic, the same to 1e-12 with atomics (their order
+ * of additions varies). */
+static void storages_agree(struct fe_space *space, const struct fe_form *form,
+                           const struct fe_coefficients *coef, const double *x, int exact)
+{
+  const size_t n = (size_t)space->n_nodes;
+  struct fe_op *op[2];
+  double *y[2];
+  for (int full = 0; full < 2; full++) {
+    CHECK_OK(fe_operator_create(space, FE_STRATEGY_LMA, &op[full]));
+    fe_operator_store_full(op[full], full);
+    CHECK_OK(fe_operator_assemble(op[full], form, coef));
+    y[full] = malloc(sizeof(double) * n);
+  }
+  CHECK(fe_operator_storage(op[0]) == fe_form_storage(form));
+  for (int kind = 0; kind < 3; kind++) {
+    action(op[0], kind, x, y[0]);
+    action(op[1], kind, x, y[1]);
+    if (exact) {
+      CHECK(memcmp(y[0], y[1], sizeof(double) * n) == 0);
+    } else {
+      const double scale = max_abs(y[1], n);
+      for (size_t i = 0; i < n; i++) CHECK_CLOSE(y[0][i] / scale, y[1][i] / scale, 1e-12);
+    }
+  }
+  for (int full = 0; full < 2; full++) {
+    fe_op_destroy(op[full]);
+    free(y[full]);
+  }
 }
 
 static void compare(const struct fe_backend *gpu, int dim, int n, const struct fe_form *form, int uniform, int shift)
@@ -95,19 +129,26 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
   make(gpu, m, isd, diff, vel, lambda, 0, uniform, &sg[0]);
   make(gpu, m, isd, diff, vel, lambda, 1, uniform, &sg[1]);
   sc.space->block_shift = sg[0].space->block_shift = sg[1].space->block_shift = shift;
-  const size_t ne = (size_t)fe_blocked_cells(m->n_cells, sc.space->block_shift) * (dim + 1) * (dim + 1);
-  double *ec = malloc(sizeof(double) * ne), *eg = malloc(sizeof(double) * ne);
-  const enum fe_strategy strategies[3] = {FE_STRATEGY_LMA, FE_STRATEGY_ADDTO, FE_STRATEGY_MATFREE};
-  for (int st = 0; st < 3; st++) {
+  const size_t nb = (size_t)fe_blocked_cells(m->n_cells, sc.space->block_shift);
+  double *ec = malloc(sizeof(double) * nb * (dim + 1) * (dim + 1)),
+         *eg = malloc(sizeof(double) * nb * (dim + 1) * (dim + 1));
+  /* lma (symmetric storage for symmetric forms), lma storing every entry, addto, matfree */
+  const enum fe_strategy strategies[4] = {FE_STRATEGY_LMA, FE_STRATEGY_LMA, FE_STRATEGY_ADDTO,
+                                          FE_STRATEGY_MATFREE};
+  for (int st = 0; st < 4; st++) {
     const enum fe_strategy strategy = strategies[st];
     struct fe_op *oc;
     CHECK_OK(fe_operator_create(sc.space, strategy, &oc));
+    fe_operator_store_full(oc, st == 1);
     CHECK_OK(fe_operator_assemble(oc, form, &sc.coef));
+    const size_t ne = nb * fe_storage_entries(dim + 1, fe_operator_storage(oc));
     if (strategy != FE_STRATEGY_MATFREE) CHECK_OK(fe_operator_download_elements(oc, ec));
     for (int det = 0; det < 2; det++) {
       struct fe_op *og;
       CHECK_OK(fe_operator_create(sg[det].space, strategy, &og));
+      fe_operator_store_full(og, st == 1);
       CHECK_OK(fe_operator_assemble(og, form, &sg[det].coef));
+      CHECK(fe_operator_storage(og) == fe_operator_storage(oc));
       if (strategy != FE_STRATEGY_MATFREE) {
         CHECK_OK(fe_operator_download_elements(og, eg));
         const double escale = max_abs(ec, ne);
@@ -123,13 +164,18 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
     }
     fe_op_destroy(oc);
   }
-  /* every compiled variant of the element kernel gives the CPU's matrices */
-  {
+  /* on the GPU, the two LMA storages agree: bit for bit when deterministic */
+  for (int det = 0; det < 2; det++) storages_agree(sg[det].space, form, &sg[det].coef, x, det);
+  /* every compiled variant of the element kernel gives the CPU's matrices, in both storages */
+  for (int full = 0; full < 2; full++) {
     struct fe_op *oc, *og;
     CHECK_OK(fe_operator_create(sc.space, FE_STRATEGY_LMA, &oc));
+    fe_operator_store_full(oc, full);
     CHECK_OK(fe_operator_assemble(oc, form, &sc.coef));
+    const size_t ne = nb * fe_storage_entries(dim + 1, fe_operator_storage(oc));
     CHECK_OK(fe_operator_download_elements(oc, ec));
     CHECK_OK(fe_operator_create(sg[0].space, FE_STRATEGY_LMA, &og));
+    fe_operator_store_full(og, full);
     const struct fe_form other = {.mass = 3.0};
     int epb, tpe;
     const struct fe_element_kernels *ek = &gpu->assembly->element;
@@ -143,7 +189,9 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
       const double escale = max_abs(ec, ne);
       int bad = 0;
       for (size_t q = 0; q < ne; q++) bad += !(fabs(eg[q] - ec[q]) <= 1e-13 * escale);
-      if (bad) fprintf(stderr, "element kernel %dD epb %d tpe %d: %d entries differ\n", dim, epb, tpe, bad);
+      if (bad)
+        fprintf(stderr, "element kernel %dD epb %d tpe %d (%s storage): %d entries differ\n", dim,
+                epb, tpe, full ? "full" : "form's", bad);
       CHECK(bad == 0);
     }
     CHECK_OK(ek->use_variant(gpu, dim, 0, 0));
@@ -254,8 +302,12 @@ int main(void)
       /* the conservative advection form, lumped, with SUPG */
       {.mass = 0.7, .diffusion = 0.2, .advection = 0.5, .conservative = 1.0},
       {.lumped = 1, .advection = -1.0, .conservative = 0.5},
-      {.mass = 1.0, .diffusion = 0.1, .advection = -0.8, .conservative = 1.0, .supg = 0.5}};
-  for (int f = 0; f < 9; f++)
+      {.mass = 1.0, .diffusion = 0.1, .advection = -0.8, .conservative = 1.0, .supg = 0.5},
+      /* the mass, consistent and lumped (symmetric storage), and tested with SUPG (full) */
+      {.mass = 1.0},
+      {.mass = 1.0, .lumped = 1},
+      {.mass = 1.0, .supg = 0.5}};
+  for (int f = 0; f < 12; f++)
     for (int uniform = 0; uniform < 2; uniform++) {
       compare(gpu, 2, 12, &forms[f], uniform, FE_BLOCK_SHIFT_DEFAULT);
       compare(gpu, 3, 5, &forms[f], uniform, FE_BLOCK_SHIFT_DEFAULT);

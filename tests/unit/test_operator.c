@@ -1,7 +1,9 @@
 /* addto, lma and matfree give the same operator action, diagonal and lifting, equal to
  * a dense matrix assembled independently from the element matrices with the
  * Dirichlet rows and columns eliminated by hand.  2D and 3D, perturbed meshes,
- * a random anisotropic tensor per cell and a random nodal velocity. */
+ * a random anisotropic tensor per cell and a random nodal velocity.  LMA stores the upper
+ * triangle of symmetric forms' matrices and every entry of the others, and gives the same
+ * bits as when it stores every entry; re-assembled with another form it changes storage. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +72,59 @@ static double max_abs(const double *v, int n)
   return s;
 }
 
+/* The element matrices of an LMA operator (symmetric or full storage) equal those of one that
+ * stores every entry, bit for bit, and those are symmetric bit for bit for a symmetric form. */
+static void same_elements(const struct fe_space *s, const struct fe_op *a, const struct fe_op *full)
+{
+  const int nv = s->nv, na = fe_storage_entries(nv, fe_operator_storage(a));
+  const enum fe_storage st = fe_operator_storage(a);
+  const long nb = fe_blocked_cells(s->n_cells, s->block_shift);
+  double *ea = malloc(sizeof(double) * nb * na), *ef = malloc(sizeof(double) * nb * s->nk);
+  CHECK_OK(fe_operator_download_elements(a, ea));
+  CHECK_OK(fe_operator_download_elements(full, ef));
+  int bad = 0;
+  for (long c = 0; c < s->n_cells; c++)
+    for (int i = 0; i < nv; i++)
+      for (int j = 0; j < nv; j++) {
+        const double f = ef[fe_block_index(c, i * nv + j, s->nk, s->block_shift)];
+        bad += ea[fe_block_index(c, fe_storage_entry(nv, st, i, j), na, s->block_shift)] != f;
+        if (st == FE_STORAGE_SYMMETRIC)
+          bad += ef[fe_block_index(c, j * nv + i, s->nk, s->block_shift)] != f;
+      }
+  CHECK(bad == 0);
+  free(ea);
+  free(ef);
+}
+
+/* Two operators' apply, apply_full (the lift) and diagonal, bit for bit. */
+static void same_bits(struct fe_op *a, struct fe_op *b, const double *x)
+{
+  const size_t n = a->n;
+  struct fe_vec *vx, *ya, *yb;
+  CHECK_OK(fe_vec_create(a->be, n, &vx));
+  CHECK_OK(fe_vec_create(a->be, n, &ya));
+  CHECK_OK(fe_vec_create(a->be, n, &yb));
+  CHECK_OK(fe_vec_upload(vx, x));
+  double *ha = malloc(sizeof(double) * n), *hb = malloc(sizeof(double) * n);
+  for (int kind = 0; kind < 3; kind++) {
+    struct fe_op *ops[2] = {a, b};
+    struct fe_vec *ys[2] = {ya, yb};
+    for (int o = 0; o < 2; o++) {
+      if (kind == 0) CHECK_OK(fe_op_apply(ops[o], vx, ys[o]));
+      if (kind == 1) CHECK_OK(fe_op_apply_full(ops[o], vx, ys[o]));
+      if (kind == 2) CHECK_OK(fe_op_diagonal(ops[o], ys[o]));
+    }
+    CHECK_OK(fe_vec_download(ya, ha));
+    CHECK_OK(fe_vec_download(yb, hb));
+    CHECK(memcmp(ha, hb, sizeof(double) * n) == 0);
+  }
+  free(ha);
+  free(hb);
+  fe_vec_destroy(vx);
+  fe_vec_destroy(ya);
+  fe_vec_destroy(yb);
+}
+
 /* uniform: the diffusivity of cell 0 in every cell, passed as one tensor */
 static void check_dim(int dim, int n, const struct fe_form *form, int uniform, int shift)
 {
@@ -87,13 +142,22 @@ static void check_dim(int dim, int n, const struct fe_form *form, int uniform, i
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * (uniform ? 1 : p.m->n_cells) * ns, p.diff, &dd));
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * nn * dim, p.vel, &dv));
   struct fe_coefficients coef = {.diffusivity = dd, .velocity = dv, .uniform_diffusivity = uniform};
-  struct fe_op *lma, *addto, *matfree;
+  struct fe_op *lma, *lma_full, *addto, *matfree;
   CHECK_OK(fe_operator_create(space, FE_STRATEGY_LMA, &lma));
+  CHECK_OK(fe_operator_create(space, FE_STRATEGY_LMA, &lma_full));
+  fe_operator_store_full(lma_full, 1);
   CHECK_OK(fe_operator_create(space, FE_STRATEGY_ADDTO, &addto));
   CHECK_OK(fe_operator_create(space, FE_STRATEGY_MATFREE, &matfree));
   CHECK_OK(fe_operator_assemble(lma, form, &coef));
+  CHECK_OK(fe_operator_assemble(lma_full, form, &coef));
   CHECK_OK(fe_operator_assemble(addto, form, &coef));
   CHECK_OK(fe_operator_assemble(matfree, form, &coef));
+  /* the upper triangle of a symmetric form's matrices, a non-symmetric form's in full */
+  CHECK(fe_operator_storage(lma) ==
+        (fe_form_symmetric(form) ? FE_STORAGE_SYMMETRIC : FE_STORAGE_FULL));
+  CHECK(fe_operator_storage(lma_full) == FE_STORAGE_FULL);
+  CHECK(fe_operator_storage(addto) == FE_STORAGE_FULL);
+  same_elements(space, lma, lma_full);
 
   double *a = dense(&p, form);
   double *x = malloc(sizeof(double) * nn), *ref_masked = calloc(nn, sizeof(double)),
@@ -115,8 +179,8 @@ static void check_dim(int dim, int n, const struct fe_form *form, int uniform, i
   CHECK_OK(fe_vec_create(be, nn, &vx));
   CHECK_OK(fe_vec_create(be, nn, &vy));
   CHECK_OK(fe_vec_upload(vx, x));
-  struct fe_op *ops[3] = {lma, addto, matfree};
-  for (int o = 0; o < 3; o++) {
+  struct fe_op *ops[4] = {lma, lma_full, addto, matfree};
+  for (int o = 0; o < 4; o++) {
     CHECK_OK(fe_op_apply(ops[o], vx, vy));
     CHECK_OK(fe_vec_download(vy, y));
     for (int i = 0; i < nn; i++) CHECK_CLOSE(y[i] / scale, ref_masked[i] / scale, 1e-12);
@@ -127,6 +191,7 @@ static void check_dim(int dim, int n, const struct fe_form *form, int uniform, i
     CHECK_OK(fe_vec_download(vy, y));
     for (int i = 0; i < nn; i++) CHECK_CLOSE(y[i], ref_diag[i], 1e-12);
   }
+  same_bits(lma, lma_full, x);
   /* the addto CSR has the sparsity of the node graph */
   struct fe_csr *csr = fe_operator_csr(addto);
   CHECK(csr && fe_operator_csr(lma) == NULL);
@@ -138,6 +203,7 @@ static void check_dim(int dim, int n, const struct fe_form *form, int uniform, i
   fe_vec_destroy(vx);
   fe_vec_destroy(vy);
   fe_op_destroy(lma);
+  fe_op_destroy(lma_full);
   fe_op_destroy(addto);
   fe_op_destroy(matfree);
   fe_backend_free(be, dd);
@@ -183,8 +249,49 @@ static void conservation(int dim)
   free_problem(&p);
 }
 
+/* An LMA operator re-assembled with forms that are symmetric or not changes its storage and
+ * gives the bits of an operator assembled once with each form. */
+static void restorage(int dim, int n)
+{
+  struct problem p;
+  make_problem(dim, n, &p);
+  const struct fe_backend *be = test_cpu();
+  struct fe_space *space;
+  CHECK_OK(fe_space_create(be, p.m, p.isd, &space));
+  double *dd, *dv;
+  CHECK_OK(fe_backend_alloc(be, sizeof(double) * p.m->n_cells * FE_NSYM(dim), p.diff, &dd));
+  CHECK_OK(fe_backend_alloc(be, sizeof(double) * p.m->n_nodes * dim, p.vel, &dv));
+  const struct fe_coefficients coef = {.diffusivity = dd, .velocity = dv};
+  const struct fe_form forms[] = {{.mass = 1.0, .diffusion = 0.3},
+                                  {.mass = 1.0, .diffusion = 0.1, .advection = 0.5},
+                                  {.mass = 1.0, .lumped = 1},
+                                  {.mass = 1.0, .supg = 0.5},
+                                  {.mass = 0.5, .diffusion = 2.0}};
+  double *x = malloc(sizeof(double) * p.m->n_nodes);
+  unsigned seed = 7;
+  for (int i = 0; i < p.m->n_nodes; i++) x[i] = meshgen_rand(&seed) - 0.5;
+  struct fe_op *op, *fresh;
+  CHECK_OK(fe_operator_create(space, FE_STRATEGY_LMA, &op));
+  for (int f = 0; f < 5; f++) {
+    CHECK_OK(fe_operator_assemble(op, &forms[f], &coef));
+    CHECK(fe_operator_storage(op) == fe_form_storage(&forms[f]));
+    CHECK_OK(fe_operator_create(space, FE_STRATEGY_LMA, &fresh));
+    CHECK_OK(fe_operator_assemble(fresh, &forms[f], &coef));
+    same_bits(op, fresh, x);
+    fe_op_destroy(fresh);
+  }
+  fe_op_destroy(op);
+  fe_backend_free(be, dd);
+  fe_backend_free(be, dv);
+  fe_space_destroy(space);
+  free(x);
+  free_problem(&p);
+}
+
 int main(void)
 {
+  restorage(2, 7);
+  restorage(3, 3);
   conservation(2);
   conservation(3);
   const struct fe_form diffusion = {.mass = 1.0, .diffusion = 0.3}, advection = {.advection = -1.0},
@@ -195,9 +302,12 @@ int main(void)
       conservative_lumped = {.lumped = 1, .advection = -1.0, .conservative = 0.5},
       conservative_supg = {
           .mass = 1.0, .diffusion = 0.1, .advection = -0.8, .conservative = 1.0, .supg = 0.5};
-  const struct fe_form *forms[] = {&diffusion,    &advection,           &everything,       &lumped,
-                                   &conservative, &conservative_lumped, &conservative_supg};
-  for (int f = 0; f < 7; f++)
+  /* the mass alone, and tested with SUPG (not symmetric) */
+  const struct fe_form mass = {.mass = 1.0}, mass_supg = {.mass = 1.0, .supg = 0.5};
+  const struct fe_form *forms[] = {&diffusion,    &advection,           &everything,        &lumped,
+                                   &conservative, &conservative_lumped, &conservative_supg, &mass,
+                                   &mass_supg};
+  for (int f = 0; f < 9; f++)
     for (int uniform = 0; uniform < 2; uniform++) {
       check_dim(2, 7, forms[f], uniform, FE_BLOCK_SHIFT_DEFAULT);
       check_dim(3, 3, forms[f], uniform, FE_BLOCK_SHIFT_DEFAULT);

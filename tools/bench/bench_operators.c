@@ -6,7 +6,10 @@
  *
  *   fesim-bench-operators DIM N [cpu|cuda] [REPEATS]
  *
- * DIM 2: 2 N^2 triangles; DIM 3: 6 N^3 tetrahedra. */
+ * DIM 2: 2 N^2 triangles; DIM 3: 6 N^3 tetrahedra.  The form, M + 0.01 K, is symmetric, so
+ * LMA stores the upper triangle of its element matrices (rows lma, lma-deterministic, the
+ * element kernels epbE_tpeT, lma-blockB); the rows whose strategy has "-full" store every
+ * entry, as addto does, for comparison. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,87 +61,108 @@ static int copy_bandwidth(struct bench *b)
   return FE_SUCCESS;
 }
 
-/* local assembly with every variant of the element kernel the backend has */
+/* Compulsory bytes of local assembly: coordinates, cells, Dirichlet masks in; the element
+ * matrices out, the entries op stores per cell (fe_operator_storage). */
+static double local_bytes(const struct bench *b, const struct fe_op *op)
+{
+  const int d = b->m->dim, nv = d + 1, ns = fe_storage_entries(nv, fe_operator_storage(op));
+  const double nc = b->m->n_cells, nn = b->m->n_nodes;
+  return nn * d * 8 + nc * nv * 4 + nc + nc * ns * 8;
+}
+
+/* Compulsory bytes of the LMA apply: the stored entries and the cells in, x in and y out. */
+static double lma_apply_bytes(const struct bench *b, const struct fe_op *op)
+{
+  const int nv = b->m->dim + 1, ns = fe_storage_entries(nv, fe_operator_storage(op));
+  const double nc = b->m->n_cells, nn = b->m->n_nodes;
+  return nc * ns * 8 + nc * nv * 4 + nn * 16;
+}
+
+/* local assembly with every variant of the element kernel the backend has, in the form's
+ * storage (the upper triangle) and in full ("-full") */
 static int sweep_element_kernels(struct bench *b)
 {
-  const struct fe_mesh *m = b->m;
-  const int d = m->dim, nv = d + 1, nk = nv * nv;
-  const double nc = m->n_cells, nn = m->n_nodes;
-  const double bytes = nn * d * 8 + nc * nv * 4 + nc + nc * nk * 8;
-  struct fe_op *op;
-  FE_CALL(fe_operator_create(b->space, FE_STRATEGY_LMA, &op));
+  const int d = b->m->dim;
   const struct fe_form form = {.mass = 1.0, .diffusion = 0.01};
-  int epb, tpe;
   const struct fe_element_kernels *ek = &b->be->assembly->element;
-  for (int k = 0; ek->variant(d, k, &epb, &tpe); k++) {
-    FE_CALL(ek->use_variant(b->be, d, epb, tpe));
-    FE_CALL(fe_operator_assemble(op, &form, &b->coef));
-    const struct fe_assembly_times t0 = *fe_operator_times(op);
-    for (int r = 0; r < b->repeats; r++) FE_CALL(fe_operator_assemble(op, &form, &b->coef));
-    char name[64];
-    snprintf(name, sizeof name, "epb%d_tpe%d", epb, tpe);
-    row(b, "element_kernel", name, (fe_operator_times(op)->local - t0.local) / b->repeats, bytes, 0);
+  for (int full = 0; full < 2; full++) {
+    struct fe_op *op;
+    FE_CALL(fe_operator_create(b->space, FE_STRATEGY_LMA, &op));
+    fe_operator_store_full(op, full);
+    int epb, tpe;
+    for (int k = 0; ek->variant(d, k, &epb, &tpe); k++) {
+      FE_CALL(ek->use_variant(b->be, d, epb, tpe));
+      FE_CALL(fe_operator_assemble(op, &form, &b->coef));
+      const struct fe_assembly_times t0 = *fe_operator_times(op);
+      for (int r = 0; r < b->repeats; r++) FE_CALL(fe_operator_assemble(op, &form, &b->coef));
+      char name[64];
+      snprintf(name, sizeof name, "epb%d_tpe%d%s", epb, tpe, full ? "-full" : "");
+      row(b, "element_kernel", name, (fe_operator_times(op)->local - t0.local) / b->repeats,
+          local_bytes(b, op), 0);
+    }
+    FE_CALL(ek->use_variant(b->be, d, 0, 0));
+    fe_op_destroy(op);
   }
-  FE_CALL(ek->use_variant(b->be, d, 0, 0));
-  fe_op_destroy(op);
   return FE_SUCCESS;
 }
 
-/* LMA local assembly and apply for each interleave width of the element storage */
+/* LMA local assembly and apply for each interleave width of the element storage, in the
+ * form's storage and in full */
 static int sweep_block_widths(struct bench *b)
 {
   const struct fe_mesh *m = b->m;
-  const int d = m->dim, nv = d + 1, nk = nv * nv;
-  const double nc = m->n_cells, nn = m->n_nodes;
   const struct fe_form form = {.mass = 1.0, .diffusion = 0.01};
   struct fe_vec *x, *y;
   FE_CALL(fe_vec_create(b->be, m->n_nodes, &x));
   FE_CALL(fe_vec_create(b->be, m->n_nodes, &y));
   FE_CALL(fe_vec_set(x, 1.0));
-  for (int shift = 0; shift <= FE_BLOCK_SHIFT_MAX; shift++) {
-    b->space->block_shift = shift;
-    struct fe_op *op;
-    FE_CALL(fe_operator_create(b->space, FE_STRATEGY_LMA, &op));
-    FE_CALL(fe_operator_assemble(op, &form, &b->coef));
-    const struct fe_assembly_times t0 = *fe_operator_times(op);
-    for (int r = 0; r < b->repeats; r++) FE_CALL(fe_operator_assemble(op, &form, &b->coef));
-    char name[32];
-    snprintf(name, sizeof name, "lma-block%d", 1 << shift);
-    row(b, "local_assembly", name, (fe_operator_times(op)->local - t0.local) / b->repeats,
-        nn * d * 8 + nc * nv * 4 + nc + nc * nk * 8, 0);
-    FE_CALL(fe_op_apply(op, x, y));
-    FE_CALL(fe_backend_sync(b->be));
-    const double s = fe_wtime();
-    for (int r = 0; r < b->repeats; r++) FE_CALL(fe_op_apply(op, x, y));
-    FE_CALL(fe_backend_sync(b->be));
-    row(b, "apply", name, (fe_wtime() - s) / b->repeats, nc * nk * 8 + nc * nv * 4 + nn * 16, 0);
-    fe_op_destroy(op);
-  }
+  for (int full = 0; full < 2; full++)
+    for (int shift = 0; shift <= FE_BLOCK_SHIFT_MAX; shift++) {
+      b->space->block_shift = shift;
+      struct fe_op *op;
+      FE_CALL(fe_operator_create(b->space, FE_STRATEGY_LMA, &op));
+      fe_operator_store_full(op, full);
+      FE_CALL(fe_operator_assemble(op, &form, &b->coef));
+      const struct fe_assembly_times t0 = *fe_operator_times(op);
+      for (int r = 0; r < b->repeats; r++) FE_CALL(fe_operator_assemble(op, &form, &b->coef));
+      char name[32];
+      snprintf(name, sizeof name, "lma%s-block%d", full ? "-full" : "", 1 << shift);
+      row(b, "local_assembly", name, (fe_operator_times(op)->local - t0.local) / b->repeats,
+          local_bytes(b, op), 0);
+      FE_CALL(fe_op_apply(op, x, y));
+      FE_CALL(fe_backend_sync(b->be));
+      const double s = fe_wtime();
+      for (int r = 0; r < b->repeats; r++) FE_CALL(fe_op_apply(op, x, y));
+      FE_CALL(fe_backend_sync(b->be));
+      row(b, "apply", name, (fe_wtime() - s) / b->repeats, lma_apply_bytes(b, op), 0);
+      fe_op_destroy(op);
+    }
   b->space->block_shift = FE_BLOCK_SHIFT_DEFAULT;
   fe_vec_destroy(x);
   fe_vec_destroy(y);
   return FE_SUCCESS;
 }
 
-static int bench_strategy(struct bench *b, enum fe_strategy strategy, int deterministic)
+/* full: LMA storing every entry of the (symmetric) form's matrices */
+static int bench_strategy(struct bench *b, enum fe_strategy strategy, int full, int deterministic)
 {
   const struct fe_mesh *m = b->m;
   const int d = m->dim, nv = d + 1, nk = nv * nv;
   const double nc = m->n_cells, nn = m->n_nodes;
-  char name[32];
-  snprintf(name, sizeof name, "%s%s", fe_strategy_name(strategy), deterministic ? "-deterministic" : "");
+  char name[48];
+  snprintf(name, sizeof name, "%s%s%s", fe_strategy_name(strategy), full ? "-full" : "",
+           deterministic ? "-deterministic" : "");
   b->space->deterministic = deterministic;
   struct fe_op *op;
   FE_CALL(fe_operator_create(b->space, strategy, &op));
+  fe_operator_store_full(op, full);
   const struct fe_form form = {.mass = 1.0, .diffusion = 0.01};
   FE_CALL(fe_operator_assemble(op, &form, &b->coef)); /* warm-up */
   const struct fe_assembly_times t0 = *fe_operator_times(op);
   for (int r = 0; r < b->repeats; r++) FE_CALL(fe_operator_assemble(op, &form, &b->coef));
   const struct fe_assembly_times *t = fe_operator_times(op);
-  /* compulsory bytes: coordinates, cells, Dirichlet masks in; element matrices out */
-  const double local_bytes = nn * d * 8 + nc * nv * 4 + nc + nc * nk * 8;
   if (!deterministic && strategy != FE_STRATEGY_MATFREE)
-    row(b, "local_assembly", name, (t->local - t0.local) / b->repeats, local_bytes, 0);
+    row(b, "local_assembly", name, (t->local - t0.local) / b->repeats, local_bytes(b, op), 0);
   struct fe_csr *csr = fe_operator_csr(op);
   if (csr) /* element matrices and map in; CSR values read and written */
     row(b, "global_assembly", name, (t->global - t0.global) / b->repeats, nc * nk * 12 + csr->nnz * 16.0, 0);
@@ -156,8 +180,8 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int determ
   /* matfree: coordinates, cells and masks instead of element matrices */
   const double apply_bytes = csr ? csr->nnz * 12.0 + nn * 4 + nn * 16
                              : strategy == FE_STRATEGY_MATFREE
-                               ? nn * d * 8 + nc * nv * 4 + nc + nn * 16
-                               : nc * nk * 8 + nc * nv * 4 + nn * 16;
+                                 ? nn * d * 8 + nc * nv * 4 + nc + nn * 16
+                                 : lma_apply_bytes(b, op);
   row(b, "apply", name, apply, apply_bytes, 0);
 
   /* CG iterations on M + 0.01 K (Jacobi), a fixed count: each residual read
@@ -213,12 +237,14 @@ static int run(int dim, int n, const char *backend, int repeats)
   int epb, tpe;
   if (be->assembly->element.variant(dim, 1, &epb, &tpe)) FE_CALL(sweep_element_kernels(&b));
   FE_CALL(sweep_block_widths(&b));
-  /* the deterministic scatter too where the default one uses atomics */
-  FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, 0));
-  if (be->atomic_scatter) FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, 1));
-  FE_CALL(bench_strategy(&b, FE_STRATEGY_ADDTO, 0));
-  FE_CALL(bench_strategy(&b, FE_STRATEGY_MATFREE, 0));
-  if (be->atomic_scatter) FE_CALL(bench_strategy(&b, FE_STRATEGY_MATFREE, 1));
+  /* the deterministic scatter too where the default one uses atomics; LMA in both storages */
+  for (int full = 0; full < 2; full++) {
+    FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, full, 0));
+    if (be->atomic_scatter) FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, full, 1));
+  }
+  FE_CALL(bench_strategy(&b, FE_STRATEGY_ADDTO, 0, 0));
+  FE_CALL(bench_strategy(&b, FE_STRATEGY_MATFREE, 0, 0));
+  if (be->atomic_scatter) FE_CALL(bench_strategy(&b, FE_STRATEGY_MATFREE, 0, 1));
   fe_backend_free(b.be, b.diff);
   fe_space_destroy(b.space);
   fe_mesh_destroy(b.m);

@@ -2,7 +2,7 @@
 # On the GPU machine, from the repository root with build/ and .device-libs/
 # carried: the gpu CTest label, the operator benchmark, and whole runs of the
 # 1M-cell benchmark cases with each strategy on the GPU and on all CPU cores.
-#   tools/bench/device_run.sh [labels|bench|runs|profile]...   (default: labels bench runs)
+#   tools/bench/device_run.sh [labels|bench|runs|profile|profile-lma]...   (default: labels bench runs)
 set -u
 out=${OUT:-/tmp/fesim-device}
 mkdir -p "$out" /tmp/dl
@@ -41,5 +41,16 @@ for step in $steps; do
         --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
         build/bin/fesim-bench-operators 3 160 cuda 2
     done 2>&1 | grep -v "^dim,\|^3,\|^# " | tee "$out/profile.log" ;;
+  profile-lma)
+    # Nsight Compute on the 3D LMA element kernel and apply in symmetric storage (24.6M
+    # tetrahedra, REPEATS 2): element_kernel's 3rd launch is a timed assembly of variant
+    # epb0_tpe0 (after its warm-up); lma_kernel's 56th the lma row's first timed apply (after
+    # 9 widths x 2 storages x 3 applies of the lma-block rows, and the row's warm-up)
+    for k in "element_kernel 2" "lma_kernel 55"; do
+      read -r kernel skip <<<"$k"
+      ncu --kernel-name "regex:^$kernel\$" --launch-skip "$skip" --launch-count 1 --section SpeedOfLight \
+        --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+        build/bin/fesim-bench-operators 3 160 cuda 2
+    done 2>&1 | grep -v "^dim,\|^3,\|^# " | tee "$out/profile_lma.log" ;;
   esac
 done

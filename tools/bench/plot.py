@@ -31,9 +31,10 @@ except ImportError as e:
     sys.exit(f"plot.py: matplotlib is missing ({e}); install python3-matplotlib (apt-get install "
              "python3-matplotlib) and run with /usr/bin/python3")
 
-STRATEGY_ORDER = ["lma", "lma-deterministic", "addto", "matfree", "matfree-deterministic", "csr"]
-COLOURS = {"lma": "C0", "lma-deterministic": "C9", "addto": "C1", "matfree": "C2",
-           "matfree-deterministic": "C8", "csr": "k"}
+STRATEGY_ORDER = ["lma", "lma-deterministic", "lma-full", "lma-full-deterministic", "addto",
+                  "matfree", "matfree-deterministic", "csr"]
+COLOURS = {"lma": "C0", "lma-deterministic": "C9", "lma-full": "C4", "lma-full-deterministic": "C6",
+           "addto": "C1", "matfree": "C2", "matfree-deterministic": "C8", "csr": "k"}
 MARKERS = {"cuda": "o", "cpu": "s", "cupy": "^"}
 LINES = {"cuda": "-", "cpu": "--", "cupy": ":"}
 PHASES = [("local_assembly", "local assembly (element matrices)", 0.85),

@@ -39,10 +39,11 @@ STRATEGIES = ["lma", "lma-deterministic", "addto", "matfree"]
 
 # ---------------------------------------------------------------- the model (README.md)
 
-# flops per element, counted in assembly/element.h (add, multiply, divide: 1 each)
+# flops per element, counted in assembly/element.h (add, multiply, divide: 1 each); "local" is
+# the symmetric form M + 0.01 K, whose upper triangle is computed whatever the storage
 FLOPS = {
-    2: {"local": 171, "local_adv": 185, "lma": 21, "matfree": 97, "matfree_adv": 97},
-    3: {"local": 655, "local_adv": 583, "lma": 36, "matfree": 212, "matfree_adv": 205},
+    2: {"local": 122, "local_adv": 185, "lma": 21, "matfree": 97, "matfree_adv": 97},
+    3: {"local": 439, "local_adv": 583, "lma": 36, "matfree": 212, "matfree_adv": 205},
 }
 CG_VECTORS = 13        # doubles per node moved by a CG iteration besides the apply (solvers/cg.c)
 CG_VECTOR_FLOPS = 13   # flops per node of the same vector operations
@@ -65,16 +66,26 @@ def base_strategy(s):
     return s.split("-")[0]
 
 
+def stored_entries(d, strategy):
+    """Entries stored per element: LMA keeps the upper triangle of the benchmark's symmetric
+    form unless the strategy (or kernel variant) says "-full"; addto stores every entry."""
+    nv = d + 1
+    if base_strategy(strategy) == "addto" or "-full" in strategy:
+        return nv * nv
+    return nv * (nv + 1) // 2
+
+
 def phase_model(d, nc, nn, nnz, strategy):
     """{phase: (bytes, flops)} of the operator benchmark's form (M + 0.01 K) for a strategy."""
     nv = d + 1
     nk = nv * nv
+    ns = stored_entries(d, strategy)
     s = base_strategy(strategy)
     f = FLOPS[d]
-    local = (nn * d * 8 + nc * nv * 4 + nc + nc * nk * 8, f["local"] * nc)
+    local = (nn * d * 8 + nc * nv * 4 + nc + nc * ns * 8, f["local"] * nc)
     apply = {
         "addto": (nnz * 12 + nn * 4 + nn * 16, 2 * nnz),
-        "lma": (nc * nk * 8 + nc * nv * 4 + nn * 16, f["lma"] * nc),
+        "lma": (nc * ns * 8 + nc * nv * 4 + nn * 16, f["lma"] * nc),
         "matfree": (nn * d * 8 + nc * nv * 4 + nc + nn * 16, f["matfree"] * nc),
     }.get(s)
     m = {}
@@ -164,8 +175,9 @@ class Table:
             copy = r.get("copy_GB_per_s")
             strategy = "addto" if r["kind"] == "peer" else r["strategy"]  # CuPy: the addto CSR
             model = phase_model(d, nc, nn, nnz, strategy) if r["kind"] in ("fesim", "peer") else {}
-            if r["kind"] == "kernel_variant":
-                model = {"local_assembly": phase_model(d, nc, nn, nnz, "lma")["local_assembly"]}
+            if r["kind"] == "kernel_variant":  # epbE_tpeT, epbE_tpeT-full
+                variant = "lma-full" if r["strategy"].endswith("-full") else "lma"
+                model = {"local_assembly": phase_model(d, nc, nn, nnz, variant)["local_assembly"]}
             for p in PHASES:
                 t = r.get(f"{p}_s")
                 if not t or p not in model:
@@ -316,8 +328,10 @@ def record_operator_rows(table, d, n, backend, text, threads=None):
         if phase == "cg_iteration":
             r["cg_iterations"] = int(float(x["iterations"]))
         # fesim's own byte count against the model's: a difference is worth knowing
+        variant = "lma-full" if strategy.endswith("-full") else "lma"  # element-kernel rows
         model = phase_model(d, int(x["cells"]), int(x["nodes"]), structured(d, n)[2],
-                            "lma" if phase == "local_assembly" else strategy).get(phase)
+                            variant if phase == "local_assembly" and strategy.startswith("epb")
+                            else strategy).get(phase)
         if model and abs(float(x["bytes"]) - model[0]) > 1e-4 * model[0]:
             r.setdefault("_byte_notes", set()).add(
                 f"{phase}: reported {float(x['bytes']):.4g} B, model {model[0]:.4g} B")
