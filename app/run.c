@@ -32,24 +32,24 @@ struct fe_sim {
   struct fe_case *c;
   struct fe_mesh *m;
   struct fe_bcs *bcs;
-  struct fe_backend *be; /* the run's, owned */
-  enum fe_strategy strategy;   /* as asked: the scheme decides "auto" */
-  struct fe_schedule sched;    /* the time steps and when outputs are written */
-  double *initial;             /* the initial condition at the nodes (host), for restore */
+  struct fe_backend *be;     /* the run's, owned */
+  enum fe_strategy strategy; /* as asked: the scheme decides "auto" */
+  struct fe_schedule sched;  /* the time steps and when outputs are written */
+  double *initial;           /* the initial condition at the nodes (host), for restore */
   struct fe_space *space;
   struct fe_coefficient_programs *cp;
   struct fe_scheme *scheme;
   struct fe_outputs out;
-  struct fe_vec *prev; /* the tracer at the start of the step: kept on numerical failure */
+  struct fe_vec *prev;          /* the tracer at the start of the step: kept on numerical failure */
   struct fe_velocity *velocity; /* u(t): expressions or files; NULL without a velocity */
   struct fe_courant *courant;   /* the Courant number on the backend (advected cases only) */
   struct fe_vec *step_velocity; /* for it: the velocity at the start of the step, on the backend */
   int velocity_tdep;            /* whether it depends on t (else measured once) */
   struct fe_probe_location *probe_loc; /* <probes>: each probe's cell and weights (host) */
   struct fe_probes *probes;            /* and on the backend */
-  double rate, rate_time;     /* the Courant number of a step of length 1 at rate_time */
-  double dt_lo, dt_hi;        /* cfl: the shortest and longest step not shortened to land */
-  long at_dt_max;             /* cfl: steps of dt_max */
+  double rate, rate_time;              /* the Courant number of a step of length 1 at rate_time */
+  double dt_lo, dt_hi;     /* cfl: the shortest and longest step not shortened to land */
+  long at_dt_max;          /* cfl: steps of dt_max */
   struct fe_bounds bounds; /* what the data allow the tracer */
   int fct_warned;          /* the low-order Courant number passed 1 (said once) */
   long step;
@@ -445,6 +445,10 @@ static int print_check(const struct fe_sim *s)
            i + 1 < c->params.n ? "" : "\n");
   printf("mesh      %s: %dD, %d nodes, %d %s\n", m->path, m->dim, m->n_nodes, m->n_cells,
          m->dim == 2 ? "triangles" : "tetrahedra");
+  if (m->n_links)
+    printf("periodic  %d links of %s; %d nodes are copies of others: %d unknowns\n", m->n_links,
+           m->dim == 2 ? "curves and points" : "surfaces, curves and points", m->n_aliased,
+           m->n_nodes - m->n_aliased);
   if (s->velocity) {
     char what[512];
     fe_velocity_describe(s->velocity, what, sizeof what);
