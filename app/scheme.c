@@ -97,7 +97,7 @@ static int create_vectors(struct fe_scheme *s)
               {&s->diffusion.solution, 1},
               {&s->mass.solution, adv}};
   for (size_t i = 0; i < sizeof list / sizeof *list; i++)
-    if (list[i].needed) FE_CALL(fe_vec_create(s->be, (size_t)s->m->n_nodes, list[i].v));
+    if (list[i].needed) FE_CALL(fe_space_vec_create(s->space, list[i].v));
   return FE_SUCCESS;
 }
 
@@ -124,12 +124,11 @@ static int pick_strategy(struct fe_scheme *s, int verbosity)
  * step length change. */
 static int create_operators(struct fe_scheme *s)
 {
-  const size_t n = (size_t)s->m->n_nodes;
   const enum fe_krylov_kind diffusion_kind = fe_scheme_diffusion_solver(s->c);
   const enum fe_krylov_kind mass_kind = s->supg ? FE_KRYLOV_BICGSTAB : FE_KRYLOV_CG;
   FE_CALL(fe_operator_create(s->space, s->strategy, &s->diffusion.op));
   FE_CALL(fe_operator_create(s->space, s->strategy, &s->diffusion_rhs));
-  FE_CALL(fe_krylov_create(s->be, n, diffusion_kind, &s->diffusion.solver));
+  FE_CALL(fe_krylov_create(s->tracer, diffusion_kind, &s->diffusion.solver));
   s->diffusion.what = s->implicit_advection ? "advection-diffusion" : "diffusion";
   if (s->has_advection || (!s->src_zero && !s->quadrature)) {
     FE_CALL(fe_operator_create(s->space, s->strategy, &s->mass.op));
@@ -140,7 +139,7 @@ static int create_operators(struct fe_scheme *s)
   }
   if (s->has_advection) {
     FE_CALL(fe_operator_create(s->space, s->strategy, &s->advection));
-    FE_CALL(fe_krylov_create(s->be, n, mass_kind, &s->mass.solver));
+    FE_CALL(fe_krylov_create(s->tracer, mass_kind, &s->mass.solver));
     s->mass.what = "advection mass";
     if (s->c->stabilisation == FE_STABILISATION_FCT)
       FE_CALL(fe_fct_create(s->space, s->c->conservative_advection, &s->fct));
