@@ -210,7 +210,7 @@ static int map_facets(struct fe_mesh *m, const struct fe_mesh_raw *r, const int 
   return FE_SUCCESS;
 }
 
-static int build_mesh(struct fe_mesh *m, const struct fe_mesh_raw *r)
+static int build_mesh(struct fe_mesh *m, struct fe_mesh_raw *r)
 {
   int nv = r->dim + 1, *local = NULL, *used = NULL, *perm = NULL, *cells = NULL, err;
   struct graph g = {0};
@@ -500,4 +500,11 @@ done:
   free(mptr);
   free(mitems);
   return err;
+}
+
+void fe_mesh_copy_owners(const struct fe_mesh *m, int ncomp, double *values)
+{
+  for (int n = m->n_nodes - m->n_aliased; n < m->n_nodes; n++)
+    for (int c = 0; c < ncomp; c++)
+      values[(long)n * ncomp + c] = values[(long)fe_mesh_owner(m, n) * ncomp + c];
 }

@@ -115,6 +115,9 @@ int fe_mesh_incidence(const struct fe_mesh *mesh, int **ptr, int **inc);
  * with two copies of one node). */
 int fe_mesh_merge_copies(const struct fe_mesh *mesh, int **ptr, int **items);
 
+/* The copies of periodic unknowns take their owners' values: ncomp values per node (host). */
+void fe_mesh_copy_owners(const struct fe_mesh *mesh, int ncomp, double *values);
+
 /* 1 when `path` names a Gmsh geometry script (.geo, any case), which is run
  * and meshed, rather than a mesh (.msh). */
 static inline int fe_mesh_is_geo(const char *path)

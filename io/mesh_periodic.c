@@ -13,7 +13,7 @@
 
 struct periodic {
   struct fe_mesh *m;
-  const struct fe_mesh_raw *r;
+  struct fe_mesh_raw *r;
   const int *local, *used, *cells;
   int *parent;          /* union-find forest of the classes of copies */
   unsigned char *slave; /* the node is a slave of some pair */
@@ -116,6 +116,19 @@ static int check_pair(struct periodic *p, size_t k, int *use)
            point(d, y, py, sizeof py), off, tag_of(p, s), tol, FE_PERIODIC_TOLERANCE);
 }
 
+/* Each slave where its pair's transform takes the master, masters first: a pass per link in a
+ * chain (a corner of a periodic cube is a copy of a copy of a copy). */
+static void place(struct periodic *p)
+{
+  const struct fe_mesh_raw *r = p->r;
+  for (int pass = 0; pass < 4; pass++)
+    for (size_t k = 0; k < r->n_pairs; k++) {
+      const int *q = r->pair + 3 * k;
+      if (p->local[q[0]] >= 0 && p->local[q[1]] >= 0)
+        transform(p, q[2], r->xyz + 3 * q[1], p->r->xyz + 3 * q[0]);
+    }
+}
+
 /* Every class of copies has a node that is no slave; *owner[root] the one of lowest Gmsh tag. */
 static int owners(struct periodic *p, int *owner)
 {
@@ -216,13 +229,14 @@ static int classes(struct periodic *p, int *perm)
   FE_CALL(fe_malloc((size_t)n * sizeof *owner, &owner));
   int err = owners(p, owner);
   if (!err) err = check_cells(p);
+  if (!err) place(p);
   if (!err) err = number(p, owner, perm);
   free(owner);
   return err;
 }
 
-int fe_mesh_periodic(struct fe_mesh *m, const struct fe_mesh_raw *r, const int *local,
-                     const int *used, const int *cells, int *perm)
+int fe_mesh_periodic(struct fe_mesh *m, struct fe_mesh_raw *r, const int *local, const int *used,
+                     const int *cells, int *perm)
 {
   if (!r->n_links) return FE_SUCCESS;
   struct periodic p = {.m = m, .r = r, .local = local, .used = used, .cells = cells};
