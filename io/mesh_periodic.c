@@ -19,6 +19,7 @@ struct periodic {
   unsigned char *slave; /* the node is a slave of some pair */
   double *edge;         /* the shortest edge at each node */
   double *shift;        /* per link: the translation of its first pair, where it has no affine */
+  const char *links;    /* where the links come from, for messages */
 };
 
 static const char *kind(int dim)
@@ -89,14 +90,14 @@ static int check_pair(struct periodic *p, size_t k, int *use)
   *use = s >= 0 || t >= 0;
   if (!*use) return FE_SUCCESS;
   FE_CHECK(s >= 0 && t >= 0, FE_ERR_INPUT,
-           "%s: the $Periodic section pairs node %zu of %s %d with node %zu of %s %d, and node %zu "
-           "is in no %s; expected nodes of the mesh's cells",
-           path, r->node_tags[q[0]], kd, link[1], r->node_tags[q[1]], kd, link[2],
+           "%s: %s pairs node %zu of %s %d with node %zu of %s %d, and node %zu is in no %s; "
+           "expected nodes of the mesh's cells",
+           path, p->links, r->node_tags[q[0]], kd, link[1], r->node_tags[q[1]], kd, link[2],
            r->node_tags[s < 0 ? q[0] : q[1]], d == 2 ? "triangle" : "tetrahedron");
   FE_CHECK(s != t, FE_ERR_INPUT,
-           "%s: node %zu is its own master: the $Periodic section pairs it with itself (%s %d with "
-           "%s %d); expected a node of the master %s",
-           path, tag_of(p, s), kd, link[1], kd, link[2], kd);
+           "%s: node %zu is its own master: %s pairs it with itself (%s %d with %s %d); "
+           "expected a node of the master %s",
+           path, tag_of(p, s), p->links, kd, link[1], kd, link[2], kd);
   const double *xs = xyz(p, s), *xm = xyz(p, t);
   if (!link[3] && isnan(p->shift[3 * l]))
     for (int i = 0; i < 3; i++) p->shift[3 * l + i] = xs[i] - xm[i];
@@ -107,10 +108,10 @@ static int check_pair(struct periodic *p, size_t k, int *use)
   if (off <= tol) return FE_SUCCESS;
   char ps[96], pm[96], py[96];
   FE_RAISE(FE_ERR_INPUT,
-           "%s: the $Periodic section pairs node %zu at %s of %s %d with node %zu at %s of %s %d, "
-           "which %s takes to %s, %.3g from node %zu: more than %.3g (%g of the shortest edge "
-           "there); expected each slave node where the transform takes its master",
-           path, tag_of(p, s), point(d, xs, ps, sizeof ps), kd, link[1], tag_of(p, t),
+           "%s: %s pairs node %zu at %s of %s %d with node %zu at %s of %s %d, which %s takes "
+           "to %s, %.3g from node %zu: more than %.3g (%g of the shortest edge there); expected "
+           "each slave node where the transform takes its master",
+           path, p->links, tag_of(p, s), point(d, xs, ps, sizeof ps), kd, link[1], tag_of(p, t),
            point(d, xm, pm, sizeof pm), kd, link[2],
            link[3] ? "the link's affine transform" : "the translation of the link's first pair",
            point(d, y, py, sizeof py), off, tag_of(p, s), tol, FE_PERIODIC_TOLERANCE);
@@ -140,10 +141,9 @@ static int owners(struct periodic *p, int *owner)
   }
   for (int i = 0; i < n; i++)
     FE_CHECK(owner[find(p->parent, i)] >= 0, FE_ERR_INPUT,
-             "%s: node %zu is its own master: its master nodes in the $Periodic section, and "
-             "theirs, lead back to it; expected chains of masters that end at a node that is no "
-             "slave",
-             p->m->path, tag_of(p, i));
+             "%s: node %zu is its own master: its master nodes in %s, and theirs, lead back to "
+             "it; expected chains of masters that end at a node that is no slave",
+             p->m->path, tag_of(p, i), p->links);
   return FE_SUCCESS;
 }
 
@@ -156,10 +156,11 @@ static int check_cells(const struct periodic *p)
       for (int b = a + 1; b < m->nv; b++) {
         const int i = p->cells[c * m->nv + a], j = p->cells[c * m->nv + b];
         FE_CHECK(find(p->parent, i) != find(p->parent, j), FE_ERR_INPUT,
-                 "%s: element %zu has nodes %zu and %zu, which the $Periodic section makes copies "
-                 "of one node: the cell spans the periodic domain; expected at least two cells "
-                 "across each periodic direction",
-                 m->path, p->r->cell_id[c], tag_of(p, i), tag_of(p, j));
+                 "%s: element %zu has nodes %zu and %zu, which %s make copies of one node: the "
+                 "cell spans the periodic domain; expected at least two cells across each "
+                 "periodic direction",
+                 m->path, p->r->cell_id[c], tag_of(p, i), tag_of(p, j),
+                 fe_mesh_is_geo(m->path) ? "the script's Periodic links" : "the $Periodic links");
       }
   return FE_SUCCESS;
 }
@@ -239,7 +240,14 @@ int fe_mesh_periodic(struct fe_mesh *m, struct fe_mesh_raw *r, const int *local,
                      const int *cells, int *perm)
 {
   if (!r->n_links) return FE_SUCCESS;
-  struct periodic p = {.m = m, .r = r, .local = local, .used = used, .cells = cells};
+  struct periodic p = {.m = m,
+                       .r = r,
+                       .local = local,
+                       .used = used,
+                       .cells = cells,
+                       .links = fe_mesh_is_geo(m->path) ? "Gmsh's meshing of the script's "
+                                                          "Periodic links"
+                                                        : "the $Periodic section"};
   int err = copy_links(&p);
   if (!err) err = classes(&p, perm);
   free(p.parent);
