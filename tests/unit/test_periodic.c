@@ -12,6 +12,7 @@
 #include "assembly/reference.h"
 #include "backend_cpu.h"
 #include "core/error.h"
+#include "io/expr.h"
 #include "periodic.h"
 #include "solvers/halo.h"
 #include "test.h"
@@ -246,6 +247,46 @@ static void check_operators(int dim, int n, int axes, int walls, const struct fe
   free_problem(&p);
 }
 
+/* An expression at a node is its value at the node's owner (a copy takes its owner's value),
+ * listed by nodes or not; at the cells' centroids, of the cells' own vertices. */
+static void evaluation(void)
+{
+  struct fe_mesh *m = meshgen_periodic(2, 5, 0.3, 9u, 3);
+  const struct fe_backend *be = test_cpu();
+  struct fe_space *space;
+  CHECK_OK(fe_space_create(be, m, NULL, &space));
+  const struct fe_params none = {0, NULL, NULL};
+  struct fe_expr *e;
+  CHECK_OK(fe_expr_create("x + 10*y + t", &none, "test.xml", 1, "initial", &e));
+  const int nn = m->n_nodes;
+  double *out = malloc(sizeof(double) * nn), *cells = malloc(sizeof(double) * m->n_cells);
+  int *idx = malloc(sizeof(int) * nn);
+  for (int i = 0; i < nn; i++) idx[i] = nn - 1 - i; /* copies first */
+  CHECK_OK(fe_space_evaluate(space, 0, NULL, NULL, nn, fe_expr_program(e), 1, 0.5, out));
+  for (int i = 0; i < nn; i++) {
+    const double *x = m->coords + 2 * fe_mesh_owner(m, i);
+    CHECK(out[i] == x[0] + 10 * x[1] + 0.5);
+  }
+  CHECK_OK(fe_space_evaluate(space, 0, idx, NULL, nn, fe_expr_program(e), 1, 0.5, out));
+  for (int i = 0; i < nn; i++) {
+    const double *x = m->coords + 2 * fe_mesh_owner(m, idx[i]);
+    CHECK(out[i] == x[0] + 10 * x[1] + 0.5);
+  }
+  CHECK_OK(fe_space_evaluate(space, 1, NULL, NULL, m->n_cells, fe_expr_program(e), 1, 0, cells));
+  for (int c = 0; c < m->n_cells; c++) {
+    double x[2] = {0, 0};
+    for (int v = 0; v < 3; v++)
+      for (int a = 0; a < 2; a++) x[a] += m->coords[m->cells[c * 3 + v] * 2 + a] / 3;
+    CHECK_CLOSE(cells[c], x[0] + 10 * x[1], 1e-13);
+  }
+  free(out);
+  free(cells);
+  free(idx);
+  fe_expr_destroy(e);
+  fe_space_destroy(space);
+  meshgen_free(m);
+}
+
 /* The lumped mass sums the cells around every copy; a limited step of a doubly periodic field
  * keeps sum m_i u_i over the unknowns, and its copies their owners' values. */
 static void fct(int dim, int n)
@@ -310,6 +351,7 @@ int main(void)
   read_squares();
   merged_incidence();
   halo_exchanges();
+  evaluation();
   const struct fe_form mass = {.mass = 1.0}, lumped = {.mass = 1.0, .lumped = 1, .diffusion = 0.1},
                        diffusion = {.mass = 1.0, .diffusion = 0.3}, advection = {.advection = -1.0},
                        everything = {.mass = 0.7, .diffusion = 0.2, .advection = 0.5},
