@@ -508,3 +508,12 @@ void fe_mesh_copy_owners(const struct fe_mesh *m, int ncomp, double *values)
     for (int c = 0; c < ncomp; c++)
       values[(long)n * ncomp + c] = values[(long)fe_mesh_owner(m, n) * ncomp + c];
 }
+
+const char *fe_mesh_point_text(int dim, const double *x, char *buf, size_t size)
+{
+  if (dim == 2)
+    snprintf(buf, size, "(%.9g, %.9g)", x[0], x[1]);
+  else
+    snprintf(buf, size, "(%.9g, %.9g, %.9g)", x[0], x[1], x[2]);
+  return buf;
+}

@@ -115,6 +115,9 @@ int fe_mesh_incidence(const struct fe_mesh *mesh, int **ptr, int **inc);
  * with two copies of one node). */
 int fe_mesh_merge_copies(const struct fe_mesh *mesh, int **ptr, int **items);
 
+/* "(0.5, 1)" or "(0.5, 1, 0)": a point of a mesh of dimension dim, for messages. */
+const char *fe_mesh_point_text(int dim, const double *x, char *buf, size_t size);
+
 /* The copies of periodic unknowns take their owners' values: ncomp values per node (host). */
 void fe_mesh_copy_owners(const struct fe_mesh *mesh, int ncomp, double *values);
 

@@ -35,16 +35,6 @@ static const double *xyz(const struct periodic *p, int node)
   return p->r->xyz + 3 * p->used[node];
 }
 
-/* "(0.5, 1)" or "(0.5, 1, 0)", by the mesh's dimension */
-static const char *point(int dim, const double *x, char *buf, size_t size)
-{
-  if (dim == 2)
-    snprintf(buf, size, "(%.9g, %.9g)", x[0], x[1]);
-  else
-    snprintf(buf, size, "(%.9g, %.9g, %.9g)", x[0], x[1], x[2]);
-  return buf;
-}
-
 static int find(int *parent, int i)
 {
   while (parent[i] != i) i = parent[i] = parent[parent[i]];
@@ -111,10 +101,10 @@ static int check_pair(struct periodic *p, size_t k, int *use)
            "%s: %s pairs node %zu at %s of %s %d with node %zu at %s of %s %d, which %s takes "
            "to %s, %.3g from node %zu: more than %.3g (%g of the shortest edge there); expected "
            "each slave node where the transform takes its master",
-           path, p->links, tag_of(p, s), point(d, xs, ps, sizeof ps), kd, link[1], tag_of(p, t),
-           point(d, xm, pm, sizeof pm), kd, link[2],
+           path, p->links, tag_of(p, s), fe_mesh_point_text(d, xs, ps, sizeof ps), kd, link[1],
+           tag_of(p, t), fe_mesh_point_text(d, xm, pm, sizeof pm), kd, link[2],
            link[3] ? "the link's affine transform" : "the translation of the link's first pair",
-           point(d, y, py, sizeof py), off, tag_of(p, s), tol, FE_PERIODIC_TOLERANCE);
+           fe_mesh_point_text(d, y, py, sizeof py), off, tag_of(p, s), tol, FE_PERIODIC_TOLERANCE);
 }
 
 /* Each slave where its pair's transform takes the master, masters first: a pass per link in a

@@ -5,6 +5,7 @@
 #ifndef FE_TEST_PERIODIC_H
 #define FE_TEST_PERIODIC_H
 
+#include "assembly/element.h"
 #include "meshgen.h"
 
 /* axes: bit a set when axis a is periodic; n >= 2 cells across each. */
@@ -37,6 +38,49 @@ static inline struct fe_mesh *meshgen_periodic(int dim, int n, double jitter, un
   free(owner);
   free(perm);
   return m;
+}
+
+/* A problem on such a mesh: Dirichlet flags alike at every copy (walls: the nodes on y = 0 and
+ * on y = 1 where x < 0.5, the axis y not periodic), a random positive definite diffusivity per
+ * cell, a random P1 velocity alike at every copy. */
+struct periodic_problem {
+  struct fe_mesh *m;
+  unsigned char *isd;
+  double *diff, *vel;
+};
+
+static inline void periodic_problem_make(int dim, int n, int axes, int walls, unsigned seed,
+                                         struct periodic_problem *p)
+{
+  p->m = meshgen_periodic(dim, n, 0.4, seed, axes);
+  const struct fe_mesh *m = p->m;
+  const int ns = FE_NSYM(dim);
+  p->isd = calloc((size_t)m->n_nodes, 1);
+  for (int i = 0; walls && i < m->n_nodes; i++) {
+    const double *x = m->coords + i * dim;
+    p->isd[i] = x[1] == 0 || (x[1] == 1 && x[0] < 0.5);
+  }
+  for (int i = 0; i < m->n_nodes; i++) p->isd[fe_mesh_owner(m, i)] |= p->isd[i];
+  for (int i = 0; i < m->n_nodes; i++) p->isd[i] = p->isd[fe_mesh_owner(m, i)];
+  p->diff = malloc(sizeof(double) * m->n_cells * ns);
+  for (int c = 0; c < m->n_cells; c++) {
+    double *s = p->diff + c * ns;
+    for (int k = 0; k < ns; k++) s[k] = 0.2 * (meshgen_rand(&seed) - 0.5);
+    s[0] += 1.0; /* diagonally dominant: positive definite */
+    s[dim == 2 ? 2 : 3] += 2.0;
+    if (dim == 3) s[5] += 0.5;
+  }
+  p->vel = malloc(sizeof(double) * m->n_nodes * dim);
+  for (int i = 0; i < m->n_nodes * dim; i++) p->vel[i] = meshgen_rand(&seed) - 0.5;
+  fe_mesh_copy_owners(m, dim, p->vel);
+}
+
+static inline void periodic_problem_free(struct periodic_problem *p)
+{
+  meshgen_free(p->m);
+  free(p->isd);
+  free(p->diff);
+  free(p->vel);
 }
 
 #endif

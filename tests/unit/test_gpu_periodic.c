@@ -43,50 +43,10 @@ static void halo_exchanges(const struct fe_backend *gpu)
   CHECK(!memcmp(sum[0], sum[1], sizeof sum[0]));
 }
 
-struct problem {
-  struct fe_mesh *m;
-  unsigned char *isd;
-  double *diff, *vel;
-};
-
-static void make_problem(int dim, int n, int axes, int walls, struct problem *p)
-{
-  unsigned seed = 99u + (unsigned)dim;
-  p->m = meshgen_periodic(dim, n, 0.4, seed, axes);
-  const struct fe_mesh *m = p->m;
-  const int ns = FE_NSYM(dim);
-  p->isd = calloc((size_t)m->n_nodes, 1);
-  for (int i = 0; walls && i < m->n_nodes; i++) {
-    const double *x = m->coords + i * dim;
-    p->isd[i] = x[1] == 0 || (x[1] == 1 && x[0] < 0.5);
-  }
-  for (int i = 0; i < m->n_nodes; i++) p->isd[fe_mesh_owner(m, i)] |= p->isd[i];
-  for (int i = 0; i < m->n_nodes; i++) p->isd[i] = p->isd[fe_mesh_owner(m, i)];
-  p->diff = malloc(sizeof(double) * m->n_cells * ns);
-  for (int c = 0; c < m->n_cells; c++) {
-    double *s = p->diff + c * ns;
-    for (int k = 0; k < ns; k++) s[k] = 0.2 * (meshgen_rand(&seed) - 0.5);
-    s[0] += 1.0;
-    s[dim == 2 ? 2 : 3] += 2.0;
-    if (dim == 3) s[5] += 0.5;
-  }
-  p->vel = malloc(sizeof(double) * m->n_nodes * dim);
-  for (int i = 0; i < m->n_nodes * dim; i++) p->vel[i] = meshgen_rand(&seed) - 0.5;
-  fe_mesh_copy_owners(m, dim, p->vel);
-}
-
-static void free_problem(struct problem *p)
-{
-  meshgen_free(p->m);
-  free(p->isd);
-  free(p->diff);
-  free(p->vel);
-}
-
 /* what: 0 apply, 1 apply with lifting, 2 diagonal; y on the host */
-static void action(const struct fe_backend *be, const struct problem *p, enum fe_strategy s,
-                   int deterministic, const struct fe_form *form, int what, const double *x,
-                   double *y)
+static void action(const struct fe_backend *be, const struct periodic_problem *p,
+                   enum fe_strategy s, int deterministic, const struct fe_form *form, int what,
+                   const double *x, double *y)
 {
   const struct fe_mesh *m = p->m;
   struct fe_space *space;
@@ -119,8 +79,8 @@ static void action(const struct fe_backend *be, const struct problem *p, enum fe
 static void compare(const struct fe_backend *gpu, int dim, int n, int axes, int walls,
                     const struct fe_form *form)
 {
-  struct problem p;
-  make_problem(dim, n, axes, walls, &p);
+  struct periodic_problem p;
+  periodic_problem_make(dim, n, axes, walls, 99u + (unsigned)dim, &p);
   const int nn = p.m->n_nodes;
   double *x = malloc(sizeof(double) * nn), *yc = malloc(sizeof(double) * nn),
          *yg = malloc(sizeof(double) * nn);
@@ -142,14 +102,14 @@ static void compare(const struct fe_backend *gpu, int dim, int n, int axes, int 
   free(x);
   free(yc);
   free(yg);
-  free_problem(&p);
+  periodic_problem_free(&p);
 }
 
 /* The lumped mass and a limited step, on each backend. */
 static void fct(const struct fe_backend *gpu, int dim, int n, int axes)
 {
-  struct problem p;
-  make_problem(dim, n, axes, 0, &p);
+  struct periodic_problem p;
+  periodic_problem_make(dim, n, axes, 0, 99u + (unsigned)dim, &p);
   const int nn = p.m->n_nodes;
   double *u = malloc(sizeof(double) * nn), *out[2], *ml[2], courant[2];
   unsigned seed = 8;
@@ -191,7 +151,7 @@ static void fct(const struct fe_backend *gpu, int dim, int n, int axes)
     free(ml[k]);
   }
   free(u);
-  free_problem(&p);
+  periodic_problem_free(&p);
 }
 
 int main(void)

@@ -119,49 +119,8 @@ static void halo_exchanges(void)
   fe_halo_destroy(h);
 }
 
-struct problem {
-  struct fe_mesh *m;
-  unsigned char *isd; /* alike at every copy */
-  double *diff, *vel;
-};
-
-/* walls: Dirichlet nodes on y = 0 and on y = 1 where x < 0.5 (the axis y not periodic) */
-static void make_problem(int dim, int n, int axes, int walls, struct problem *p)
-{
-  unsigned seed = 4321u + (unsigned)dim;
-  p->m = meshgen_periodic(dim, n, 0.4, seed, axes);
-  const struct fe_mesh *m = p->m;
-  const int ns = FE_NSYM(dim);
-  p->isd = calloc((size_t)m->n_nodes, 1);
-  for (int i = 0; walls && i < m->n_nodes; i++) {
-    const double *x = m->coords + i * dim;
-    p->isd[i] = x[1] == 0 || (x[1] == 1 && x[0] < 0.5);
-  }
-  for (int i = 0; i < m->n_nodes; i++) p->isd[fe_mesh_owner(m, i)] |= p->isd[i];
-  for (int i = 0; i < m->n_nodes; i++) p->isd[i] = p->isd[fe_mesh_owner(m, i)];
-  p->diff = malloc(sizeof(double) * m->n_cells * ns);
-  for (int c = 0; c < m->n_cells; c++) {
-    double *s = p->diff + c * ns;
-    for (int k = 0; k < ns; k++) s[k] = 0.2 * (meshgen_rand(&seed) - 0.5);
-    s[0] += 1.0;
-    s[dim == 2 ? 2 : 3] += 2.0;
-    if (dim == 3) s[5] += 0.5;
-  }
-  p->vel = malloc(sizeof(double) * m->n_nodes * dim); /* a P1 field: alike at every copy */
-  for (int i = 0; i < m->n_nodes * dim; i++) p->vel[i] = meshgen_rand(&seed) - 0.5;
-  fe_mesh_copy_owners(m, dim, p->vel);
-}
-
-static void free_problem(struct problem *p)
-{
-  meshgen_free(p->m);
-  free(p->isd);
-  free(p->diff);
-  free(p->vel);
-}
-
 /* PᵀAP (n_owned square), A the unmasked matrix of the element matrices. */
-static double *dense_periodic(const struct problem *p, const struct fe_form *form)
+static double *dense_periodic(const struct periodic_problem *p, const struct fe_form *form)
 {
   const struct fe_mesh *m = p->m;
   const int nv = m->nv, no = m->n_nodes - m->n_aliased;
@@ -181,8 +140,8 @@ static double *dense_periodic(const struct problem *p, const struct fe_form *for
 
 static void check_operators(int dim, int n, int axes, int walls, const struct fe_form *form)
 {
-  struct problem p;
-  make_problem(dim, n, axes, walls, &p);
+  struct periodic_problem p;
+  periodic_problem_make(dim, n, axes, walls, 4321u + (unsigned)dim, &p);
   const struct fe_mesh *m = p.m;
   const int nn = m->n_nodes, no = nn - m->n_aliased, ns = FE_NSYM(dim);
   const struct fe_backend *be = test_cpu();
@@ -244,7 +203,7 @@ static void check_operators(int dim, int n, int axes, int walls, const struct fe
   free(masked);
   free(full);
   free(diag);
-  free_problem(&p);
+  periodic_problem_free(&p);
 }
 
 /* An expression at a node is its value at the node's owner (a copy takes its owner's value),
@@ -291,8 +250,8 @@ static void evaluation(void)
  * keeps sum m_i u_i over the unknowns, and its copies their owners' values. */
 static void fct(int dim, int n)
 {
-  struct problem p;
-  make_problem(dim, n, dim == 2 ? 3 : 7, 0, &p);
+  struct periodic_problem p;
+  periodic_problem_make(dim, n, dim == 2 ? 3 : 7, 0, 4321u + (unsigned)dim, &p);
   const struct fe_mesh *m = p.m;
   const int nn = m->n_nodes, no = nn - m->n_aliased;
   const struct fe_backend *be = test_cpu();
@@ -337,7 +296,7 @@ static void fct(int dim, int n)
   free(ref);
   free(u);
   free(out);
-  free_problem(&p);
+  periodic_problem_free(&p);
 }
 
 int main(void)
