@@ -99,7 +99,11 @@ struct fe_mesh_options {
  * one dimension (usable by number; fe_bcs_create refuses the name), pieces
  * that touch along coincident facets with nodes of their own.  facet_cells
  * tells which facets of the groups lie inside the domain or on no cell, for
- * fe_bcs_create to decide (app/fields.h). */
+ * fe_bcs_create to decide (app/fields.h).  Periodic links (io/mesh_periodic.h) make the
+ * copies of each unknown (n_aliased, alias_of), checked: every node of a slave entity paired,
+ * as many nodes on both sides, no node its own master, each slave where its transform takes
+ * its master (and placed there exactly), no cell with two copies of one node, a $Periodic
+ * section only in MSH 4 and ASCII MSH 2. */
 int fe_mesh_read(const char *path, const struct fe_mesh_options *o, struct fe_mesh **mesh);
 void fe_mesh_destroy(struct fe_mesh *mesh);
 
