@@ -28,6 +28,12 @@ static int shared_lists(struct fe_halo *h, const int *owner, int **shared, int *
   return err;
 }
 
+/* count ints to the backend (room for one when count is 0) */
+static int upload(const struct fe_backend *be, size_t count, const int *host, int **dev)
+{
+  return fe_backend_alloc(be, count ? count * sizeof(int) : sizeof(int), count ? host : NULL, dev);
+}
+
 int fe_halo_create(const struct fe_backend *be, size_t n_owned, size_t n_ghost, const int *owner,
                    struct fe_halo **out)
 {
@@ -43,10 +49,10 @@ int fe_halo_create(const struct fe_backend *be, size_t n_owned, size_t n_ghost, 
                            "ghost %zu copies entry %d, not one of the %zu owned", k, owner[k],
                            n_owned);
   if (!err) err = shared_lists(h, owner, &shared, &ptr, &ghost);
-  if (!err) err = fe_backend_alloc(be, (n_ghost + 1) * sizeof(int), owner, &h->owner);
-  if (!err) err = fe_backend_alloc(be, (h->n_shared + 1) * sizeof(int), shared, &h->shared);
-  if (!err) err = fe_backend_alloc(be, (h->n_shared + 1) * sizeof(int), ptr, &h->shared_ptr);
-  if (!err) err = fe_backend_alloc(be, (n_ghost + 1) * sizeof(int), ghost, &h->shared_ghost);
+  if (!err) err = upload(be, n_ghost, owner, &h->owner);
+  if (!err) err = upload(be, h->n_shared, shared, &h->shared);
+  if (!err) err = upload(be, h->n_shared + 1, ptr, &h->shared_ptr);
+  if (!err) err = upload(be, n_ghost, ghost, &h->shared_ghost);
   free(shared);
   free(ptr);
   free(ghost);
