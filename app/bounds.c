@@ -62,6 +62,7 @@ static int inflow_facets(const struct fe_mesh *m, const struct fe_bcs *bcs, cons
   *facets = 0;
   for (int k = 0; k < m->n_facets; k++) {
     if (m->facet_group[k] != tag || (m->facet_cells && m->facet_cells[k] != 1)) continue;
+    if (m->facet_link && m->facet_link[k]) continue; /* periodic: the flow comes from the copy */
     const int *f = m->facets + (long)k * d;
     const int opposite = opposite_vertex(m, ptr, inc, f);
     if (opposite < 0) continue;

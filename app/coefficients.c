@@ -99,9 +99,10 @@ static int slot_incidence(const struct fe_bcs *bcs, const struct fe_mesh *m,
     memcpy(next, ptr, (size_t)m->n_nodes * sizeof *next);
     for (long k = 0; k < ns; k++)
       slots[next[m->facets[(long)bcs->neumann_facet[k / d] * d + k % d]]++] = (int)k;
-    err = fe_backend_alloc(be, ((size_t)m->n_nodes + 1) * sizeof(int), ptr, &nf->ptr);
+    err = fe_mesh_merge_copies(m, &ptr, &slots); /* periodic: the facets at every copy */
   }
-  if (!err) err = fe_backend_alloc(be, (size_t)ns * sizeof(int), slots, &nf->slots);
+  if (!err) err = fe_backend_alloc(be, ((size_t)m->n_nodes + 1) * sizeof(int), ptr, &nf->ptr);
+  if (!err) err = fe_backend_alloc(be, (size_t)ptr[m->n_nodes] * sizeof(int), slots, &nf->slots);
   if (!err) err = fe_backend_alloc(be, (size_t)ns * sizeof(double), NULL, &nf->g);
   free(ptr);
   free(slots);

@@ -9,10 +9,13 @@
 #include "assembly/load.h"
 #include "core/error.h"
 
+/* Where node n's values are evaluated: at the node, or for a copy of a periodic unknown at its
+ * owner, whose values it takes (assembly/node.h, fe_point_evaluate, does the same). */
 static void node_point(const struct fe_mesh *m, long n, double p[3])
 {
+  const long o = fe_mesh_owner(m, (int)n);
   p[0] = p[1] = p[2] = 0;
-  for (int a = 0; a < m->dim; a++) p[a] = m->coords[n * m->dim + a];
+  for (int a = 0; a < m->dim; a++) p[a] = m->coords[o * m->dim + a];
 }
 
 static void centroid(const struct fe_mesh *m, long c, double p[3])
@@ -521,6 +524,29 @@ static void facets_warning(const struct fe_case *c, const struct fe_tracer *tr,
           m->dim == 2 ? "triangles" : "tetrahedra");
 }
 
+/* A group on a periodic boundary: its facets lie inside the periodic domain, and its nodes are
+ * copies of others or have copies. */
+static int periodic_error(const struct fe_case *c, const struct fe_tracer *tr,
+                          const struct fe_mesh *m, int b, int g, const int *group)
+{
+  static const char *const kind[] = {"points", "curves", "surfaces"};
+  for (int f = 0; m->facet_link && f < m->n_facets; f++) {
+    if (group[f] != g || !m->facet_link[f]) continue;
+    const struct fe_periodic_link *l = &m->links[m->facet_link[f] - 1];
+    const struct fe_boundary *bd = &tr->boundaries[b];
+    char attr[512], name[320], buf[FE_QUOTE_SIZE];
+    FE_RAISE(FE_ERR_INPUT,
+             "%s:%d: <boundary physical=\"%s\">: %s of the mesh %s lies on a periodic boundary "
+             "(element %zu: %s %d and %d are periodic, Gmsh's Periodic): the domain continues "
+             "across it, and its nodes are copies of the nodes on the other side; expected a "
+             "group of the boundary that is not periodic, or the mesh without that periodicity",
+             fe_path_shown(c->path, buf, sizeof buf), bd->line, refs_text(bd, attr, sizeof attr),
+             group_name(&m->groups[g], name, sizeof name), m->path, facet_tag(m, f), kind[l->dim],
+             l->slave, l->master);
+  }
+  return FE_SUCCESS;
+}
+
 static int check_facets(const struct fe_case *c, const struct fe_tracer *tr,
                         const struct fe_mesh *m, const int *group, const int (*groups)[64])
 {
@@ -531,6 +557,9 @@ static int check_facets(const struct fe_case *c, const struct fe_tracer *tr,
   for (int b = 0; b < tr->n_boundaries && !err; b++)
     for (int r = 0; r < tr->boundaries[b].n_refs && !err; r++)
       err = facets_error(c, tr, m, b, groups[b][r], &st[groups[b][r]]);
+  for (int b = 0; b < tr->n_boundaries && !err; b++)
+    for (int r = 0; r < tr->boundaries[b].n_refs && !err; r++)
+      err = periodic_error(c, tr, m, b, groups[b][r], group);
   for (int b = 0; b < tr->n_boundaries && !err; b++)
     for (int r = 0; r < tr->boundaries[b].n_refs; r++)
       facets_warning(c, tr, m, b, groups[b][r], &st[groups[b][r]]);
@@ -583,6 +612,15 @@ static int collect(const struct fe_tracer *tr, const struct fe_mesh *m, const in
       if (!bcs->is_dirichlet[n] || dbc[n] < b) dbc[n] = b;
       bcs->is_dirichlet[n] = 1;
     }
+  }
+  for (int n = m->n_nodes - m->n_aliased; n < m->n_nodes; n++) { /* periodic: every copy alike */
+    const int o = fe_mesh_owner(m, n);
+    if (bcs->is_dirichlet[n] && (!bcs->is_dirichlet[o] || dbc[o] < dbc[n])) dbc[o] = dbc[n];
+    bcs->is_dirichlet[o] |= bcs->is_dirichlet[n];
+  }
+  for (int n = m->n_nodes - m->n_aliased; n < m->n_nodes; n++) {
+    bcs->is_dirichlet[n] = bcs->is_dirichlet[fe_mesh_owner(m, n)];
+    if (bcs->is_dirichlet[n]) dbc[n] = dbc[fe_mesh_owner(m, n)];
   }
   FE_MALLOC((size_t)bcs->n_neumann_facets + 1, &bcs->neumann_facet);
   FE_MALLOC((size_t)bcs->n_neumann_facets + 1, &bcs->neumann_bc);

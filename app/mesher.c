@@ -191,8 +191,10 @@ static int run(const struct args *a)
   FE_CALL(fe_gmsh_read(a->file, &g, &r));
   int err = FE_SUCCESS;
   if (a->summary) {
-    printf("%dD, %zu nodes, %zu cells, %zu facets, %d groups, Landlock ABI %d\n", r.dim, r.n_nodes,
-           r.n_cells, r.n_facets, r.n_groups, box.landlock_abi);
+    printf("%dD, %zu nodes, %zu cells, %zu facets, %d groups, %d periodic links of %zu node "
+           "pairs, Landlock ABI %d\n",
+           r.dim, r.n_nodes, r.n_cells, r.n_facets, r.n_groups, r.n_links, r.n_pairs,
+           box.landlock_abi);
     fflush(stdout);
   } else if (send_frame(o.fd, 'M', NULL, 0)) {
     err = fe_error_raise(FE_ERR_RESOURCE, __FILE__, __LINE__, "cannot hand the mesh to fesim: %s",

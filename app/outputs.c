@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/timer.h"
 #include "io/vtk.h"
+#include "solvers/halo.h"
 
 /* ---------------------------------------------------------------- checked before the mesh */
 
@@ -214,17 +215,26 @@ static int name_outputs(struct fe_outputs *o)
   return FE_SUCCESS;
 }
 
-/* lumped_n = int phi_n = sum over the cells at n of |K| / (d + 1) */
+/* A vector of the nodes; on a periodic mesh its copies are ghosts, outside the reductions. */
+static int node_vec(const struct fe_outputs *o, const struct fe_backend *be, struct fe_vec **v)
+{
+  if (o->halo) return fe_vec_create_ghosted(o->halo, v);
+  return fe_vec_create(be, (size_t)o->m->n_nodes, v);
+}
+
+/* lumped_n = int phi_n = sum over the cells at n (at every copy of a periodic unknown) of
+ * |K| / (d + 1) */
 static int create_lumped(struct fe_outputs *o, const struct fe_backend *be)
 {
   const struct fe_mesh *m = o->m;
   double *w;
-  FE_CALL(fe_vec_create(be, (size_t)m->n_nodes, &o->lumped));
+  FE_CALL(node_vec(o, be, &o->lumped));
   FE_CALLOC(m->n_nodes, &w);
   for (long c = 0; c < m->n_cells; c++) {
     const double wc = fe_cell_measure(m, c) / m->nv;
-    for (int v = 0; v < m->nv; v++) w[m->cells[c * m->nv + v]] += wc;
+    for (int v = 0; v < m->nv; v++) w[fe_mesh_owner(m, m->cells[c * m->nv + v])] += wc;
   }
+  fe_mesh_copy_owners(m, 1, w);
   const int err = fe_vec_upload(o->lumped, w);
   free(w);
   return err;
@@ -255,6 +265,9 @@ int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m, const stru
   FE_MALLOC(n * nt, &o->h_tracers);
   FE_CALLOC(nt, &o->row_tracers);
   if (fe_case_has_velocity(c)) FE_MALLOC(n * m->dim, &o->h_velocity);
+  if (m->n_aliased)
+    FE_CALL(fe_halo_create(be, (size_t)(n - m->n_aliased), (size_t)m->n_aliased, m->alias_of,
+                           &o->halo));
   if (fe_case_any_exact(c)) {
     FE_MALLOC(n * nt, &o->h_exact);
     FE_MALLOC(n * nt, &o->h_error);
@@ -262,10 +275,10 @@ int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m, const stru
     FE_CALLOC(nt, &o->error);
     for (int k = 0; k < nt; k++)
       if (o->has_exact[k]) {
-        FE_CALL(fe_vec_create(be, (size_t)n, &o->exact[k]));
-        FE_CALL(fe_vec_create(be, (size_t)n, &o->error[k]));
+        FE_CALL(node_vec(o, be, &o->exact[k]));
+        FE_CALL(node_vec(o, be, &o->error[k]));
       }
-    FE_CALL(fe_vec_create(be, (size_t)n, &o->mass_error));
+    FE_CALL(node_vec(o, be, &o->mass_error));
   }
   if (c->n_probes) {
     const int velocity = fe_case_has_velocity(c);
@@ -287,6 +300,7 @@ void fe_outputs_destroy(struct fe_outputs *o)
   }
   struct fe_vec *v[] = {o->lumped, o->mass_error, o->probe_values, o->probe_velocity};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
+  fe_halo_destroy(o->halo);
   void *host[] = {o->h_tracers,
                   o->h_velocity,
                   o->h_exact,

@@ -53,6 +53,7 @@ struct fe_outputs {
   double *dump_times; /* the times of the dumps written, dump_capacity of them at most */
   long dump_capacity;
   /* on the backend */
+  struct fe_halo *halo;           /* a periodic mesh's copies as ghosts: the reductions skip them */
   struct fe_vec *lumped;          /* int phi_n: integral = lumped . T */
   struct fe_vec **exact, **error; /* per tracer, with its exact solution: at the end of step
                                      error_step */

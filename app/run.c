@@ -254,7 +254,7 @@ static int create_scheme(struct fe_sim *s)
     FE_CALL(space_of(s, k));
     FE_CALL(fe_coefficient_programs_create(s->c, &s->c->tracers[k], s->bcs[k], s->spaces[k],
                                            &s->cps[k]));
-    FE_CALL(fe_vec_create(s->be, (size_t)s->m->n_nodes, &s->prev[k]));
+    FE_CALL(fe_space_vec_create(s->spaces[k], &s->prev[k]));
   }
   FE_CALL(fe_scheme_create(s->c, (const struct fe_bcs *const *)s->bcs, s->spaces,
                            (const struct fe_coefficient_programs *const *)s->cps, s->velocity,
@@ -571,6 +571,10 @@ static int print_check(const struct fe_sim *s)
            i + 1 < c->params.n ? "" : "\n");
   printf("mesh      %s: %dD, %d nodes, %d %s\n", m->path, m->dim, m->n_nodes, m->n_cells,
          m->dim == 2 ? "triangles" : "tetrahedra");
+  if (m->n_links)
+    printf("periodic  %d links of %s; %d nodes are copies of others: %d unknowns\n", m->n_links,
+           m->dim == 2 ? "curves and points" : "surfaces, curves and points", m->n_aliased,
+           m->n_nodes - m->n_aliased);
   if (s->velocity) {
     char what[512];
     fe_velocity_describe(s->velocity, what, sizeof what);

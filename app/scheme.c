@@ -101,7 +101,7 @@ static int create_vectors(struct fe_scheme *s, struct fe_scheme_tracer *x)
               {&x->diffusion.solution, 1},
               {&x->mass.solution, adv}};
   for (size_t i = 0; i < sizeof list / sizeof *list; i++)
-    if (list[i].needed) FE_CALL(fe_vec_create(s->be, (size_t)s->m->n_nodes, list[i].v));
+    if (list[i].needed) FE_CALL(fe_space_vec_create(x->space, list[i].v));
   return FE_SUCCESS;
 }
 
@@ -190,12 +190,11 @@ static int fct_of(struct fe_scheme *s, int k)
 static int create_operators(struct fe_scheme *s, int k)
 {
   struct fe_scheme_tracer *x = &s->tracers[k];
-  const size_t n = (size_t)s->m->n_nodes;
   const enum fe_krylov_kind diffusion_kind = fe_scheme_diffusion_solver(s->c);
   const enum fe_krylov_kind mass_kind = s->supg ? FE_KRYLOV_BICGSTAB : FE_KRYLOV_CG;
   FE_CALL(share_or_create(s, k, FE_OPERATOR_DIFFUSION));
   x->diffusion.op = x->diffusion_pair->op;
-  FE_CALL(fe_krylov_create(s->be, n, diffusion_kind, &x->diffusion.solver));
+  FE_CALL(fe_krylov_create(x->tracer, diffusion_kind, &x->diffusion.solver));
   x->diffusion.what = s->implicit_advection ? "advection-diffusion" : "diffusion";
   if (s->has_advection || (!x->src_zero && !s->quadrature)) {
     FE_CALL(share_or_create(s, k, FE_OPERATOR_MASS));
@@ -208,7 +207,7 @@ static int create_operators(struct fe_scheme *s, int k)
   }
   if (s->has_advection) {
     FE_CALL(share_or_create(s, k, FE_OPERATOR_ADVECTION));
-    FE_CALL(fe_krylov_create(s->be, n, mass_kind, &x->mass.solver));
+    FE_CALL(fe_krylov_create(x->tracer, mass_kind, &x->mass.solver));
     x->mass.what = "advection mass";
     if (s->c->stabilisation == FE_STABILISATION_FCT) FE_CALL(fct_of(s, k));
   }

@@ -28,12 +28,20 @@ struct fe_velocity {
                                   fe_velocity_at */
 };
 
+/* A snapshot's values at the nodes, a periodic unknown's copies given their owner's. */
+static int read_snapshot(struct fe_velocity *v, const char *path, double *values)
+{
+  FE_CALL(fe_snapshot_read(v->reader, path, v->c->velocity_field, values));
+  fe_mesh_copy_owners(v->m, v->m->dim, values);
+  return FE_SUCCESS;
+}
+
 /* Snapshot k into slot s (host and backend), checked against what it held at the start. */
 static int load(struct fe_velocity *v, int k, int s)
 {
   const struct fe_velocity_file *f = &v->files[k];
   v->held[s] = -1;
-  FE_CALL(fe_snapshot_read(v->reader, f->path, v->c->velocity_field, v->host[s]));
+  FE_CALL(read_snapshot(v, f->path, v->host[s]));
   char q[FE_QUOTE_SIZE];
   FE_CHECK(fe_hash64(v->host[s], v->len * sizeof(double), 0) == v->hash[k], FE_ERR_INPUT,
            "velocity file %s changed during the run: its values differ from those read when the "
@@ -91,7 +99,7 @@ static int slots_at(struct fe_velocity *v, double t, int *s0, int *s1, double *w
 static int read_all(struct fe_velocity *v)
 {
   for (int k = 0; k < v->n; k++) {
-    FE_CALL(fe_snapshot_read(v->reader, v->files[k].path, v->c->velocity_field, v->host[0]));
+    FE_CALL(read_snapshot(v, v->files[k].path, v->host[0]));
     v->hash[k] = fe_hash64(v->host[0], v->len * sizeof(double), 0);
   }
   return FE_SUCCESS;

@@ -12,13 +12,15 @@ static int cmp_int(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Sorted, unique neighbours of node i (itself included) into buf; returns count. */
+/* Sorted, unique neighbours of node i (itself included) into buf, through the cells around
+ * every copy of its unknown (the space's incidence), each neighbour as its owner: the columns
+ * of row i of the periodic matrix; returns count. */
 static int row_pattern(const struct fe_mesh *m, const int *ptr, const int *inc, int i, int *buf)
 {
   int n = 0;
   for (int k = ptr[i]; k < ptr[i + 1]; k++) {
     const int *cell = m->cells + (long)(inc[k] / m->nv) * m->nv;
-    for (int v = 0; v < m->nv; v++) buf[n++] = cell[v];
+    for (int v = 0; v < m->nv; v++) buf[n++] = fe_mesh_owner(m, cell[v]);
   }
   qsort(buf, (size_t)n, sizeof *buf, cmp_int);
   int u = 0;
@@ -48,14 +50,15 @@ static void host_free(struct host_csr *h)
   free(h->diag);
 }
 
+/* The rows of the owned nodes (all but the aliased copies: their rows are their owners'). */
 static int host_build(const struct fe_space *s, struct host_csr *h)
 {
   const struct fe_mesh *m = s->mesh;
-  const int nv = m->nv, nk = s->nk, n = m->n_nodes;
-  FE_MALLOC(n + 1, &h->ptr);
-  FE_MALLOC((long)m->n_cells * nv + 1, &h->inc);
-  FE_CALL(s->be->vec->to_host(s->be, h->ptr, s->inc_ptr, (size_t)(n + 1) * sizeof(int)));
-  FE_CALL(s->be->vec->to_host(s->be, h->inc, s->inc, (size_t)m->n_cells * nv * sizeof(int)));
+  const int nv = m->nv, nk = s->nk, n = (int)s->n_owned;
+  FE_MALLOC(m->n_nodes + 1, &h->ptr);
+  FE_CALL(s->be->vec->to_host(s->be, h->ptr, s->inc_ptr, (size_t)(m->n_nodes + 1) * sizeof(int)));
+  FE_MALLOC(h->ptr[m->n_nodes] + 1, &h->inc);
+  FE_CALL(s->be->vec->to_host(s->be, h->inc, s->inc, (size_t)h->ptr[m->n_nodes] * sizeof(int)));
   int maxinc = 0;
   for (int i = 0; i < n; i++)
     if (h->ptr[i + 1] - h->ptr[i] > maxinc) maxinc = h->ptr[i + 1] - h->ptr[i];
@@ -92,7 +95,8 @@ static int host_build(const struct fe_space *s, struct host_csr *h)
     for (int i = 0; i < nv; i++)
       for (int j = 0; j < nv; j++)
         h->map[fe_block_index(c, i * nv + j, nk, s->block_shift)] =
-          slot_of(h->rowptr, h->colind, m->cells[c * nv + i], m->cells[c * nv + j]);
+            slot_of(h->rowptr, h->colind, fe_mesh_owner(m, m->cells[c * nv + i]),
+                    fe_mesh_owner(m, m->cells[c * nv + j]));
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < n; i++) h->diag[i] = slot_of(h->rowptr, h->colind, i, i);
   return FE_SUCCESS;
@@ -103,7 +107,7 @@ int fe_csr_create(const struct fe_space *s, struct fe_csr **out)
   struct fe_csr *a;
   FE_CALLOC(1, &a);
   a->be = s->be;
-  a->n = s->n_nodes;
+  a->n = s->n_owned;
   struct host_csr h = {0};
   int err = host_build(s, &h);
   const size_t nb = (size_t)fe_blocked_cells(s->n_cells, s->block_shift) * s->nk;

@@ -1,6 +1,7 @@
 /* The global CSR matrix of the addto strategy: sparsity built once per mesh
  * from the node adjacency, with the precomputed map from each element-matrix
- * entry (in the blocked element layout) to its CSR slot. */
+ * entry (in the blocked element layout) to its CSR slot.  On a periodic mesh the matrix is
+ * PᵀAP: a row and a column per owned node, every copy's entries in its owner's. */
 #ifndef FE_CSR_H
 #define FE_CSR_H
 
@@ -13,7 +14,7 @@ extern "C" {
 
 struct fe_csr {
   const struct fe_backend *be;
-  long n, nnz;
+  long n, nnz;          /* n: the owned nodes */
   int *rowptr, *colind; /* on the backend */
   int *map;             /* fe_blocked_cells(n_cells, block_shift) * nk: CSR slot of each entry */
   int *diag;            /* n: slot of the diagonal of each row */

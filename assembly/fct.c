@@ -22,11 +22,11 @@ int fe_fct_create(struct fe_space *space, double conservative, struct fe_fct **o
   f->space = space;
   f->conservative = conservative;
   const struct fe_backend *be = space->be;
-  const size_t n = (size_t)space->n_nodes, nc = (size_t)space->n_cells;
+  const size_t nc = (size_t)space->n_cells;
   struct fe_vec **v[] = {&f->ml,     &f->ulow,    &f->p_plus, &f->p_minus,
                          &f->r_plus, &f->r_minus, &f->courant};
   int err = FE_SUCCESS;
-  for (size_t i = 0; !err && i < sizeof v / sizeof *v; i++) err = fe_vec_create(be, n, v[i]);
+  for (size_t i = 0; !err && i < sizeof v / sizeof *v; i++) err = fe_space_vec_create(space, v[i]);
   const size_t nv = (size_t)space->nv, np = (size_t)FE_FCT_PAIRS(space->d);
   if (!err) err = fe_backend_alloc(be, nc * nv * sizeof(double), NULL, &f->cell_rate);
   if (!err) err = fe_backend_alloc(be, nc * nv * sizeof(double), NULL, &f->cell_diag);
@@ -69,6 +69,8 @@ int fe_fct_step(struct fe_fct *f, const double *velocity, const struct fe_vec *u
                                   .r_minus = f->r_minus->a,
                                   .courant = courant ? f->courant->a : NULL,
                                   .out = out->a};
+  FE_CALL(fe_vec_update_ghosts(u)); /* the cells read the copies of periodic unknowns */
+  if (udot) FE_CALL(fe_vec_update_ghosts(udot));
   FE_CALL(f->space->be->assembly->fct.step(f->space, &a));
   if (!courant) return FE_SUCCESS;
   double lo;

@@ -102,11 +102,14 @@ FE_HOST_DEVICE static inline double fe_node_lift(int nv, long n, const int *inc_
 }
 
 /* The expressions' programs at point i (see fe_node_kernels.evaluate): node
- * idx[i] (idx NULL: node i) or, with at_cells, the centroid of cell i. */
+ * idx[i] (idx NULL: node i) or, with at_cells, the centroid of cell i.  A node is taken where
+ * owner[node] is (owner NULL: itself): the copies of a periodic unknown take its owner's
+ * values. */
 FE_HOST_DEVICE static inline void fe_point_evaluate(int d, int at_cells, long i, const int *cells,
-                                                    const double *coords, const int *idx,
-                                                    const int *opos, const struct fe_program *progs,
-                                                    int nprog, double t, double *out)
+                                                    const double *coords, const int *owner,
+                                                    const int *idx, const int *opos,
+                                                    const struct fe_program *progs, int nprog,
+                                                    double t, double *out)
 {
   const int nv = d + 1;
   double x[3] = {0, 0, 0};
@@ -114,7 +117,7 @@ FE_HOST_DEVICE static inline void fe_point_evaluate(int d, int at_cells, long i,
     for (int v = 0; v < nv; v++)
       for (int a = 0; a < d; a++) x[a] += coords[(long)cells[i * nv + v] * d + a] / nv;
   } else {
-    const long n = idx ? idx[i] : i;
+    const long node = idx ? idx[i] : i, n = owner ? owner[node] : node;
     for (int a = 0; a < d; a++) x[a] = coords[n * d + a];
   }
   const long o = (opos ? opos[i] : i) * nprog;

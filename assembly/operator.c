@@ -6,6 +6,7 @@
 #include "assembly/kernels.h"
 #include "core/error.h"
 #include "core/timer.h"
+#include "solvers/halo.h"
 
 struct fe_assembled {
   struct fe_space *space;
@@ -46,21 +47,32 @@ int fe_strategy_parse(const char *word, enum fe_strategy *s)
 
 static struct fe_assembled *impl(const struct fe_op *op) { return op->impl; }
 
+/* Where a halo exchange goes: x's ghosts (the copies of periodic unknowns) take their owners'
+ * values before the cells read them.  The node loops over the merged incidence leave y's
+ * copies equal to their owners' (assembly/space.h); addto's CSR holds the owned rows only. */
+static int exchange(const struct fe_assembled *a, const struct fe_vec *x)
+{
+  return fe_halo_update(a->space->halo, 1, x->a);
+}
+
 static int apply_lma(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
+  FE_CALL(exchange(a, x));
   return a->k->lma.apply(a->space, a->storage, a->e, x->a, y->a, a->work);
 }
 
 static int apply_addto(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
-  return a->k->addto.apply(a->csr, x->a, y->a);
+  FE_CALL(a->k->addto.apply(a->csr, x->a, y->a));
+  return fe_halo_update(a->space->halo, 1, y->a);
 }
 
 static int apply_matfree(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
+  FE_CALL(exchange(a, x));
   return a->k->matfree.apply(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, x->a, y->a,
                              a->work);
 }
@@ -75,6 +87,7 @@ static int lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_ve
 {
   struct fe_assembled *a = impl(op);
   if (!a->space->n_bcells) return FE_SUCCESS;
+  FE_CALL(exchange(a, x));
   return a->k->node.lift(a->space, a->elift, s, x->a, y->a);
 }
 
@@ -87,7 +100,8 @@ static int diagonal_lma(struct fe_op *op, struct fe_vec *d)
 static int diagonal_addto(struct fe_op *op, struct fe_vec *d)
 {
   struct fe_assembled *a = impl(op);
-  return a->k->addto.diagonal(a->csr, d->a);
+  FE_CALL(a->k->addto.diagonal(a->csr, d->a));
+  return fe_halo_update(a->space->halo, 1, d->a);
 }
 
 static void destroy(struct fe_op *op)
@@ -219,8 +233,8 @@ int fe_operator_pick(struct fe_space *space, const struct fe_form *form,
   const struct fe_backend *be = space->be;
   struct fe_vec *x = NULL, *y = NULL;
   struct fe_op *op = NULL;
-  int err = fe_vec_create(be, (size_t)space->n_nodes, &x);
-  if (!err) err = fe_vec_create(be, (size_t)space->n_nodes, &y);
+  int err = fe_space_vec_create(space, &x);
+  if (!err) err = fe_space_vec_create(space, &y);
   if (!err) err = fe_vec_set(x, 1.0);
   *best = FE_STRATEGY_LMA;
   for (int s = 0; s < FE_STRATEGY_AUTO && !err; s++) {

@@ -6,6 +6,7 @@
 #include "assembly/kernels.h"
 #include "assembly/reference.h"
 #include "core/error.h"
+#include "solvers/halo.h"
 
 /* Dirichlet bits of each cell, and the owner bit for the first cell (in the
  * incidence order) of each Dirichlet node. */
@@ -35,8 +36,9 @@ static int lift_nodes(const struct fe_mesh *m, struct fe_space *s, const unsigne
     if (dmask[c] & 15u)
       for (int v = 0; v < m->nv; v++) {
         const int n = m->cells[c * m->nv + v];
-        if (!s->is_dirichlet_host[n]) mark[n] = 1;
+        if (!s->is_dirichlet_host[n]) mark[fe_mesh_owner(m, n)] = 1;
       }
+  for (int n = 0; n < m->n_nodes; n++) mark[n] = mark[fe_mesh_owner(m, n)]; /* every copy */
   s->n_lift_nodes = 0;
   for (int n = 0; n < m->n_nodes; n++) s->n_lift_nodes += mark[n];
   const int err = fe_malloc((size_t)(s->n_lift_nodes + 1) * sizeof(int), out);
@@ -50,6 +52,25 @@ static int lift_nodes(const struct fe_mesh *m, struct fe_space *s, const unsigne
 static int upload(const struct fe_space *s, size_t bytes, const void *host, void *dev)
 {
   return fe_backend_alloc(s->be, bytes ? bytes : 1, bytes ? host : NULL, dev);
+}
+
+/* The copies of an unknown: a halo of the aliased nodes, the owner of every node on the
+ * backend, a Dirichlet flag alike at every copy. */
+static int copies(const struct fe_mesh *m, struct fe_space *s)
+{
+  s->n_owned = m->n_nodes - m->n_aliased;
+  if (!m->n_aliased) return FE_SUCCESS;
+  for (int n = (int)s->n_owned; n < m->n_nodes; n++)
+    FE_CHECK(s->is_dirichlet_host[n] == s->is_dirichlet_host[fe_mesh_owner(m, n)], FE_ERR_USAGE,
+             "node %d is a copy of node %d, and only one of them is a Dirichlet node", n,
+             fe_mesh_owner(m, n));
+  FE_CALL(fe_halo_create(s->be, (size_t)s->n_owned, (size_t)m->n_aliased, m->alias_of, &s->halo));
+  int *owner;
+  FE_MALLOC(m->n_nodes, &owner);
+  for (int n = 0; n < m->n_nodes; n++) owner[n] = fe_mesh_owner(m, n);
+  const int err = upload(s, (size_t)m->n_nodes * sizeof(int), owner, &s->owner);
+  free(owner);
+  return err;
 }
 
 int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
@@ -72,9 +93,11 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
   int *ptr = NULL, *inc = NULL;
   unsigned char *dmask = NULL;
   int err = fe_mesh_incidence(m, &ptr, &inc);
+  if (!err) err = fe_mesh_merge_copies(m, &ptr, &inc);
   if (!err) err = fe_malloc((size_t)m->n_cells + 1, &dmask);
   if (!err) err = fe_calloc((size_t)m->n_nodes + 1, 1, &s->is_dirichlet_host);
   if (!err && is_dirichlet) memcpy(s->is_dirichlet_host, is_dirichlet, (size_t)m->n_nodes);
+  if (!err) err = copies(m, s);
   if (!err) {
     build_dmask(m, is_dirichlet, ptr, inc, dmask);
     for (int n = 0; n < m->n_nodes; n++) s->n_dirichlet += s->is_dirichlet_host[n] != 0;
@@ -98,6 +121,7 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
     for (long b = 0; b < s->n_bcells; b++) bindex[s->bcells_host[b]] = (int)b;
   }
   const size_t nent = (size_t)m->n_cells * m->nv;
+  const size_t ninc = err ? 0 : (size_t)ptr[m->n_nodes]; /* with copies: each, per copy */
   if (!err) err = upload(s, (size_t)m->n_nodes * m->dim * sizeof(double), m->coords, &s->coords);
   if (!err) err = upload(s, nent * sizeof(int), m->cells, &s->cells);
   if (!err) err = upload(s, (size_t)m->n_cells, dmask, &s->dmask);
@@ -106,7 +130,7 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
   if (!err) err = upload(s, (size_t)m->n_cells * sizeof(int), bindex, &s->bindex);
   if (!err) err = upload(s, (size_t)s->n_lift_nodes * sizeof(int), lift, &s->lift_nodes);
   if (!err) err = upload(s, ((size_t)m->n_nodes + 1) * sizeof(int), ptr, &s->inc_ptr);
-  if (!err) err = upload(s, nent * sizeof(int), inc, &s->inc);
+  if (!err) err = upload(s, ninc * sizeof(int), inc, &s->inc);
   free(ptr);
   free(inc);
   free(dmask);
@@ -124,17 +148,18 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
 void fe_space_destroy(struct fe_space *s)
 {
   if (!s) return;
-  void *dev[] = {s->coords, s->cells,   s->dmask,      s->dirichlet, s->bcells,
-                 s->bindex, s->inc_ptr, s->inc, s->lift_nodes};
+  void *dev[] = {s->coords, s->cells,   s->dmask, s->dirichlet,  s->bcells,
+                 s->bindex, s->inc_ptr, s->inc,   s->lift_nodes, s->owner};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) fe_backend_free(s->be, dev[i]);
+  fe_halo_destroy(s->halo);
   free(s->dirichlet_host);
   free(s->bcells_host);
   free(s->is_dirichlet_host);
   free(s);
 }
 
-int fe_space_evaluate(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
-                      const struct fe_program *progs, int nprog, double t, double *out)
+int fe_space_evaluate(const struct fe_space *s, int at_cells, const int *idx, const int *opos,
+                      long m, const struct fe_program *progs, int nprog, double t, double *out)
 {
   return s->be->assembly->node.evaluate(s, at_cells, idx, opos, m, progs, nprog, t, out);
 }
@@ -153,4 +178,10 @@ int fe_space_facet_load(const struct fe_space *s, const int *ptr, const int *slo
                         const double *g, double *out)
 {
   return s->be->assembly->node.facet_load(s, ptr, slots, w, g, out);
+}
+
+int fe_space_vec_create(const struct fe_space *s, struct fe_vec **v)
+{
+  if (s->halo) return fe_vec_create_ghosted(s->halo, v);
+  return fe_vec_create(s->be, (size_t)s->n_nodes, v);
 }

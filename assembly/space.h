@@ -1,7 +1,14 @@
 /* The P1 space on a mesh, as the kernels of a backend need it: coordinates,
  * cells, the Dirichlet mask of each cell, the boundary cells (cells with a
  * Dirichlet vertex), and the node -> cell-entry incidence.  Moved to the
- * backend once, at creation. */
+ * backend once, at creation.
+ *
+ * Periodic meshes: the aliased nodes (io/mesh.h) are the ghosts of a halo (solvers/halo.h)
+ * whose owners are the nodes they copy, and the incidence of every copy of an unknown lists
+ * the cells around all its copies (fe_mesh_merge_copies): each loop over a node's cells (the
+ * LMA and matrix-free gathers, diagonals, lifting, mass rows, loads, flux-corrected
+ * transport's sums and bounds) then gives the periodic operator's row PᵀAP, the same at every
+ * copy.  A Dirichlet node's identity row is kept by one cell entry per unknown. */
 #ifndef FE_SPACE_H
 #define FE_SPACE_H
 
@@ -9,7 +16,7 @@
 #include "assembly/quadrature.h"
 #include "io/mesh.h"
 #include "solvers/backend.h"
-
+#include "solvers/vec.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,6 +30,8 @@ struct fe_space {
   int block_shift;        /* element storage interleaves 2^block_shift cells (fe_block_index);
                              set before operators are created */
   long n_nodes, n_cells;
+  long n_owned;         /* nodes that hold an unknown: all but the aliased copies */
+  struct fe_halo *halo; /* the aliased copies as ghosts of their owners; NULL: none */
   struct fe_reference ref;
   struct fe_quadrature cell_rule, facet_rule; /* the loads' rules (assembly/load.h) */
   /* on the backend */
@@ -38,17 +47,25 @@ struct fe_space {
   int *lift_nodes;        /* the other nodes of the boundary cells, ascending: the rows
                              the lifting of Dirichlet values changes */
   int *inc_ptr;           /* n_nodes + 1 */
-  int *inc;               /* cell * nv + local vertex, per node, ascending */
+  int *inc;               /* cell * nv + local vertex, per node, ascending, of the cells
+                             around every copy of the node's unknown */
+  int *owner;             /* n_nodes, NULL without copies: the node holding each node's
+                             unknown, where expressions are evaluated (a copy takes its
+                             owner's values) */
   /* host copies of the small lists */
   int *dirichlet_host;
   int *bcells_host;
   unsigned char *is_dirichlet_host; /* n_nodes flags */
 };
 
-/* is_dirichlet: n_nodes flags (may be NULL: no Dirichlet nodes). */
+/* is_dirichlet: n_nodes flags (may be NULL: no Dirichlet nodes), the same at every copy of an
+ * unknown (FE_ERR_USAGE otherwise). */
 int fe_space_create(const struct fe_backend *be, const struct fe_mesh *mesh,
                     const unsigned char *is_dirichlet, struct fe_space **space);
 void fe_space_destroy(struct fe_space *space);
+
+/* A vector of the space's nodes: the owned, then the aliased copies as ghosts (its halo). */
+int fe_space_vec_create(const struct fe_space *space, struct fe_vec **v);
 
 /* y = M x, the consistent mass matrix without Dirichlet masking, matrix-free:
  * x . M x is the squared L2 norm of a P1 field. */

@@ -42,6 +42,8 @@ static int check_tables(const struct fe_backend *be)
   SLOT(vec, set_indexed);
   SLOT(vec, dot);
   SLOT(vec, minmax);
+  SLOT(vec, ghost_update);
+  SLOT(vec, ghost_sum);
   SLOT(cg, dot);
   SLOT(cg, update);
   SLOT(cg, direction);

@@ -88,6 +88,7 @@ uint64_t fe_checkpoint_mesh_id(const struct fe_mesh *m)
     feed(&f, u, 8);
   }
   for (long i = 0; i < (long)m->n_cells * m->nv; i++) feed(&f, (uint32_t)m->cells[i], 4);
+  for (long i = 0; i < m->n_aliased; i++) feed(&f, (uint32_t)m->alias_of[i], 4); /* periodic */
   fe_hash_update(&f.h, f.buf, f.used);
   return fe_hash_final(&f.h);
 }

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* memmem */
 #include "io/gmsh_read.h"
 
 #include "core/error.h"
@@ -104,7 +105,7 @@ static int gmsh_status(const struct reader *rd, int ierr, const char *what)
   if (!ierr && !first[0]) return FE_SUCCESS;
   if (fe_gmsh_yyflush) fe_gmsh_yyflush();
   const char *expected = rd->geo ? (strcmp(what, "read") ? "a geometry that Gmsh can mesh"
-                                                          : "a valid Gmsh geometry script")
+                                                         : "a valid Gmsh geometry script")
                                  : "a complete Gmsh mesh (format 2.2 or 4.1, ASCII or binary)";
   FE_RAISE(FE_ERR_INPUT, "%s: Gmsh could not %s it%s%s%s; expected %s", rd->path, what,
            first[0] ? " (" : "", first, first[0] ? ")" : "", expected);
@@ -128,10 +129,12 @@ static int cmp_size(const void *a, const void *b)
  * reading with the reason (the caller decides what that means). */
 struct msh_file {
   FILE *fp;
-  int version; /* 2 for MSH 2.x, 41 for 4.1, 0 for another */
+  int version;   /* 2 for MSH 2.x, 41 for 4.1, 0 for another */
+  double number; /* the version as written: 2.2, 3, 4, 4.1 */
   int binary;
-  long line;     /* the line of the next character, from 1 */
-  long tok_line; /* the line of the last token */
+  const char *section; /* the section being read, for messages */
+  long line;           /* the line of the next character, from 1 */
+  long tok_line;       /* the line of the last token */
   char why[160];
 };
 
@@ -147,6 +150,13 @@ static int msh_fail(struct msh_file *f, const char *what, int at)
   else
     snprintf(f->why, sizeof f->why, "%s", what);
   return 0;
+}
+
+static int msh_not_numbers(struct msh_file *f)
+{
+  char what[80];
+  snprintf(what, sizeof what, "the %s section holds something other than numbers", f->section);
+  return msh_fail(f, what, 1);
 }
 
 /* One line (its end and the blanks before it dropped): 1, or 0 at the end of
@@ -169,17 +179,18 @@ static int msh_line(struct msh_file *f, char *buf, size_t size, int *whole)
   return 1;
 }
 
-/* The next blank-separated token of the $Nodes section: 1, or 0 at the end
+/* The next blank-separated token of the section: 1, or 0 at the end
  * of the file or for a token too long or holding a NUL byte. */
 static int msh_token(struct msh_file *f, char *tok)
 {
   int c, n = 0;
   while ((c = getc_unlocked(f->fp)) != EOF && isspace(c)) f->line += c == '\n';
   f->tok_line = f->line;
-  if (c == EOF) return msh_fail(f, "the file ends in the $Nodes section", 1);
+  char what[64];
+  snprintf(what, sizeof what, "the file ends in the %s section", f->section);
+  if (c == EOF) return msh_fail(f, what, 1);
   do {
-    if (n + 1 >= MSH_TOKEN || c == '\0')
-      return msh_fail(f, "the $Nodes section holds something other than numbers", 1);
+    if (n + 1 >= MSH_TOKEN || c == '\0') return msh_not_numbers(f);
     tok[n++] = (char)c;
   } while ((c = getc_unlocked(f->fp)) != EOF && !isspace(c));
   tok[n] = '\0';
@@ -187,16 +198,21 @@ static int msh_token(struct msh_file *f, char *tok)
   return 1;
 }
 
-static int msh_size(struct msh_file *f, size_t *v)
+/* The token tok as a whole number. */
+static int msh_size_of(struct msh_file *f, const char *tok, size_t *v)
 {
-  char tok[MSH_TOKEN], *end;
-  if (!msh_token(f, tok)) return 0;
+  char *end;
   errno = 0;
   const unsigned long long x = strtoull(tok, &end, 10);
-  if (!isdigit((unsigned char)tok[0]) || *end || errno || x > SIZE_MAX)
-    return msh_fail(f, "the $Nodes section holds something other than numbers", 1);
+  if (!isdigit((unsigned char)tok[0]) || *end || errno || x > SIZE_MAX) return msh_not_numbers(f);
   *v = (size_t)x;
   return 1;
+}
+
+static int msh_size(struct msh_file *f, size_t *v)
+{
+  char tok[MSH_TOKEN];
+  return msh_token(f, tok) && msh_size_of(f, tok, v);
 }
 
 static int msh_double(struct msh_file *f, double *v)
@@ -204,8 +220,7 @@ static int msh_double(struct msh_file *f, double *v)
   char tok[MSH_TOKEN], *end;
   if (!msh_token(f, tok)) return 0;
   *v = strtod(tok, &end);
-  if (end == tok || *end)
-    return msh_fail(f, "the $Nodes section holds something other than numbers", 1);
+  if (end == tok || *end) return msh_not_numbers(f);
   return 1;
 }
 
@@ -215,6 +230,7 @@ static int msh_open(const char *path, struct msh_file *f)
   int whole;
   memset(f, 0, sizeof *f);
   f->line = 1;
+  f->section = "$Nodes";
   f->fp = fopen(path, "rb");
   if (!f->fp) return msh_fail(f, strerror(errno), 0);
   if (!msh_line(f, line, sizeof line, &whole) || strcmp(line, "$MeshFormat") ||
@@ -224,6 +240,7 @@ static int msh_open(const char *path, struct msh_file *f)
   const double version = strtod(line, &end);
   const long type = strtol(end, &end, 10);
   f->binary = type != 0;
+  f->number = version;
   f->version = version >= 2 && version < 3 ? 2 : version == 4.1 ? 41 : 0;
   /* a binary file has the integer 1 on the next line, in binary: no '\n' byte */
   while (msh_line(f, line, sizeof line, &whole) && strcmp(line, "$EndMeshFormat")) continue;
@@ -334,7 +351,8 @@ static int nodes_msh41(struct msh_file *f, struct dup_nodes *d)
   int ok = msh_size(f, &head[0]) && msh_size(f, &head[1]) && msh_size(f, &head[2]) &&
            msh_size(f, &head[3]);
   for (size_t b = 0; ok && b < head[0]; b++) {
-    size_t block[4], n_dup = 0, next = 0; /* the block's tags that Gmsh skipped, with positions */
+    size_t block[4] = {0}, n_dup = 0,
+           next = 0; /* the block's tags that Gmsh skipped, with positions */
     ok = msh_size(f, &block[0]) && msh_size(f, &block[1]) && msh_size(f, &block[2]) &&
          msh_size(f, &block[3]);
     if (ok && (block[0] > 3 || block[2] > 1))
@@ -670,15 +688,13 @@ static int first_physical(int dim, int tag)
   return first;
 }
 
-/* cell_entity = tag for the cells appended since `from`. */
-static int set_entity(struct reader *rd, size_t from, int tag)
+/* entity[k] = tag for the elements appended since `from` (to `to`), the array grown to cap. */
+static int set_entity(int **entity, size_t cap, size_t from, size_t to, int tag)
 {
-  struct fe_mesh_raw *r = rd->r;
-  int *e = realloc(r->cell_entity, (rd->cap_cells ? rd->cap_cells : 1) * sizeof *e);
-  FE_CHECK(e, FE_ERR_RESOURCE, "out of host memory: could not allocate %zu elements",
-           rd->cap_cells);
-  r->cell_entity = e;
-  for (size_t k = from; k < r->n_cells; k++) e[k] = tag;
+  int *e = realloc(*entity, (cap ? cap : 1) * sizeof *e);
+  FE_CHECK(e, FE_ERR_RESOURCE, "out of host memory: could not allocate %zu elements", cap);
+  *entity = e;
+  for (size_t k = from; k < to; k++) e[k] = tag;
   return FE_SUCCESS;
 }
 
@@ -696,7 +712,7 @@ static int read_cells(struct reader *rd)
     if (!err)
       err = append_elements(rd, tag, type, r->dim + 1, first_physical(r->dim, tag), &r->n_cells,
                             &rd->cap_cells, &r->cells, &r->cell_id, &r->cell_region);
-    if (!err) err = set_entity(rd, from, tag);
+    if (!err) err = set_entity(&r->cell_entity, rd->cap_cells, from, r->n_cells, tag);
   }
   gmshFree(entities);
   if (!err) err = gmsh_status(rd, ierr, "read");
@@ -717,10 +733,12 @@ static int read_group_facets(struct reader *rd, int group)
   int fdim = r->dim - 1, type = r->dim == 2 ? GMSH_LINE2 : GMSH_TRIANGLE3;
   gmshModelGetEntitiesForPhysicalGroup(fdim, group, &entities, &n, &ierr);
   for (size_t i = 0; i < n && !err && !ierr; i++) {
+    const size_t from = r->n_facets;
     err = check_types(rd, fdim, entities[i], type);
     if (!err)
       err = append_elements(rd, entities[i], type, r->dim, group, &r->n_facets, &rd->cap_facets,
                             &r->facets, &r->facet_id, &r->facet_group);
+    if (!err) err = set_entity(&r->facet_entity, rd->cap_facets, from, r->n_facets, entities[i]);
   }
   gmshFree(entities);
   FE_CALL(err);
@@ -754,6 +772,322 @@ static int read_groups(struct reader *rd)
   FE_CHECK(r->n_facets < INT_MAX / 4, FE_ERR_RESOURCE, "%s: %zu facets: at most %d are supported",
            rd->path, r->n_facets, INT_MAX / 4 - 1);
   return gmsh_status(rd, ierr, "read");
+}
+
+/* ---- periodic boundaries ------------------------------------------------------ */
+
+/* Where the links and pairs of r are built: their capacities. */
+struct periodic_build {
+  size_t cap_links, cap_pairs;
+};
+
+static int add_link(struct reader *rd, struct periodic_build *b, int dim, int slave, int master,
+                    const double *affine)
+{
+  struct fe_mesh_raw *r = rd->r;
+  FE_CHECK(r->n_links < (1 << 20), FE_ERR_INPUT, "%s: more than %d periodic links", rd->path,
+           1 << 20);
+  if ((size_t)r->n_links == b->cap_links) {
+    const size_t cap = b->cap_links ? 2 * b->cap_links : 16;
+    int *l = realloc(r->link, cap * 4 * sizeof *l);
+    if (l) r->link = l;
+    double *a = l ? realloc(r->link_affine, cap * 16 * sizeof *a) : NULL;
+    if (a) r->link_affine = a;
+    FE_CHECK(a, FE_ERR_RESOURCE, "out of host memory: could not allocate %zu periodic links", cap);
+    b->cap_links = cap;
+  }
+  int *l = r->link + 4 * r->n_links;
+  l[0] = dim;
+  l[1] = slave;
+  l[2] = master;
+  l[3] = affine != NULL;
+  for (int k = 0; k < 16; k++) r->link_affine[16 * r->n_links + k] = affine ? affine[k] : 0;
+  r->n_links++;
+  return FE_SUCCESS;
+}
+
+static const char *entity_kind(int dim)
+{
+  static const char *const kind[] = {"point", "curve", "surface", "volume"};
+  return dim >= 0 && dim <= 3 ? kind[dim] : "entity";
+}
+
+/* The pair (slave, master) of node tags, of the last link; line > 0: where the file says so. */
+static int add_pair(struct reader *rd, struct periodic_build *b, size_t slave, size_t master,
+                    long line)
+{
+  struct fe_mesh_raw *r = rd->r;
+  const int *l = r->link + 4 * (r->n_links - 1);
+  const int s = node_index(rd, slave), m = node_index(rd, master);
+  char at[32] = "";
+  if (line > 0) snprintf(at, sizeof at, " (line %ld)", line);
+  FE_CHECK(
+      s >= 0 && m >= 0, FE_ERR_INPUT,
+      "%s: the $Periodic section%s pairs node %zu of %s %d with node %zu of %s %d, and the mesh "
+      "has no node %zu; expected node tags of the $Nodes section",
+      rd->path, at, slave, entity_kind(l[0]), l[1], master, entity_kind(l[0]), l[2],
+      s < 0 ? slave : master);
+  FE_CHECK(r->n_pairs < 16 * r->n_nodes && r->n_pairs < INT_MAX / 4, FE_ERR_INPUT,
+           "%s: %zu periodic node pairs for %zu nodes; expected a few per node", rd->path,
+           r->n_pairs, r->n_nodes);
+  if (r->n_pairs == b->cap_pairs) {
+    const size_t cap = b->cap_pairs ? 2 * b->cap_pairs : 1024;
+    int *p = realloc(r->pair, cap * 3 * sizeof *p);
+    FE_CHECK(p, FE_ERR_RESOURCE, "out of host memory: could not allocate %zu periodic pairs", cap);
+    r->pair = p;
+    b->cap_pairs = cap;
+  }
+  int *p = r->pair + 3 * r->n_pairs++;
+  p[0] = s;
+  p[1] = m;
+  p[2] = r->n_links - 1;
+  return FE_SUCCESS;
+}
+
+/* The links Gmsh holds (a meshed .geo, a .msh 4): each entity of a dimension below the cells'
+ * that has a master other than itself. */
+static int periodic_from_model(struct reader *rd, struct periodic_build *b)
+{
+  const int cells = rd->r->dim;
+  for (int dim = 0; dim <= cells; dim++) {
+    int *entities = NULL, ierr = 0, err = FE_SUCCESS;
+    size_t n = 0;
+    gmshModelGetEntities(&entities, &n, dim, &ierr);
+    for (size_t i = 0; i < n / 2 && !err && !ierr; i++) {
+      const int tag = entities[2 * i + 1];
+      int master = tag;
+      size_t *slaves = NULL, *masters = NULL, ns = 0, nm = 0, na = 0;
+      double *affine = NULL;
+      gmshModelMeshGetPeriodicNodes(dim, tag, &master, &slaves, &ns, &masters, &nm, &affine, &na, 0,
+                                    &ierr);
+      if (!ierr && master != tag && dim == cells)
+        err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                             "%s: %s %d is periodic with %s %d; expected periodic %s of the "
+                             "%dD mesh's boundary, not of its cells",
+                             rd->path, entity_kind(dim), tag, entity_kind(dim), master,
+                             cells == 2 ? "curves" : "surfaces", cells);
+      if (!ierr && !err && master != tag)
+        err = add_link(rd, b, dim, tag, master, na == 16 ? affine : NULL);
+      for (size_t k = 0; k < ns && k < nm && !err && !ierr; k++)
+        err = add_pair(rd, b, slaves[k], masters[k], 0);
+      gmshFree(slaves);
+      gmshFree(masters);
+      gmshFree(affine);
+    }
+    gmshFree(entities);
+    FE_CALL(err);
+    FE_CALL(gmsh_status(rd, ierr, "read"));
+  }
+  return FE_SUCCESS;
+}
+
+/* Gmsh's MSH 4 reader skips, with a note in its log, the pairs of nodes and the links of
+ * entities it cannot find: an error here. */
+static int periodic_log(const struct reader *rd)
+{
+  char **log = NULL, what[160] = "";
+  size_t n = 0;
+  int lerr;
+  gmshLoggerGet(&log, &n, &lerr);
+  for (size_t i = 0; i < n; i++) {
+    const char *at = strstr(log[i], "Could not find periodic ");
+    if (at && !what[0]) snprintf(what, sizeof what, "%.120s", at + 24);
+    gmshFree(log[i]);
+  }
+  gmshFree(log);
+  if (!what[0]) return FE_SUCCESS;
+  FE_RAISE(FE_ERR_INPUT,
+           "%s: the $Periodic section refers to %s, which the mesh does not have; expected the "
+           "node tags of its $Nodes and the entities of its $Entities",
+           rd->path, what);
+}
+
+/* MSH 2's $Periodic section, which Gmsh 4.8 skips (Mesh.IgnorePeriodicity): links "dim slave
+ * master", each with an optional "Affine" and 16 numbers, then the count of its node pairs
+ * and the pairs "slave master". */
+static int periodic_msh2_links(struct reader *rd, struct periodic_build *b, struct msh_file *f)
+{
+  size_t count, head[3], n, pair[2];
+  char tok[MSH_TOKEN];
+  int ok = msh_size(f, &count);
+  for (size_t l = 0; ok && l < count; l++) {
+    double affine[16];
+    int has_affine = 0;
+    ok = msh_size(f, &head[0]) && msh_size(f, &head[1]) && msh_size(f, &head[2]) &&
+         msh_token(f, tok);
+    if (ok && (head[0] > 3 || head[1] > INT_MAX || head[2] > INT_MAX))
+      ok = msh_fail(f, "a link is not 'dim slave master' (dimension 0 to 3, entity tags)", 1);
+    if (ok && !strcmp(tok, "Affine")) {
+      has_affine = 1;
+      for (int k = 0; k < 16 && ok; k++) ok = msh_double(f, &affine[k]);
+      ok = ok && msh_token(f, tok);
+    }
+    ok = ok && msh_size_of(f, tok, &n);
+    if (ok && (int)head[0] >= rd->r->dim)
+      ok = msh_fail(f, "a link of entities of the cells' dimension", 1);
+    if (ok && add_link(rd, b, (int)head[0], (int)head[1], (int)head[2], has_affine ? affine : NULL))
+      return FE_ERR_INPUT;
+    for (size_t k = 0; ok && k < n; k++) {
+      ok = msh_size(f, &pair[0]) && msh_size(f, &pair[1]);
+      if (ok && add_pair(rd, b, pair[0], pair[1], f->tok_line)) return FE_ERR_INPUT;
+    }
+  }
+  if (ok && (!msh_token(f, tok) || strcmp(tok, "$EndPeriodic")))
+    ok = msh_fail(f, "the section does not end where its counts say", 1);
+  return ok ? FE_SUCCESS : -1;
+}
+
+static int periodic_msh2(struct reader *rd, struct periodic_build *b, struct msh_file *f)
+{
+  if (!msh_find(f, "$Periodic")) return FE_SUCCESS;
+  f->section = "$Periodic";
+  const int err = periodic_msh2_links(rd, b, f);
+  FE_CHECK(err >= 0, FE_ERR_INPUT,
+           "%s: the $Periodic section cannot be read: %s; expected a count of links, then for "
+           "each 'dim slave master', optionally 'Affine' and 16 numbers, the count of its node "
+           "pairs and the pairs 'slave master' (MSH 2.2)",
+           rd->path, f->why);
+  return err;
+}
+
+/* Whether the file has a line "$Periodic" anywhere, binary data included. */
+static int has_periodic_section(const char *path)
+{
+  static const char key[] = "\n$Periodic";
+  enum { CHUNK = 1 << 20, KEEP = sizeof key };
+  char *buf = malloc(CHUNK + KEEP);
+  FILE *fp = buf ? fopen(path, "rb") : NULL;
+  size_t have = 0, n;
+  int found = 0;
+  while (fp && !found && (n = fread(buf + have, 1, CHUNK, fp)) > 0) {
+    have += n;
+    for (const char *p = buf; !found && (p = memmem(p, have - (size_t)(p - buf), key, KEEP - 1));
+         p++) {
+      const size_t after = (size_t)(p - buf) + KEEP - 1;
+      found = after >= have || buf[after] == '\n' || buf[after] == '\r' || buf[after] == ' ';
+    }
+    const size_t keep = have < KEEP ? have : KEEP;
+    memmove(buf, buf + have - keep, keep);
+    have = keep;
+  }
+  if (fp) fclose(fp);
+  free(buf);
+  return found;
+}
+
+/* The node pairs of a .msh: Gmsh's own reading of MSH 4, fesim's of an ASCII MSH 2 (Gmsh 4.8
+ * skips its $Periodic section); other versions with a $Periodic section are refused. */
+static int periodic_from_file(struct reader *rd, struct periodic_build *b)
+{
+  struct msh_file f;
+  if (!msh_open(rd->file, &f)) {
+    if (f.fp) fclose(f.fp);
+    return FE_SUCCESS; /* Gmsh read it: what fesim cannot is no $Periodic it could */
+  }
+  int err = FE_SUCCESS;
+  if (f.number >= 4)
+    err = periodic_from_model(rd, b);
+  else if (f.version == 2 && !f.binary)
+    err = periodic_msh2(rd, b, &f);
+  else if (has_periodic_section(rd->file))
+    err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                         "%s: a periodic mesh in %s MSH %g, whose $Periodic section fesim does "
+                         "not read; expected MSH 4.1 (ASCII or binary) or ASCII MSH 2.2",
+                         rd->path, f.binary ? "binary" : "ASCII", f.number);
+  fclose(f.fp);
+  return err;
+}
+
+static int entity_exists(int dim, int tag)
+{
+  int *entities = NULL, ierr = 0, found = 0;
+  size_t n = 0;
+  gmshModelGetEntities(&entities, &n, dim, &ierr);
+  for (size_t i = 0; i < n / 2; i++) found |= entities[2 * i + 1] == tag;
+  gmshFree(entities);
+  return found && !ierr;
+}
+
+/* mark[i] |= bit for the nodes of entity (dim, tag), its boundary's included: those Gmsh
+ * places there and those of its elements (a MSH 2 file places a node on one entity only);
+ * their number in *count. */
+static void entity_nodes(const struct reader *rd, int dim, int tag, unsigned char *mark,
+                         unsigned char bit, size_t *count)
+{
+  size_t *tags = NULL, nt = 0, nc = 0, np = 0, n_types = 0, **etags = NULL, **nodes = NULL,
+         *ne = NULL, *nn = NULL, n_etags = 0, n_nodes = 0;
+  double *coords = NULL, *param = NULL;
+  int *types = NULL, ierr = 0;
+  *count = 0;
+  if (!entity_exists(dim, tag)) return;
+  gmshModelMeshGetNodes(&tags, &nt, &coords, &nc, &param, &np, dim, tag, 1, 0, &ierr);
+  for (size_t i = 0; i < nt && !ierr; i++) {
+    const int k = node_index(rd, tags[i]);
+    if (k >= 0 && !(mark[k] & bit)) ++*count, mark[k] |= bit;
+  }
+  gmshModelMeshGetElements(&types, &n_types, &etags, &ne, &n_etags, &nodes, &nn, &n_nodes, dim, tag,
+                           &ierr);
+  for (size_t t = 0; t < n_nodes && !ierr; t++)
+    for (size_t i = 0; i < nn[t]; i++) {
+      const int k = node_index(rd, nodes[t][i]);
+      if (k >= 0 && !(mark[k] & bit)) ++*count, mark[k] |= bit;
+    }
+  for (size_t t = 0; t < n_etags; t++) gmshFree(etags[t]);
+  for (size_t t = 0; t < n_nodes; t++) gmshFree(nodes[t]);
+  gmshFree(etags);
+  gmshFree(nodes);
+  gmshFree(ne);
+  gmshFree(nn);
+  gmshFree(types);
+  gmshFree(tags);
+  gmshFree(coords);
+  gmshFree(param);
+}
+
+/* Link l pairs every node of its slave entity, and the two entities have as many nodes. */
+static int check_link(const struct reader *rd, int l, unsigned char *mark,
+                      const unsigned char *slave)
+{
+  const struct fe_mesh_raw *r = rd->r;
+  const int *k = r->link + 4 * l;
+  const char *kind = entity_kind(k[0]);
+  size_t ns, nm, paired = 0, first = 0;
+  memset(mark, 0, r->n_nodes);
+  entity_nodes(rd, k[0], k[1], mark, 1, &ns);
+  entity_nodes(rd, k[0], k[2], mark, 2, &nm);
+  for (size_t i = 0; i < r->n_nodes; i++)
+    if ((mark[i] & 1) && slave[i])
+      paired++;
+    else if ((mark[i] & 1) && !first)
+      first = i + 1;
+  FE_CHECK(!first, FE_ERR_INPUT,
+           "%s: node %zu of %s %d has no master node: %s %d is periodic with %s %d, and the "
+           "$Periodic section pairs %zu of its %zu nodes; expected each of them paired with a "
+           "node of %s %d",
+           rd->path, r->node_tags[first - 1], kind, k[1], kind, k[1], kind, k[2], paired, ns, kind,
+           k[2]);
+  FE_CHECK(!ns || !nm || ns == nm, FE_ERR_INPUT,
+           "%s: %s %d has %zu nodes and %s %d, its master in the $Periodic section, has %zu; "
+           "expected periodic boundaries with as many nodes, meshed alike",
+           rd->path, kind, k[1], ns, kind, k[2], nm);
+  return FE_SUCCESS;
+}
+
+/* The links and node pairs of periodic boundaries, each link checked against its entities. */
+static int read_periodic(struct reader *rd)
+{
+  struct fe_mesh_raw *r = rd->r;
+  struct periodic_build b = {0};
+  FE_CALL(rd->geo ? periodic_from_model(rd, &b) : periodic_from_file(rd, &b));
+  if (!r->n_links) return FE_SUCCESS;
+  unsigned char *mark, *slave;
+  FE_CALL(fe_calloc(r->n_nodes + 1, 1, &slave));
+  int err = fe_malloc(r->n_nodes + 1, &mark);
+  for (size_t k = 0; k < r->n_pairs; k++) slave[r->pair[3 * k]] = 1;
+  for (int l = 0; l < r->n_links && !err; l++) err = check_link(rd, l, mark, slave);
+  free(mark);
+  free(slave);
+  return err;
 }
 
 /* ---- meshing a .geo within the limits ----------------------------------------- */
@@ -894,6 +1228,7 @@ static int read_model(struct reader *rd)
   int ierr = 0;
   progress(rd, FE_GMSH_PARSING, rd->geo ? "running the script" : "reading");
   gmshOpen(rd->file, &ierr);
+  if (!rd->geo) FE_CALL(periodic_log(rd));
   FE_CALL(gmsh_status(rd, ierr, "read"));
   if (rd->geo) FE_CALL(mesh_geo(rd));
   FE_CALL(check_duplicate_nodes(rd));
@@ -902,6 +1237,7 @@ static int read_model(struct reader *rd)
   FE_CALL(read_nodes(rd));
   FE_CALL(read_cells(rd));
   FE_CALL(read_groups(rd));
+  FE_CALL(read_periodic(rd));
   if (!rd->geo) restore_names(rd->file, rd->r);
   return FE_SUCCESS;
 }

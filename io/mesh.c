@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "io/geo_check.h"
 #include "io/mesh_checks.h"
+#include "io/mesh_periodic.h"
 #include "io/mesh_raw.h"
 #include "io/mesher.h"
 
@@ -209,7 +210,7 @@ static int map_facets(struct fe_mesh *m, const struct fe_mesh_raw *r, const int 
   return FE_SUCCESS;
 }
 
-static int build_mesh(struct fe_mesh *m, const struct fe_mesh_raw *r)
+static int build_mesh(struct fe_mesh *m, struct fe_mesh_raw *r)
 {
   int nv = r->dim + 1, *local = NULL, *used = NULL, *perm = NULL, *cells = NULL, err;
   struct graph g = {0};
@@ -234,6 +235,7 @@ static int build_mesh(struct fe_mesh *m, const struct fe_mesh_raw *r)
   if (!err) err = graph_build(n, (int)nc, nv, cells, &g);
   if (!err) err = fe_malloc((size_t)n * sizeof *perm, &perm);
   if (!err) err = rcm_order(&g, perm);
+  if (!err) err = fe_mesh_periodic(m, r, local, used, cells, perm);
   if (!err) err = fe_malloc((size_t)n * m->dim * sizeof *m->coords, &m->coords);
   if (!err) err = fe_malloc((size_t)n * sizeof *m->node_id, &m->node_id);
   if (!err) err = fe_malloc(nc * nv * sizeof *m->cells, &m->cells);
@@ -398,6 +400,9 @@ void fe_mesh_destroy(struct fe_mesh *mesh)
   free(mesh->facet_group);
   free(mesh->facet_id);
   free(mesh->facet_cells);
+  free(mesh->alias_of);
+  free(mesh->links);
+  free(mesh->facet_link);
   free(mesh);
 }
 
@@ -447,4 +452,68 @@ int fe_mesh_incidence(const struct fe_mesh *m, int **ptr_out, int **inc_out)
   *ptr_out = ptr;
   *inc_out = inc;
   return FE_SUCCESS;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+  const int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+int fe_mesh_merge_copies(const struct fe_mesh *m, int **ptr_io, int **items_io)
+{
+  if (!m->n_aliased) return FE_SUCCESS;
+  const int n = m->n_nodes, owned = n - m->n_aliased, *ptr = *ptr_io, *items = *items_io;
+  int *first = NULL, *next = NULL, *mptr = NULL, *mitems = NULL; /* copies listed per owner */
+  int err = fe_malloc((size_t)owned * sizeof *first, &first);
+  if (!err) err = fe_malloc((size_t)n * sizeof *next, &next);
+  if (!err) err = fe_calloc((size_t)n + 1, sizeof *mptr, &mptr);
+  if (err) goto done;
+  for (int o = 0; o < owned; o++) first[o] = -1;
+  for (int i = n - 1; i >= 0; i--) { /* each owner's list: itself, then its copies */
+    const int o = fe_mesh_owner(m, i);
+    next[i] = first[o];
+    first[o] = i;
+  }
+  for (int i = 0; i < n; i++) {
+    const int o = fe_mesh_owner(m, i);
+    for (int c = first[o]; c >= 0; c = next[c]) mptr[i + 1] += ptr[c + 1] - ptr[c];
+  }
+  for (int i = 0; i < n; i++) mptr[i + 1] += mptr[i];
+  err = fe_malloc((size_t)mptr[n] * sizeof *mitems + 1, &mitems);
+  for (int i = 0; i < n && !err; i++) {
+    int at = mptr[i];
+    for (int c = first[fe_mesh_owner(m, i)]; c >= 0; c = next[c])
+      for (int k = ptr[c]; k < ptr[c + 1]; k++) mitems[at++] = items[k];
+    qsort(mitems + mptr[i], (size_t)(mptr[i + 1] - mptr[i]), sizeof *mitems, cmp_int);
+  }
+  if (!err) {
+    free(*ptr_io);
+    free(*items_io);
+    *ptr_io = mptr;
+    *items_io = mitems;
+    mptr = mitems = NULL;
+  }
+done:
+  free(first);
+  free(next);
+  free(mptr);
+  free(mitems);
+  return err;
+}
+
+void fe_mesh_copy_owners(const struct fe_mesh *m, int ncomp, double *values)
+{
+  for (int n = m->n_nodes - m->n_aliased; n < m->n_nodes; n++)
+    for (int c = 0; c < ncomp; c++)
+      values[(long)n * ncomp + c] = values[(long)fe_mesh_owner(m, n) * ncomp + c];
+}
+
+const char *fe_mesh_point_text(int dim, const double *x, char *buf, size_t size)
+{
+  if (dim == 2)
+    snprintf(buf, size, "(%.9g, %.9g)", x[0], x[1]);
+  else
+    snprintf(buf, size, "(%.9g, %.9g, %.9g)", x[0], x[1], x[2]);
+  return buf;
 }

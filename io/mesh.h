@@ -10,7 +10,6 @@
 #include <string.h>
 #include <strings.h>
 
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -19,32 +18,57 @@ extern "C" {
 #define FE_MAX_NV 4 /* vertices of a cell: dim + 1 */
 
 struct fe_physical {
-  int dim;       /* dim of the mesh entities in the group: mesh dim or dim - 1 */
-  int tag;       /* Gmsh physical tag (number) */
-  char *name;    /* Gmsh physical name, "" when the group has none */
+  int dim;    /* dim of the mesh entities in the group: mesh dim or dim - 1 */
+  int tag;    /* Gmsh physical tag (number) */
+  char *name; /* Gmsh physical name, "" when the group has none */
+};
+
+/* A periodic link of the mesh (Gmsh's `Periodic` of a .geo, a link of a .msh's $Periodic):
+ * the nodes of the slave entity are copies of those of the master entity. */
+struct fe_periodic_link {
+  int dim;   /* of the entities: a curve (2D) or surface (3D) and those on its boundary */
+  int slave; /* Gmsh entity tags */
+  int master;
 };
 
 struct fe_mesh {
-  char *path;    /* the file it was read from, for messages (cut when long: fe_path_shown) */
-  int dim;       /* 2 or 3 */
-  int nv;        /* vertices per cell: dim + 1 */
+  char *path; /* the file it was read from, for messages (cut when long: fe_path_shown) */
+  int dim;    /* 2 or 3 */
+  int nv;     /* vertices per cell: dim + 1 */
   int n_nodes;
   int n_cells;
-  double *coords;    /* n_nodes * dim, node-major: x0 y0 [z0] x1 ... */
-  size_t *node_id;   /* n_nodes: Gmsh node tag (velocity $NodeData); NULL for meshes built in
-                        memory */
-  int *cells;        /* n_cells * nv node indices, 0-based */
-  int *cell_region;  /* n_cells: physical tag of the cell, 0 when none */
-  size_t *cell_id;   /* n_cells: Gmsh element tag, for messages */
-  int n_facets;      /* facets of physical groups, once per group they belong to */
-  int *facets;       /* n_facets * dim node indices */
-  int *facet_group;  /* n_facets: physical tag */
-  size_t *facet_id;  /* n_facets: Gmsh element tag, for messages; NULL for meshes built in memory */
+  double *coords;   /* n_nodes * dim, node-major: x0 y0 [z0] x1 ... */
+  size_t *node_id;  /* n_nodes: Gmsh node tag (velocity $NodeData); NULL for meshes built in
+                       memory */
+  int *cells;       /* n_cells * nv node indices, 0-based */
+  int *cell_region; /* n_cells: physical tag of the cell, 0 when none */
+  size_t *cell_id;  /* n_cells: Gmsh element tag, for messages */
+  int n_facets;     /* facets of physical groups, once per group they belong to */
+  int *facets;      /* n_facets * dim node indices */
+  int *facet_group; /* n_facets: physical tag */
+  size_t *facet_id; /* n_facets: Gmsh element tag, for messages; NULL for meshes built in memory */
   unsigned char *facet_cells; /* n_facets: the cells that have the facet: 1 on the boundary of
                                  the domain, 2 inside it, 0 none; NULL (built in memory): all 1 */
   int n_groups;
   struct fe_physical *groups;
+  /* Periodic boundaries: the nodes of Gmsh's slave entities (Fluidity's aliased boundary) are
+   * copies of nodes of the master entities (its physical boundary).  They come last: node
+   * n_nodes - n_aliased + k is a copy of alias_of[k] < n_nodes - n_aliased, which holds the
+   * unknown of both (fe_mesh_owner).  A copy keeps its own coordinates.  0 and NULL: none. */
+  int n_aliased;
+  int *alias_of;
+  int n_links;
+  struct fe_periodic_link *links;
+  int *facet_link; /* n_facets, NULL without links: 1 + the link whose slave or master entity
+                      holds the facet, 0 for none */
 };
+
+/* The node that holds node n's unknown: n, or the node an aliased node is a copy of. */
+static inline int fe_mesh_owner(const struct fe_mesh *m, int n)
+{
+  const int owned = m->n_nodes - m->n_aliased;
+  return n < owned ? n : m->alias_of[n - owned];
+}
 
 struct fe_mesh_options {
   double size; /* mesh@size: largest element size of a .geo, <= 0: the script's own */
@@ -75,13 +99,31 @@ struct fe_mesh_options {
  * one dimension (usable by number; fe_bcs_create refuses the name), pieces
  * that touch along coincident facets with nodes of their own.  facet_cells
  * tells which facets of the groups lie inside the domain or on no cell, for
- * fe_bcs_create to decide (app/fields.h). */
+ * fe_bcs_create to decide (app/fields.h).  Periodic links (io/mesh_periodic.h) make the
+ * copies of each unknown (n_aliased, alias_of), checked: every node of a slave entity paired,
+ * as many nodes on both sides, no node its own master, each slave where its transform takes
+ * its master (and placed there exactly), no cell with two copies of one node, a $Periodic
+ * section only in MSH 4 and ASCII MSH 2. */
 int fe_mesh_read(const char *path, const struct fe_mesh_options *o, struct fe_mesh **mesh);
 void fe_mesh_destroy(struct fe_mesh *mesh);
 
 /* The cell entries (cell * nv + local vertex) at each node, in CSR form (ptr: n_nodes + 1
  * offsets), ascending in cell: the node -> cell incidence of the space and of host checks. */
 int fe_mesh_incidence(const struct fe_mesh *mesh, int **ptr, int **inc);
+
+/* Periodic meshes: the list of each node in the CSR (*ptr, *items), ascending, replaced by the
+ * union of the lists of the copies of its unknown (its owner and the owner's aliased nodes),
+ * ascending, so that every copy has the same list: a loop over a node's incident cells then
+ * covers the cells around every copy (the sums of PᵀAP, docs/numerics.md).  Unchanged without
+ * aliased nodes.  The lists' items must be distinct across copies (fe_mesh_read refuses a cell
+ * with two copies of one node). */
+int fe_mesh_merge_copies(const struct fe_mesh *mesh, int **ptr, int **items);
+
+/* "(0.5, 1)" or "(0.5, 1, 0)": a point of a mesh of dimension dim, for messages. */
+const char *fe_mesh_point_text(int dim, const double *x, char *buf, size_t size);
+
+/* The copies of periodic unknowns take their owners' values: ncomp values per node (host). */
+void fe_mesh_copy_owners(const struct fe_mesh *mesh, int ncomp, double *values);
 
 /* 1 when `path` names a Gmsh geometry script (.geo, any case), which is run
  * and meshed, rather than a mesh (.msh). */

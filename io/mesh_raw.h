@@ -28,6 +28,15 @@ struct fe_mesh_raw {
   int *facets;      /* dim positions in the node list per facet */
   size_t *facet_id;
   int *facet_group;
+  int *facet_entity; /* the curve (2D) or surface (3D) of each facet */
+  /* Periodic boundaries (Gmsh's `Periodic` and $Periodic): each link makes the nodes of a
+   * slave entity copies of the nodes of its master entity, pair by pair. */
+  int n_links;
+  int *link;           /* 4 per link: dim, slave entity, master entity, 1 when affine is given */
+  double *link_affine; /* 16 per link: Gmsh's affine transform of the master onto the slave
+                          (4 x 4, by rows) */
+  size_t n_pairs;
+  int *pair;    /* 3 per pair: the slave's and the master's positions in the node list, the link */
   int n_groups; /* physical groups of dimension dim and dim - 1 */
   struct fe_physical *groups;
 };
@@ -40,6 +49,8 @@ struct fe_mesh_raw_header {
   char magic[8];
   uint32_t dim, n_groups;
   uint64_t n_nodes, n_cells, n_facets, groups_bytes;
+  uint32_t n_links, unused;
+  uint64_t n_pairs;
 };
 
 /* Writes r to fd (the meshing process's side). */

@@ -232,15 +232,6 @@ static int node_at(const struct fe_snapshot_reader *r, const double *p)
   return -1;
 }
 
-static const char *xyz(int dim, const double *p, char *buf, size_t size)
-{
-  if (dim == 2)
-    snprintf(buf, size, "(%.9g, %.9g)", p[0], p[1]);
-  else
-    snprintf(buf, size, "(%.9g, %.9g, %.9g)", p[0], p[1], p[2]);
-  return buf;
-}
-
 /* Point i at p is within the tolerance of no node: the nearest one named. */
 static int no_node(const struct fe_snapshot_reader *r, const char *which, const double *p)
 {
@@ -255,8 +246,9 @@ static int no_node(const struct fe_snapshot_reader *r, const char *which, const 
            "%s: %s at %s is %.3g from the nearest node of the mesh %s, at %s: more than %.3g (%g "
            "of the shortest edge there); expected the nodes of the run's mesh: a velocity on "
            "another mesh is not interpolated",
-           r->shown, which, xyz(m->dim, p, a, sizeof a), distance(m, p, best), r->mesh,
-           xyz(m->dim, x, b, sizeof b), r->tol[best], FE_SNAPSHOT_TOLERANCE);
+           r->shown, which, fe_mesh_point_text(m->dim, p, a, sizeof a), distance(m, p, best),
+           r->mesh, fe_mesh_point_text(m->dim, x, b, sizeof b), r->tol[best],
+           FE_SNAPSHOT_TOLERANCE);
 }
 
 /* VTK: point i is node i for every point, or each point is matched by its coordinates. */
@@ -283,7 +275,7 @@ static int match_points(struct fe_snapshot_reader *r, const struct fe_point_data
     FE_CHECK(!r->taken[n], FE_ERR_INPUT,
              "%s: point %zu at %s is at a node of the mesh %s that an earlier point is at too; "
              "expected each node of the mesh once",
-             r->shown, i, xyz(m->dim, p, a, sizeof a), r->mesh);
+             r->shown, i, fe_mesh_point_text(m->dim, p, a, sizeof a), r->mesh);
     r->taken[n] = 1;
     r->node_of[i] = n;
   }
@@ -334,7 +326,8 @@ static int match_tags(struct fe_snapshot_reader *r, const struct fe_point_data *
     FE_RAISE(FE_ERR_INPUT,
              "%s: no value for %ld of the %d nodes of the mesh %s, node tag %zu at %s among them; "
              "expected a value at every node",
-             r->shown, missing, m->n_nodes, r->mesh, m->node_id[n], xyz(m->dim, x, a, sizeof a));
+             r->shown, missing, m->n_nodes, r->mesh, m->node_id[n],
+             fe_mesh_point_text(m->dim, x, a, sizeof a));
   }
   return FE_SUCCESS;
 }

@@ -26,6 +26,7 @@ const char *fe_backend_name(enum fe_backend_kind kind);
 int fe_backend_parse(const char *word, enum fe_backend_kind *kind);
 
 struct fe_backend;
+struct fe_halo; /* solvers/halo.h */
 
 /* Memory and vector kernels.  Every op receives its backend (for its context:
  * stream, scratch, handles); vectors are plain arrays of n doubles. */
@@ -51,6 +52,10 @@ struct fe_vec_ops {
   int (*dot)(const struct fe_backend *be, size_t n, const double *x, const double *y, double *r);
   int (*minmax)(const struct fe_backend *be, size_t n, const double *x, double *min, double *max,
                 double *bad);
+  /* The halo's exchanges within this process (solvers/halo.h): every ghost takes its owner's
+   * ncomp values; every owned entry with ghosts adds theirs, in their order. */
+  int (*ghost_update)(const struct fe_halo *h, int ncomp, double *x);
+  int (*ghost_sum)(const struct fe_halo *h, double *x);
 };
 
 /* The kernels of CG, whose scalars stay on the backend so that the GPU copies

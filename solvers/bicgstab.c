@@ -23,17 +23,17 @@ struct solve {
   int restarted;
 };
 
-int fe_bicgstab_create(const struct fe_backend *be, size_t n, struct fe_bicgstab **bs)
+int fe_bicgstab_create(const struct fe_vec *like, struct fe_bicgstab **bs)
 {
   struct fe_bicgstab *s;
   FE_CALLOC(1, &s);
-  int err = fe_vec_create(be, n, &s->r);
-  if (!err) err = fe_vec_create(be, n, &s->r0);
-  if (!err) err = fe_vec_create(be, n, &s->p);
-  if (!err) err = fe_vec_create(be, n, &s->v);
-  if (!err) err = fe_vec_create(be, n, &s->t);
-  if (!err) err = fe_vec_create(be, n, &s->z);
-  if (!err) err = fe_jacobi_create(be, n, &s->jacobi);
+  int err = fe_vec_create_like(like, &s->r);
+  if (!err) err = fe_vec_create_like(like, &s->r0);
+  if (!err) err = fe_vec_create_like(like, &s->p);
+  if (!err) err = fe_vec_create_like(like, &s->v);
+  if (!err) err = fe_vec_create_like(like, &s->t);
+  if (!err) err = fe_vec_create_like(like, &s->z);
+  if (!err) err = fe_jacobi_create(like, &s->jacobi);
   if (err) {
     fe_bicgstab_destroy(s);
     return err;

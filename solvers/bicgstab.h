@@ -19,7 +19,8 @@
 
 struct fe_bicgstab;
 
-int fe_bicgstab_create(const struct fe_backend *be, size_t n, struct fe_bicgstab **s);
+/* Its work vectors laid out as `like` (its backend, size, owned entries and halo). */
+int fe_bicgstab_create(const struct fe_vec *like, struct fe_bicgstab **s);
 void fe_bicgstab_destroy(struct fe_bicgstab *s);
 
 /* Solve A x = b from the initial guess in x.  Not converging is reported in

@@ -24,18 +24,18 @@ struct fe_cg {
 #define FE_CG_WAIT_SECONDS 20e-6
 #define FE_CG_TYPICAL_ITERATIONS 10
 
-int fe_cg_create(const struct fe_backend *be, size_t n, struct fe_cg **cg)
+int fe_cg_create(const struct fe_vec *like, struct fe_cg **cg)
 {
   struct fe_cg *s;
   FE_CALLOC(1, &s);
-  s->be = be;
-  int err = fe_vec_create(be, n, &s->r);
-  if (!err) err = fe_vec_create(be, n, &s->z);
-  if (!err) err = fe_vec_create(be, n, &s->p);
-  if (!err) err = fe_vec_create(be, n, &s->q);
-  if (!err) err = fe_jacobi_create(be, n, &s->jacobi);
+  s->be = like->be;
+  int err = fe_vec_create_like(like, &s->r);
+  if (!err) err = fe_vec_create_like(like, &s->z);
+  if (!err) err = fe_vec_create_like(like, &s->p);
+  if (!err) err = fe_vec_create_like(like, &s->q);
+  if (!err) err = fe_jacobi_create(like, &s->jacobi);
   const double zeros[5] = {0, 0, 0, 0, 0};
-  if (!err) err = fe_backend_alloc(be, sizeof zeros, zeros, &s->scalars);
+  if (!err) err = fe_backend_alloc(s->be, sizeof zeros, zeros, &s->scalars);
   if (err) {
     fe_cg_destroy(s);
     return err;
@@ -79,8 +79,8 @@ static int use_lookahead(const struct fe_cg *cg, const struct fe_cg_options *opt
   return cg->iteration_seconds < FE_CG_WAIT_SECONDS * FE_CG_TYPICAL_ITERATIONS;
 }
 
-int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
-                const struct fe_cg_options *opt, struct fe_cg_result *res)
+static int iterate(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
+                   const struct fe_cg_options *opt, struct fe_cg_result *res)
 {
   struct fe_vec *r = cg->r, *z = cg->z, *p = cg->p, *q = cg->q;
   const struct fe_backend *be = b->be;
@@ -143,4 +143,12 @@ int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struc
     }
   }
   return FE_SUCCESS;
+}
+
+/* The fused kernels update the owned entries of x: its ghosts are copies again after. */
+int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
+                const struct fe_cg_options *opt, struct fe_cg_result *res)
+{
+  FE_CALL(iterate(cg, a, b, x, opt, res));
+  return fe_vec_update_ghosts(x);
 }

@@ -31,7 +31,8 @@ void fe_cg_result_record(struct fe_cg_result *result, double rnorm);
 
 struct fe_cg;
 
-int fe_cg_create(const struct fe_backend *be, size_t n, struct fe_cg **cg);
+/* Its work vectors laid out as `like` (its backend, size, owned entries and halo). */
+int fe_cg_create(const struct fe_vec *like, struct fe_cg **cg);
 void fe_cg_destroy(struct fe_cg *cg);
 
 /* Solve A x = b from the initial guess in x.  Converged when

@@ -11,11 +11,11 @@ struct fe_jacobi {
   long version;
 };
 
-int fe_jacobi_create(const struct fe_backend *be, size_t n, struct fe_jacobi **j)
+int fe_jacobi_create(const struct fe_vec *like, struct fe_jacobi **j)
 {
   struct fe_jacobi *s;
   FE_CALLOC(1, &s);
-  int err = fe_vec_create(be, n, &s->dinv);
+  int err = fe_vec_create_like(like, &s->dinv);
   if (err) {
     fe_jacobi_destroy(s);
     return err;

@@ -9,7 +9,8 @@
 
 struct fe_jacobi;
 
-int fe_jacobi_create(const struct fe_backend *be, size_t n, struct fe_jacobi **j);
+/* The diagonal laid out as `like`. */
+int fe_jacobi_create(const struct fe_vec *like, struct fe_jacobi **j);
 void fe_jacobi_destroy(struct fe_jacobi *j);
 
 /* *dinv = 1 / diag(a), kept while a is the operator of the last call at the

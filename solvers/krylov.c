@@ -20,8 +20,7 @@ const char *fe_krylov_name(enum fe_krylov_kind kind)
   return "unknown";
 }
 
-int fe_krylov_create(const struct fe_backend *be, size_t n, enum fe_krylov_kind kind,
-                     struct fe_krylov **k)
+int fe_krylov_create(const struct fe_vec *like, enum fe_krylov_kind kind, struct fe_krylov **k)
 {
   FE_CHECK(kind == FE_KRYLOV_CG || kind == FE_KRYLOV_BICGSTAB, FE_ERR_USAGE,
            "no Krylov solver of kind %d: expected cg or bicgstab", (int)kind);
@@ -29,7 +28,7 @@ int fe_krylov_create(const struct fe_backend *be, size_t n, enum fe_krylov_kind 
   FE_CALLOC(1, &s);
   s->kind = kind;
   int err =
-      kind == FE_KRYLOV_CG ? fe_cg_create(be, n, &s->cg) : fe_bicgstab_create(be, n, &s->bicgstab);
+      kind == FE_KRYLOV_CG ? fe_cg_create(like, &s->cg) : fe_bicgstab_create(like, &s->bicgstab);
   if (err) {
     free(s);
     return err;

@@ -13,8 +13,9 @@ const char *fe_krylov_name(enum fe_krylov_kind kind);
 
 struct fe_krylov;
 
-int fe_krylov_create(const struct fe_backend *be, size_t n, enum fe_krylov_kind kind,
-                     struct fe_krylov **k);
+/* A solver of the kind for systems of vectors laid out as `like` (its backend, size, owned
+ * entries and halo). */
+int fe_krylov_create(const struct fe_vec *like, enum fe_krylov_kind kind, struct fe_krylov **k);
 void fe_krylov_destroy(struct fe_krylov *k);
 enum fe_krylov_kind fe_krylov_kind(const struct fe_krylov *k);
 

@@ -4,15 +4,17 @@
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "solvers/halo.h"
 
-int fe_vec_create_ghosted(const struct fe_backend *be, size_t n_owned, size_t n_ghost,
-                          struct fe_vec **v)
+static int create(const struct fe_backend *be, size_t n_owned, const struct fe_halo *halo,
+                  struct fe_vec **v)
 {
   struct fe_vec *x;
   FE_CALLOC(1, &x);
   x->be = be;
-  x->n = n_owned + n_ghost;
+  x->n = n_owned + (halo ? halo->n_ghost : 0);
   x->n_owned = n_owned;
+  x->halo = halo;
   int err = fe_backend_alloc(be, x->n * sizeof *x->a, NULL, &x->a);
   if (!err) err = be->vec->set(be, x->n, 0.0, x->a);
   if (err) {
@@ -25,8 +27,20 @@ int fe_vec_create_ghosted(const struct fe_backend *be, size_t n_owned, size_t n_
 
 int fe_vec_create(const struct fe_backend *be, size_t n, struct fe_vec **v)
 {
-  return fe_vec_create_ghosted(be, n, 0, v);
+  return create(be, n, NULL, v);
 }
+
+int fe_vec_create_ghosted(const struct fe_halo *halo, struct fe_vec **v)
+{
+  return create(halo->be, halo->n_owned, halo, v);
+}
+
+int fe_vec_create_like(const struct fe_vec *x, struct fe_vec **y)
+{
+  return create(x->be, x->n_owned, x->halo, y);
+}
+
+int fe_vec_update_ghosts(const struct fe_vec *v) { return fe_halo_update(v->halo, 1, v->a); }
 
 void fe_vec_destroy(struct fe_vec *v)
 {

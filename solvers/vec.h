@@ -1,8 +1,9 @@
 /* Vectors of doubles on a backend.  A vector holds the entries this process
- * owns first, then its ghosts (copies of entries other processes own, grouped
- * by owner); reductions cover the owned entries and combine the processes'
- * parts through the backend's communicator.  With one process every entry is
- * owned. */
+ * owns first, then its ghosts (copies of owned entries: of other processes', grouped
+ * by owner, or of this one's where periodic boundaries make copies); reductions cover the
+ * owned entries and combine the processes' parts through the backend's communicator.
+ * Operations entry by entry (set, copy, axpby, pointwise) cover the ghosts too, so that
+ * ghosts that were copies stay copies.  Without a halo every entry is owned. */
 #ifndef FE_VEC_H
 #define FE_VEC_H
 
@@ -14,17 +15,24 @@ extern "C" {
 
 struct fe_vec {
   const struct fe_backend *be;
-  size_t n;       /* entries held: owned, then ghosts */
-  size_t n_owned; /* entries this process owns */
-  double *a;      /* host or device memory, per backend */
+  size_t n;                   /* entries held: owned, then ghosts */
+  size_t n_owned;             /* entries this process owns */
+  const struct fe_halo *halo; /* where the ghosts' values come from; NULL: no ghosts */
+  double *a;                  /* host or device memory, per backend */
 };
 
 /* n entries, all owned */
 int fe_vec_create(const struct fe_backend *be, size_t n, struct fe_vec **v);
-/* n_owned owned entries followed by n_ghost ghosts */
-int fe_vec_create_ghosted(const struct fe_backend *be, size_t n_owned, size_t n_ghost,
-                          struct fe_vec **v);
+/* the halo's owned entries followed by its ghosts (solvers/halo.h) */
+int fe_vec_create_ghosted(const struct fe_halo *halo, struct fe_vec **v);
+/* as many entries as x, owned and ghosts alike */
+int fe_vec_create_like(const struct fe_vec *x, struct fe_vec **y);
 void fe_vec_destroy(struct fe_vec *v);
+
+/* The ghosts take their owners' values (the halo's forward exchange; nothing without ghosts).
+ * The ghosts are copies, not part of the vector's value: refreshing them is allowed on a
+ * vector passed as const, as deal.II's update_ghost_values() is. */
+int fe_vec_update_ghosts(const struct fe_vec *v);
 
 int fe_vec_upload(struct fe_vec *v, const double *host);
 int fe_vec_download(const struct fe_vec *v, double *host);

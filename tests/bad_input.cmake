@@ -484,3 +484,45 @@ fe_bad_points(long_line "name,x,y\n${long_name},0.5,0.5\n" [=[points_long_line\.
 fe_bad_points(duplicate "name,x,y\nb,0.5,0.25\na,0.5,0.75\n" [=[points_duplicate\.csv:3: probe 'a': the probe name 'a' is given twice \(first: [^ ]*points_duplicate\.xml:14: <probe name="a">\); expected a name per probe]=])
 fe_bad_points(3d_on_2d "name,x,y,z\nb,0.5,0.5,0\n" [=[points_3d_on_2d\.csv:2: probe 'b': 3 coordinates \(x, y, z\) for the 2D mesh [^ ]*square\.geo; expected the columns name,x,y]=])
 fe_bad_points(outside "name,x,y\nb,0.5,0.5\nlow,0.5,-1\n" [=[points_outside\.csv:3: probe 'low': the point \(x, y\) = \(0\.5, -1\) is outside the mesh [^ ]*square\.geo, which spans \[0, 1\] x \[0, 1\]; expected a point in the mesh or on its boundary]=])
+
+# Periodic meshes (tests/data/mesh/make_periodic_meshes.py, docs/case-format.md: Periodic
+# meshes): each bad mesh in a case of its own, generated (the square is periodic: no
+# <boundary>, or one on a periodic group).  A slave node without a master (a pair missing, a
+# pair with a node the mesh lacks: MSH 4.1 read by Gmsh, MSH 2.2 by fesim), paired boundaries
+# of different node counts, a node that is its own master (paired with itself, or through a
+# cycle of links), a pair off the link's transform, a cell with two copies of one node, a
+# $Periodic in a format fesim does not read it from (binary MSH 2, MSH 3), a <boundary> on a
+# periodic group.
+function(fe_bad_periodic name mesh regex)
+  set(FE_PERIODIC_MESH ${CMAKE_CURRENT_SOURCE_DIR}/data/mesh/${mesh})
+  set(FE_PERIODIC_BOUNDARY "${ARGN}")
+  set(case ${FE_BAD_INPUT_OUT}/generated/periodic_${name}.xml)
+  file(CONFIGURE OUTPUT ${case} @ONLY CONTENT [=[<?xml version="1.0" encoding="UTF-8"?>
+<fesim version="1">
+  <name>bad</name>
+  <mesh file="@FE_PERIODIC_MESH@"/>
+  <time start="0" end="1" dt="0.1"/>
+  <velocity><x>1</x><y>1</y></velocity>
+  <tracer name="T">
+    <initial>x*y</initial>
+    <diffusivity>0.1</diffusivity>
+    @FE_PERIODIC_BOUNDARY@
+  </tracer>
+  <backend>cpu</backend>
+</fesim>
+]=])
+  fe_bad_generated(periodic_${name} ${case} "${regex}")
+endfunction()
+set(fe_pm [=[data/mesh/periodic_]=])
+fe_bad_periodic(unmatched periodic_unmatched_41.msh "${fe_pm}unmatched_41\\.msh: node 6 of curve 2 has no master node: curve 2 is periodic with curve 1, and the \\$Periodic section pairs 2 of its 3 nodes; expected each of them paired with a node of curve 1")
+fe_bad_periodic(no_node_41 periodic_no_node_41.msh "${fe_pm}no_node_41\\.msh: the \\$Periodic section refers to node 99, which the mesh does not have; expected the node tags of its \\$Nodes and the entities of its \\$Entities")
+fe_bad_periodic(no_node_22 periodic_no_node_22.msh "${fe_pm}no_node_22\\.msh: the \\$Periodic section \\(line 53\\) pairs node 6 of curve 102 with node 99 of curve 101, and the mesh has no node 99; expected node tags of the \\$Nodes section")
+fe_bad_periodic(counts periodic_counts_22.msh "${fe_pm}counts_22\\.msh: curve 102 has 3 nodes and curve 101, its master in the \\$Periodic section, has 4; expected periodic boundaries with as many nodes, meshed alike")
+fe_bad_periodic(self periodic_self_22.msh "${fe_pm}self_22\\.msh: node 6 is its own master: the \\$Periodic section pairs it with itself \\(curve 102 with curve 101\\); expected a node of the master curve")
+fe_bad_periodic(cycle periodic_cycle_22.msh "${fe_pm}cycle_22\\.msh: node 1 is its own master: its master nodes in the \\$Periodic section, and theirs, lead back to it; expected chains of masters that end at a node that is no slave")
+fe_bad_periodic(far periodic_far_41.msh "${fe_pm}far_41\\.msh: the \\$Periodic section pairs node 6 at \\(1, 0\\.5\\) of curve 2 with node 7 at \\(0, 1\\) of curve 1, which the link's affine transform takes to \\(1, 1\\), 0\\.5 from node 6: more than 0\\.0005 \\(0\\.001 of the shortest edge there\\); expected each slave node where the transform takes its master")
+fe_bad_periodic(span periodic_span.geo "${fe_pm}span\\.geo: element [0-9]+ has nodes [0-9]+ and [0-9]+, which the script's Periodic links make copies of one node: the cell spans the periodic domain; expected at least two cells across each periodic direction")
+fe_bad_periodic(binary periodic_binary_22.msh "${fe_pm}binary_22\\.msh: a periodic mesh in binary MSH 2\\.2, whose \\$Periodic section fesim does not read; expected MSH 4\\.1 \\(ASCII or binary\\) or ASCII MSH 2\\.2")
+fe_bad_periodic(msh3 periodic_30.msh "${fe_pm}30\\.msh: a periodic mesh in ASCII MSH 3, whose \\$Periodic section fesim does not read; expected MSH 4\\.1 \\(ASCII or binary\\) or ASCII MSH 2\\.2")
+fe_bad_periodic(boundary periodic_22.msh "periodic_boundary\\.xml:10: <boundary physical=\"left\">: physical group 'left' \\(1\\) of the mesh [^ ]*periodic_22\\.msh lies on a periodic boundary \\(element 1: curves 102 and 101 are periodic, Gmsh's Periodic\\): the domain continues across it, and its nodes are copies of the nodes on the other side; expected a group of the boundary that is not periodic, or the mesh without that periodicity"
+                "<boundary physical=\"left\"><dirichlet>0</dirichlet></boundary>")

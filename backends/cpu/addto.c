@@ -8,7 +8,7 @@ int fe_csr_assemble_cpu(const struct fe_space *s, struct fe_csr *csr, const doub
 {
   const int nv = s->nv, nk = s->nk;
 #pragma omp parallel for schedule(static)
-  for (long n = 0; n < s->n_nodes; n++) {
+  for (long n = 0; n < csr->n; n++) { /* the entries of every copy of n's unknown (merged) */
     for (int k = csr->rowptr[n]; k < csr->rowptr[n + 1]; k++) csr->values[k] = 0;
     for (int k = s->inc_ptr[n]; k < s->inc_ptr[n + 1]; k++) {
       int c = s->inc[k] / nv, i = s->inc[k] % nv;

@@ -50,6 +50,8 @@ static const struct fe_vec_ops vec_cpu = {
     .set_indexed = fe_vec_set_indexed_cpu,
     .dot = fe_vec_dot_cpu,
     .minmax = fe_vec_minmax_cpu,
+    .ghost_update = fe_vec_ghost_update_cpu,
+    .ghost_sum = fe_vec_ghost_sum_cpu,
 };
 
 static const struct fe_cg_ops cg_cpu = {

@@ -45,7 +45,8 @@ int fe_evaluate_cpu(const struct fe_space *s, int at_cells, const int *idx, cons
 {
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < m; i++)
-    fe_point_evaluate(s->d, at_cells, i, s->cells, s->coords, idx, opos, progs, nprog, t, out);
+    fe_point_evaluate(s->d, at_cells, i, s->cells, s->coords, s->owner, idx, opos, progs, nprog, t,
+                      out);
   return FE_SUCCESS;
 }
 

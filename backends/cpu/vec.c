@@ -6,6 +6,7 @@
 
 #include "backends/cpu/backend_cpu.h"
 #include "core/error.h"
+#include "solvers/halo.h"
 
 int fe_vec_malloc_cpu(const struct fe_backend *be, size_t bytes, void **p)
 {
@@ -117,5 +118,25 @@ int fe_vec_set_indexed_cpu(const struct fe_backend *be, size_t m, const int *idx
 int fe_vec_sync_cpu(const struct fe_backend *be)
 {
   (void)be;
+  return FE_SUCCESS;
+}
+
+int fe_vec_ghost_update_cpu(const struct fe_halo *h, int ncomp, double *x)
+{
+#pragma omp parallel for schedule(static)
+  for (long k = 0; k < (long)h->n_ghost; k++)
+    for (int c = 0; c < ncomp; c++)
+      x[((long)h->n_owned + k) * ncomp + c] = x[(long)h->owner[k] * ncomp + c];
+  return FE_SUCCESS;
+}
+
+int fe_vec_ghost_sum_cpu(const struct fe_halo *h, double *x)
+{
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < (long)h->n_shared; i++) {
+    double sum = x[h->shared[i]];
+    for (int k = h->shared_ptr[i]; k < h->shared_ptr[i + 1]; k++) sum += x[h->shared_ghost[k]];
+    x[h->shared[i]] = sum;
+  }
   return FE_SUCCESS;
 }

@@ -29,6 +29,8 @@ static const struct fe_vec_ops vec_cuda = {
     .set_indexed = fe_vec_set_indexed_cuda,
     .dot = fe_vec_dot_cuda,
     .minmax = fe_vec_minmax_cuda,
+    .ghost_update = fe_vec_ghost_update_cuda,
+    .ghost_sum = fe_vec_ghost_sum_cuda,
 };
 
 static const struct fe_cg_ops cg_cuda = {

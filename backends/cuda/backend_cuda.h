@@ -85,6 +85,8 @@ int fe_vec_dot_cuda(const struct fe_backend *be, size_t n, const double *x, cons
                     double *r);
 int fe_vec_minmax_cuda(const struct fe_backend *be, size_t n, const double *x, double *min,
                        double *max, double *bad);
+int fe_vec_ghost_update_cuda(const struct fe_halo *h, int ncomp, double *x);
+int fe_vec_ghost_sum_cuda(const struct fe_halo *h, double *x);
 /* The reduction op (reduce.cuh) of x, y into out (3 doubles) on the device. */
 int fe_cuda_reduce_keep(const struct fe_backend *be, int op, size_t n, const double *x,
                         const double *y, double *out);
@@ -119,6 +121,7 @@ int fe_lma_diagonal_cuda(const struct fe_space *s, enum fe_storage st, const dou
                          double *diag);
 int fe_incidence_sum_cuda(const struct fe_space *s, const int *ptr, const int *idx,
                           const double *work, double *y);
+int fe_cuda_fold(const struct fe_space *s, double *y);
 /* addto.cu */
 int fe_csr_assemble_cuda(const struct fe_space *s, struct fe_csr *csr, const double *e);
 int fe_csr_apply_cuda(struct fe_csr *csr, const double *x, double *y);

@@ -211,7 +211,7 @@ static int matfree_apply_d(const struct fe_space *s, const struct fe_form *f, co
     matfree_kernel<D, true><<<cb, THREADS, 0, stream>>>(s->n_cells, *f, s->cells, s->coords,
                                                          s->dmask, diff, vel, x, y);
     FE_CUDA_LAUNCHED("matfree_kernel");
-    return FE_SUCCESS;
+    return fe_cuda_fold(s, y);
   }
   matfree_kernel<D, false><<<cb, THREADS, 0, stream>>>(s->n_cells, *f, s->cells, s->coords, s->dmask,
                                                         diff, vel, x, work);

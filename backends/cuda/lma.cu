@@ -4,6 +4,7 @@
 #include "assembly/node.h"
 #include "backends/cuda/backend_cuda.h"
 #include "core/cuda_check.h"
+#include "solvers/halo.h"
 
 #define THREADS 256
 
@@ -60,6 +61,16 @@ int fe_incidence_sum_cuda(const struct fe_space *s, const int *ptr, const int *i
   return FE_SUCCESS;
 }
 
+/* After an atomic scatter on a periodic mesh each copy of an unknown holds the sum over its own
+ * cells: the copies' sums added into the owner (the halo's reverse sum) and the owner's total
+ * copied back (its update), as the gather over the merged incidence gives. */
+int fe_cuda_fold(const struct fe_space *s, double *y)
+{
+  if (!s->halo) return FE_SUCCESS;
+  FE_CALL(fe_vec_ghost_sum_cuda(s->halo, y));
+  return fe_vec_ghost_update_cuda(s->halo, 1, y);
+}
+
 template <int D, int ST>
 static int lma_apply_d(const struct fe_space *s, const double *e, const double *x, double *y,
                        double *work)
@@ -71,7 +82,7 @@ static int lma_apply_d(const struct fe_space *s, const double *e, const double *
     lma_kernel<D, ST, true>
         <<<cb, THREADS, 0, stream>>>(s->n_cells, s->cells, e, s->block_shift, x, y);
     FE_CUDA_LAUNCHED("lma_kernel");
-    return FE_SUCCESS;
+    return fe_cuda_fold(s, y);
   }
   lma_kernel<D, ST, false>
       <<<cb, THREADS, 0, stream>>>(s->n_cells, s->cells, e, s->block_shift, x, work);

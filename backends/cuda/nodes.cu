@@ -57,13 +57,13 @@ int fe_facet_load_cuda(const struct fe_space *s, const int *ptr, const int *slot
 
 template <int D>
 __global__ void evaluate_kernel(int at_cells, const int *cells, const double *coords,
-                                const int *idx, const int *opos, long m,
+                                const int *owner, const int *idx, const int *opos, long m,
                                 const struct fe_program *progs, int nprog, double t, double *out)
 {
   __shared__ struct fe_program p[EVAL_MAX_PROGRAMS];
   fe_cuda_stage_programs(p, progs, nprog);
   const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
-  if (i < m) fe_point_evaluate(D, at_cells, i, cells, coords, idx, opos, p, nprog, t, out);
+  if (i < m) fe_point_evaluate(D, at_cells, i, cells, coords, owner, idx, opos, p, nprog, t, out);
 }
 
 int fe_evaluate_cuda(const struct fe_space *s, int at_cells, const int *idx, const int *opos,
@@ -75,10 +75,10 @@ int fe_evaluate_cuda(const struct fe_space *s, int at_cells, const int *idx, con
   const unsigned blocks = (unsigned)((m + 127) / 128);
   if (s->d == 2)
     evaluate_kernel<2><<<blocks, 128, 0, fe_cuda_stream(s->be)>>>(
-        at_cells, s->cells, s->coords, idx, opos, m, progs, nprog, t, out);
+        at_cells, s->cells, s->coords, s->owner, idx, opos, m, progs, nprog, t, out);
   else
     evaluate_kernel<3><<<blocks, 128, 0, fe_cuda_stream(s->be)>>>(
-        at_cells, s->cells, s->coords, idx, opos, m, progs, nprog, t, out);
+        at_cells, s->cells, s->coords, s->owner, idx, opos, m, progs, nprog, t, out);
   FE_CUDA_LAUNCHED("evaluate_kernel");
   return FE_SUCCESS;
 }

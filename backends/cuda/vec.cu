@@ -5,6 +5,7 @@
 
 #include "backends/cuda/reduce.cuh"
 #include "core/cuda_check.h"
+#include "solvers/halo.h"
 
 int fe_vec_malloc_cuda(const struct fe_backend *be, size_t bytes, void **p)
 {
@@ -186,5 +187,43 @@ int fe_vec_minmax_cuda(const struct fe_backend *be, size_t n, const double *x, d
   *min = h[0];
   *max = h[1];
   *bad = h[2];
+  return FE_SUCCESS;
+}
+
+/* ---- the halo's exchanges within the process (solvers/halo.h) */
+
+__global__ void ghost_update_kernel(long n_owned, long n_ghost, const int *owner, int ncomp,
+                                    double *x)
+{
+  const long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (k >= n_ghost) return;
+  for (int c = 0; c < ncomp; c++) x[(n_owned + k) * ncomp + c] = x[(long)owner[k] * ncomp + c];
+}
+
+int fe_vec_ghost_update_cuda(const struct fe_halo *h, int ncomp, double *x)
+{
+  ghost_update_kernel<<<fe_cuda_blocks(h->n_ghost, 256), 256, 0, fe_cuda_stream(h->be)>>>(
+      (long)h->n_owned, (long)h->n_ghost, h->owner, ncomp, x);
+  FE_CUDA_LAUNCHED("ghost_update_kernel");
+  return FE_SUCCESS;
+}
+
+/* A thread per owned entry with ghosts: their values added in their order, as on the CPU. */
+__global__ void ghost_sum_kernel(long n_shared, const int *shared, const int *ptr, const int *ghost,
+                                 double *x)
+{
+  const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i >= n_shared) return;
+  double sum = x[shared[i]];
+  for (int k = ptr[i]; k < ptr[i + 1]; k++) sum += x[ghost[k]];
+  x[shared[i]] = sum;
+}
+
+int fe_vec_ghost_sum_cuda(const struct fe_halo *h, double *x)
+{
+  if (!h->n_shared) return FE_SUCCESS;
+  ghost_sum_kernel<<<fe_cuda_blocks(h->n_shared, 256), 256, 0, fe_cuda_stream(h->be)>>>(
+      (long)h->n_shared, h->shared, h->shared_ptr, h->shared_ghost, x);
+  FE_CUDA_LAUNCHED("ghost_sum_kernel");
   return FE_SUCCESS;
 }

@@ -66,7 +66,7 @@ CHECK is one of
 The restart and signal checks compare NAME.probes.csv byte for byte too when the case has
 <probes> (a restart keeps its rows up to the checkpoint's step, as the stat file's).
 Options --size, --dt, --end, --splitting, --every, --probes-every, --probe NAME=X,Y[,Z] (a
-<probe> added; repeated), --param NAME=VALUE and --scheme ATTR=VALUE (repeated), --mesh FILE and
+<probe> added; repeated), --tracer NAME=INITIAL (a copy of the first tracer; repeated), --param NAME=VALUE and --scheme ATTR=VALUE (repeated), --mesh FILE and
 --conservative BETA (scheme@conservative_advection) override the case file; --assembly,
 --stabilisation, --loads, --deterministic and --backend are passed to fesim.  --flow FILE (in the case folder) is
 run first, into the work folder, and the case's velocity series is read from there: a case
@@ -87,7 +87,7 @@ import xml.etree.ElementTree as ET
 
 def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None, every=None,
               checkpoint=None, params=None, scheme=None, mesh_file=None, conservative=None, velocity_root=None,
-              file_name="case.xml", probes_every=None, probes=()):
+              file_name="case.xml", probes_every=None, probes=(), tracers=()):
     """Write a copy of case.xml (or file_name) with overrides into work/tag.xml; returns (path,
     name, output folder).  Velocity files and series are resolved against the case folder, a
     series against velocity_root when given (where --flow wrote its dumps)."""
@@ -138,6 +138,15 @@ def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None,
         name, xyz = spec.split("=", 1)
         attrs = dict(zip("xyz", xyz.split(",")), name=name)
         ET.SubElement(root.find("probes"), "probe", attrs)
+    for spec in tracers:  # NAME=INITIAL: a copy of the first <tracer>, another name and start
+        import copy
+        name, initial = spec.split("=", 1)
+        tracer = copy.deepcopy(root.find("tracer"))
+        tracer.set("name", name)
+        tracer.find("initial").text = initial
+        for exact in tracer.findall("exact"):
+            tracer.remove(exact)
+        root.insert(list(root).index(root.findall("tracer")[-1]) + 1, tracer)
     probes = root.find("probes")
     if probes is not None and probes.get("file"):
         probes.set("file", os.path.abspath(os.path.join(case_dir, probes.get("file"))))
@@ -632,6 +641,9 @@ def main():
     p.add_argument("--every", type=int, help="probes: dumps every N steps (default 10)")
     p.add_argument("--probes-every", type=int, help="<probes every>: a probes row every N steps")
     p.add_argument("--probe", action="append", default=[], help="NAME=X,Y[,Z]: a <probe> added to the case")
+    p.add_argument("--tracer", action="append", default=[],
+                   help="NAME=INITIAL: a copy of the first <tracer> added to the case, with this "
+                   "name and initial value (and no exact solution)")
     p.add_argument("--max-error", type=float, help="probes: the largest |probe - exact|")
     p.add_argument("--cpu-rtol", type=float, default=1e-9, help="probes with --backend cuda: GPU against CPU")
     p.add_argument("--param", action="append", default=[], help="NAME=VALUE: a <param> of the case")
@@ -677,7 +689,7 @@ def main():
             print(f"skipped: {probe.stderr.strip()}")
             return SKIP
     over = dict(size=a.size, dt=a.dt, end=a.end, splitting=a.splitting, probes_every=a.probes_every,
-                probes=a.probe, params=dict(kv.split("=", 1) for kv in a.param),
+                probes=a.probe, tracers=a.tracer, params=dict(kv.split("=", 1) for kv in a.param),
                 scheme=dict(kv.split("=", 1) for kv in a.scheme),
                 mesh_file=os.path.abspath(a.mesh) if a.mesh else None, conservative=a.conservative)
 

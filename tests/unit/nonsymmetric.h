@@ -126,7 +126,10 @@ static inline void ns_solve(enum fe_krylov_kind kind, struct fe_op *a, const dou
                             const struct fe_cg_options *opt, struct fe_cg_result *r)
 {
   struct fe_krylov *k;
-  CHECK_OK(fe_krylov_create(a->be, a->n, kind, &k));
+  struct fe_vec *like;
+  CHECK_OK(fe_vec_create(a->be, a->n, &like));
+  CHECK_OK(fe_krylov_create(like, kind, &k));
+  fe_vec_destroy(like);
   ns_solve_with(k, a, b, x, opt, r);
   fe_krylov_destroy(k);
 }

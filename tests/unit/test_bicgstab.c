@@ -310,8 +310,11 @@ static void jacobi_follows_version(void)
   const int nn = o.p.nn;
   double *x[2] = {calloc(nn, sizeof(double)), calloc(nn, sizeof(double))};
   struct fe_krylov *k[2]; /* used before, new */
-  CHECK_OK(fe_krylov_create(test_cpu(), nn, FE_KRYLOV_BICGSTAB, &k[0]));
-  CHECK_OK(fe_krylov_create(test_cpu(), nn, FE_KRYLOV_BICGSTAB, &k[1]));
+  struct fe_vec *like;
+  CHECK_OK(fe_vec_create(test_cpu(), nn, &like));
+  CHECK_OK(fe_krylov_create(like, FE_KRYLOV_BICGSTAB, &k[0]));
+  CHECK_OK(fe_krylov_create(like, FE_KRYLOV_BICGSTAB, &k[1]));
+  fe_vec_destroy(like);
   const struct fe_cg_options opt = {.rtol = 1e-10, .max_iterations = 500, .jacobi = 1};
   struct fe_cg_result r[2];
   ns_solve_with(k[0], o.s.op, o.b, x[0], &opt, &r[0]);
@@ -337,12 +340,12 @@ static void solve_directly(enum fe_krylov_kind kind, struct fe_op *a, const stru
   CHECK_OK(fe_vec_set(x, 0));
   if (kind == FE_KRYLOV_CG) {
     struct fe_cg *cg;
-    CHECK_OK(fe_cg_create(a->be, a->n, &cg));
+    CHECK_OK(fe_cg_create(b, &cg));
     CHECK_OK(fe_cg_solve(cg, a, b, x, opt, r));
     fe_cg_destroy(cg);
   } else {
     struct fe_bicgstab *bs;
-    CHECK_OK(fe_bicgstab_create(a->be, a->n, &bs));
+    CHECK_OK(fe_bicgstab_create(b, &bs));
     CHECK_OK(fe_bicgstab_solve(bs, a, b, x, opt, r));
     fe_bicgstab_destroy(bs);
   }
@@ -356,7 +359,10 @@ static void krylov_front(void)
   CHECK(!strcmp(fe_krylov_name((enum fe_krylov_kind)7), "unknown"));
   struct fe_krylov *k;
   fe_error_set_quiet(1);
-  CHECK(fe_krylov_create(test_cpu(), 4, (enum fe_krylov_kind)7, &k) == FE_ERR_USAGE);
+  struct fe_vec *v4;
+  CHECK_OK(fe_vec_create(test_cpu(), 4, &v4));
+  CHECK(fe_krylov_create(v4, (enum fe_krylov_kind)7, &k) == FE_ERR_USAGE);
+  fe_vec_destroy(v4);
   fe_error_set_quiet(0);
   fe_krylov_destroy(NULL);
 
@@ -372,7 +378,7 @@ static void krylov_front(void)
   struct fe_cg_result rk[2], rd[2];
   double *xk = calloc(nn, sizeof(double)), *xd = malloc(sizeof(double) * nn);
   for (int kind = FE_KRYLOV_CG; kind <= FE_KRYLOV_BICGSTAB; kind++) {
-    CHECK_OK(fe_krylov_create(test_cpu(), nn, (enum fe_krylov_kind)kind, &k));
+    CHECK_OK(fe_krylov_create(vb, (enum fe_krylov_kind)kind, &k));
     CHECK((int)fe_krylov_kind(k) == kind);
     memset(xk, 0, sizeof(double) * nn);
     ns_solve_with(k, o.s.op, o.b, xk, &opt, &rk[kind]);

@@ -41,7 +41,7 @@ static void solve_known(int dim, int n, enum fe_strategy strategy, int jacobi)
   CHECK_OK(fe_vec_upload(vxt, xt));
   CHECK_OK(fe_op_apply(a, vxt, vb));
   struct fe_cg *cg;
-  CHECK_OK(fe_cg_create(be, nn, &cg));
+  CHECK_OK(fe_cg_create(vb, &cg));
   struct fe_cg_options opt = {.rtol = 1e-12, .max_iterations = 1000, .jacobi = jacobi};
   struct fe_cg_result r;
   CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &r));

@@ -249,7 +249,7 @@ static void cg_agrees(const struct fe_backend *gpu)
     CHECK_OK(fe_vec_create(bes[k], nn, &vx));
     CHECK_OK(fe_vec_upload(vb, b));
     struct fe_cg *cg;
-    CHECK_OK(fe_cg_create(bes[k], nn, &cg));
+    CHECK_OK(fe_cg_create(vb, &cg));
     struct fe_cg_options opt = {.rtol = 1e-12, .max_iterations = 500, .jacobi = 1,
                                 .lookahead = FE_CG_LOOKAHEAD_OFF};
     struct fe_cg_result r;

@@ -188,7 +188,7 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int full, 
    * before the next iteration is queued (cg_iteration_sync) and one iteration
    * late (cg_iteration, what fesim does on the GPU for short iterations) */
   struct fe_cg *cg;
-  FE_CALL(fe_cg_create(b->be, m->n_nodes, &cg));
+  FE_CALL(fe_cg_create(x, &cg));
   for (int ahead = 0; ahead < (b->be->asynchronous ? 2 : 1); ahead++) {
     struct fe_cg_options opt = {.max_iterations = 50, .jacobi = 1,
                                 .lookahead = ahead ? FE_CG_LOOKAHEAD_ON : FE_CG_LOOKAHEAD_OFF};

@@ -1,0 +1,87 @@
+#include "solvers/halo.h"
+
+#include <stdlib.h>
+
+#include "core/error.h"
+
+/* The owned entries with ghosts, and their ghosts, ascending: a CSR by counting. */
+static int shared_lists(struct fe_halo *h, const int *owner, int **shared, int **ptr, int **ghost)
+{
+  int *count;
+  FE_CALL(fe_calloc(h->n_owned + 1, sizeof *count, &count));
+  for (size_t k = 0; k < h->n_ghost; k++) count[owner[k]]++;
+  for (size_t i = 0; i < h->n_owned; i++) h->n_shared += count[i] > 0;
+  int err = fe_malloc((h->n_shared + 1) * sizeof **shared, shared);
+  if (!err) err = fe_calloc(h->n_shared + 1, sizeof **ptr, ptr);
+  if (!err) err = fe_malloc((h->n_ghost + 1) * sizeof **ghost, ghost);
+  if (!err) {
+    size_t s = 0;
+    for (size_t i = 0; i < h->n_owned; i++) /* count[i] becomes the list of i's position */
+      if (count[i]) {
+        (*shared)[s] = (int)i;
+        (*ptr)[s + 1] = (*ptr)[s] + count[i];
+        count[i] = (*ptr)[s++];
+      }
+    for (size_t k = 0; k < h->n_ghost; k++) (*ghost)[count[owner[k]]++] = (int)(h->n_owned + k);
+  }
+  free(count);
+  return err;
+}
+
+/* count ints to the backend (room for one when count is 0) */
+static int upload(const struct fe_backend *be, size_t count, const int *host, int **dev)
+{
+  return fe_backend_alloc(be, count ? count * sizeof(int) : sizeof(int), count ? host : NULL, dev);
+}
+
+int fe_halo_create(const struct fe_backend *be, size_t n_owned, size_t n_ghost, const int *owner,
+                   struct fe_halo **out)
+{
+  struct fe_halo *h;
+  FE_CALLOC(1, &h);
+  h->be = be;
+  h->n_owned = n_owned;
+  h->n_ghost = n_ghost;
+  int *shared = NULL, *ptr = NULL, *ghost = NULL, err = FE_SUCCESS;
+  for (size_t k = 0; k < n_ghost && !err; k++)
+    if (owner[k] < 0 || (size_t)owner[k] >= n_owned)
+      err = fe_error_raise(FE_ERR_USAGE, __FILE__, __LINE__,
+                           "ghost %zu copies entry %d, not one of the %zu owned", k, owner[k],
+                           n_owned);
+  if (!err) err = shared_lists(h, owner, &shared, &ptr, &ghost);
+  if (!err) err = upload(be, n_ghost, owner, &h->owner);
+  if (!err) err = upload(be, h->n_shared, shared, &h->shared);
+  if (!err) err = upload(be, h->n_shared + 1, ptr, &h->shared_ptr);
+  if (!err) err = upload(be, n_ghost, ghost, &h->shared_ghost);
+  free(shared);
+  free(ptr);
+  free(ghost);
+  if (err) {
+    fe_halo_destroy(h);
+    return err;
+  }
+  *out = h;
+  return FE_SUCCESS;
+}
+
+void fe_halo_destroy(struct fe_halo *h)
+{
+  if (!h) return;
+  fe_backend_free(h->be, h->owner);
+  fe_backend_free(h->be, h->shared);
+  fe_backend_free(h->be, h->shared_ptr);
+  fe_backend_free(h->be, h->shared_ghost);
+  free(h);
+}
+
+int fe_halo_update(const struct fe_halo *h, int ncomp, double *x)
+{
+  if (!h || !h->n_ghost) return FE_SUCCESS;
+  return h->be->vec->ghost_update(h, ncomp, x);
+}
+
+int fe_halo_sum(const struct fe_halo *h, double *x)
+{
+  if (!h || !h->n_ghost) return FE_SUCCESS;
+  return h->be->vec->ghost_sum(h, x);
+}

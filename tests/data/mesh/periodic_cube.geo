@@ -1,0 +1,20 @@
+// The unit cube, periodic in x, y and z: each face x_a = 1 a copy of the face
+// x_a = 0, shifted by 1 along x_a (tests/unit/test_periodic.c).
+Mesh.MeshSizeMax = 0.35;
+Point(1) = {0, 0, 0};
+Point(2) = {1, 0, 0};
+Point(3) = {1, 1, 0};
+Point(4) = {0, 1, 0};
+Line(1) = {1, 2};
+Line(2) = {2, 3};
+Line(3) = {3, 4};
+Line(4) = {4, 1};
+Curve Loop(1) = {1, 2, 3, 4};
+Plane Surface(1) = {1};
+out[] = Extrude {0, 0, 1} { Surface{1}; };
+// out[0] the top (z = 1), out[1] the volume, out[2..5] the sides of curves 1 to 4:
+// y = 0, x = 1, y = 1, x = 0
+Periodic Surface{out[0]} = {1} Translate{0, 0, 1};
+Periodic Surface{out[3]} = {out[5]} Translate{1, 0, 0};
+Periodic Surface{out[4]} = {out[2]} Translate{0, 1, 0};
+Physical Volume("cube") = {out[1]};
