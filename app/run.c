@@ -421,7 +421,7 @@ static int fct_courant(const struct fe_sim *s, const double *velocity, double h,
   if (!err) err = fe_vec_create(s->be, n, &u);
   if (!err) err = fe_vec_create(s->be, n, &out);
   if (!err) err = fe_vec_set(u, 0.0);
-  if (!err) err = fe_fct_step(fct, vel, u, NULL, h, out, courant);
+  if (!err) err = fe_fct_step(fct, vel, u, NULL, h, out, courant, NULL);
   fe_vec_destroy(u);
   fe_vec_destroy(out);
   fe_backend_free(s->be, vel);

@@ -778,7 +778,7 @@ static int fct_stage(struct fe_scheme *s, int k, int i, double t0, double h)
   else
     FE_CALL(advection_rate(s, k, t0 + at[i] * h, x->ssp_stage, x->rk4_rate));
   FE_CALL(fe_fct_step(x->fct, s->vel->a, x->ssp_stage, lumped ? NULL : x->rk4_rate, h, x->ssp_euler,
-                      measure ? &courant : NULL));
+                      measure ? &courant : NULL, NULL));
   s->fct_courant = courant > s->fct_courant ? courant : s->fct_courant;
   if (keep[i] != 0) FE_CALL(fe_vec_axpby(x->ssp_euler, keep[i], x->tracer, 1 - keep[i]));
   FE_CALL(set_dirichlet(s, k, t0 + ends[i] * h, x->ssp_euler));

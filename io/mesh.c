@@ -448,3 +448,22 @@ int fe_mesh_incidence(const struct fe_mesh *m, int **ptr_out, int **inc_out)
   *inc_out = inc;
   return FE_SUCCESS;
 }
+
+int fe_mesh_facet_opposite(const struct fe_mesh *m, const int *ptr, const int *inc, const int *f)
+{
+  const int d = m->dim;
+  for (int k = ptr[f[0]]; k < ptr[f[0] + 1]; k++) {
+    const int *cell = m->cells + (long)(inc[k] / m->nv) * m->nv;
+    int shared = 0, other = -1;
+    for (int v = 0; v < m->nv; v++) {
+      int on = 0;
+      for (int j = 0; j < d; j++) on |= cell[v] == f[j];
+      if (on)
+        shared++;
+      else
+        other = cell[v];
+    }
+    if (shared == d) return other;
+  }
+  return -1;
+}

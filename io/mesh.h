@@ -83,6 +83,10 @@ void fe_mesh_destroy(struct fe_mesh *mesh);
  * offsets), ascending in cell: the node -> cell incidence of the space and of host checks. */
 int fe_mesh_incidence(const struct fe_mesh *mesh, int **ptr, int **inc);
 
+/* The vertex across from facet f (its dim node indices) of the first cell, in the incidence
+ * ptr/inc of fe_mesh_incidence, that has f; -1 when no cell has it. */
+int fe_mesh_facet_opposite(const struct fe_mesh *m, const int *ptr, const int *inc, const int *f);
+
 /* 1 when `path` names a Gmsh geometry script (.geo, any case), which is run
  * and meshed, rather than a mesh (.msh). */
 static inline int fe_mesh_is_geo(const char *path)
