@@ -173,6 +173,68 @@ static void test_tracers(const char *dir)
   remove(path);
 }
 
+/* Budgets (<fluxes>): each tracer's advective and diffusive flux per boundary group, then its
+ * source, absorption and divergence, after its other columns; unprefixed with one tracer. */
+static void test_fluxes(const char *dir)
+{
+  static const char *const labels[] = {"inlet", "4"};
+  static const int none[] = {0, 0};
+  const struct fe_stat_layout two = {.n_tracers = 2,
+                                     .names = NAMES,
+                                     .has_exact = none,
+                                     .fluxes = 1,
+                                     .n_flux_groups = 2,
+                                     .flux_labels = labels};
+  char *columns = NULL;
+  CHECK_OK(fe_stat_columns(&two, &columns));
+  CHECK(columns &&
+        !strcmp(columns,
+                "step,time,dt,courant,T%min,T%max,T%integral,T%advection_iterations,"
+                "T%diffusion_iterations,T%advective_flux%inlet,T%diffusive_flux%inlet,"
+                "T%advective_flux%4,T%diffusive_flux%4,T%source,T%absorption,T%divergence,S%min,"
+                "S%max,S%integral,S%advection_iterations,S%diffusion_iterations,"
+                "S%advective_flux%inlet,S%diffusive_flux%inlet,S%advective_flux%4,"
+                "S%diffusive_flux%4,S%source,S%absorption,S%divergence,wall_seconds"));
+  free(columns);
+  const struct fe_stat_layout one = {.n_tracers = 1,
+                                     .names = NAMES,
+                                     .has_exact = none,
+                                     .fluxes = 1,
+                                     .n_flux_groups = 1,
+                                     .flux_labels = labels};
+  CHECK_OK(fe_stat_columns(&one, &columns));
+  CHECK(columns && !strcmp(columns, "step,time,dt,courant,min,max,integral,advection_iterations,"
+                                    "diffusion_iterations,advective_flux%inlet,"
+                                    "diffusive_flux%inlet,source,absorption,divergence,"
+                                    "wall_seconds"));
+  free(columns);
+  char path[512];
+  snprintf(path, sizeof path, "%s/fluxes.stat", dir);
+  struct fe_stat *stat = NULL;
+  CHECK_OK(fe_stat_create(path, &one, &stat));
+  static const double adv[] = {0.25}, diff[] = {-1.5};
+  struct fe_stat_tracer value = VALUES[0];
+  value.advective_flux = adv;
+  value.diffusive_flux = diff;
+  value.source = 2;
+  value.absorption = 0.125;
+  value.divergence = -0.5;
+  const struct fe_stat_row rows[2] = {{0, 0.0, 0.0, 0.0, &VALUES[0], 0.0},
+                                      {1, 0.5, 0.5, 0.0, &value, 1.0}};
+  for (int r = 0; r < 2; r++) CHECK(stat && fe_stat_write(stat, &rows[r]) == FE_SUCCESS);
+  fe_stat_destroy(stat);
+  char *text = read_all(path);
+  CHECK(text && strstr(text, "\n0,0,0,0,-0,0.33333333333333331,0.66666666666666663,0,0,0,0,0,0,"
+                             "0,0\n1,0.5,0.5,0,-0,0.33333333333333331,0.66666666666666663,0,0,"
+                             "0.25,-1.5,2,0.125,-0.5,1\n"));
+  free(text);
+  long keep;
+  const struct fe_stat_layout plain = layout(0);
+  CHECK(fe_stat_check_resume(path, &plain, 1, 0.5, &keep) == FE_ERR_INPUT);
+  CHECK_OK(fe_stat_check_resume(path, &one, 1, 0.5, &keep));
+  remove(path);
+}
+
 static void test_failures(const char *dir)
 {
   char sub[512];
@@ -297,6 +359,7 @@ int main(int argc, char **argv)
   }
   test_format(dir);
   test_tracers(dir);
+  test_fluxes(dir);
   test_failures(dir);
   test_resume(dir);
   test_size_limit(dir);
