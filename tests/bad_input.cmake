@@ -356,7 +356,7 @@ fe_bad_restart(empty "${fe_ckpt}empty\\.bin' is not a complete fesim checkpoint;
 fe_bad_restart(version1 "${fe_ckpt}version1\\.bin' is a checkpoint of format version 1 \\(written by an earlier fesim\\); this fesim reads version 4 only, whose checkpoints it can verify: rerun the case from its start")
 fe_bad_restart(flipped "${fe_ckpt}flipped\\.bin' is damaged \\(truncated or altered\\): its checksum does not match its contents \\(1016 bytes; its header gives 1016\\); expected a checkpoint as fesim wrote it")
 fe_bad_restart(truncated "${fe_ckpt}truncated\\.bin' is damaged \\(truncated or altered\\): its checksum does not match its contents \\(916 bytes; its header gives 1016\\)")
-fe_bad_restart(huge_dumps "${fe_ckpt}huge_dumps\\.bin' is inconsistent: it declares 1152921504606846976 dump times and 98 node values, and holds 808 bytes of values")
+fe_bad_restart(huge_dumps "${fe_ckpt}huge_dumps\\.bin' is inconsistent: it declares 1152921504606846976 dump times and 1 fields of 98 node values, and holds 808 bytes of values")
 fe_bad_restart(dump_count_large "${fe_ckpt}dump_count_large\\.bin' is 8992 bytes, more than a checkpoint of this case can be \\(1040 bytes\\): it belongs to another case or mesh, or is damaged")
 fe_bad_restart(nan_field "${fe_ckpt}nan_field\\.bin' holds a field that is not finite: nan at node 3 of 98; a checkpoint keeps a finite state")
 fe_bad_restart(other_name "${fe_ckpt}other_name\\.bin' was written by case 'other'; this case is 'bad' \\(<name>\\): a checkpoint continues its own case")
