@@ -5,51 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assembly/flux.h"
 #include "core/error.h"
 
 /* ---------------------------------------------------------------- inflow */
-
-/* The vertex of a cell with facet f that is not on f, or -1 (f on no cell). */
-static int opposite_vertex(const struct fe_mesh *m, const int *ptr, const int *inc, const int *f)
-{
-  const int d = m->dim;
-  for (int k = ptr[f[0]]; k < ptr[f[0] + 1]; k++) {
-    const int *cell = m->cells + (long)(inc[k] / m->nv) * m->nv;
-    int shared = 0, other = -1;
-    for (int v = 0; v < m->nv; v++) {
-      int on = 0;
-      for (int j = 0; j < d; j++) on |= cell[v] == f[j];
-      if (on)
-        shared++;
-      else
-        other = cell[v];
-    }
-    if (shared == d) return other;
-  }
-  return -1;
-}
 
 /* The outward normal of facet f scaled by its measure (|n| = |F|). */
 static void outward_normal(const struct fe_mesh *m, const int *f, int opposite, double n[3])
 {
   const int d = m->dim;
-  double e[2][3] = {{0}}, to[3] = {0};
-  for (int v = 1; v < d; v++)
-    for (int a = 0; a < d; a++)
-      e[v - 1][a] = m->coords[(long)f[v] * d + a] - m->coords[(long)f[0] * d + a];
-  for (int a = 0; a < d; a++)
-    to[a] = m->coords[(long)opposite * d + a] - m->coords[(long)f[0] * d + a];
-  if (d == 2) {
-    n[0] = e[0][1], n[1] = -e[0][0], n[2] = 0;
-  } else {
-    n[0] = 0.5 * (e[0][1] * e[1][2] - e[0][2] * e[1][1]);
-    n[1] = 0.5 * (e[0][2] * e[1][0] - e[0][0] * e[1][2]);
-    n[2] = 0.5 * (e[0][0] * e[1][1] - e[0][1] * e[1][0]);
-  }
-  double side = 0;
-  for (int a = 0; a < d; a++) side += n[a] * to[a];
-  if (side > 0)
-    for (int a = 0; a < 3; a++) n[a] = -n[a];
+  double x[4][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  for (int v = 0; v <= d; v++)
+    for (int a = 0; a < d; a++) x[v][a] = m->coords[(long)(v < d ? f[v] : opposite) * d + a];
+  fe_facet_normal(d, x, n);
 }
 
 /* The facets of group g through which the flow enters at the velocity u
@@ -64,7 +32,7 @@ static int inflow_facets(const struct fe_mesh *m, const struct fe_bcs *bcs, cons
     if (m->facet_group[k] != tag || (m->facet_cells && m->facet_cells[k] != 1)) continue;
     if (m->facet_link && m->facet_link[k]) continue; /* periodic: the flow comes from the copy */
     const int *f = m->facets + (long)k * d;
-    const int opposite = opposite_vertex(m, ptr, inc, f);
+    const int opposite = fe_mesh_facet_opposite(m, ptr, inc, f);
     if (opposite < 0) continue;
     ++*facets;
     int dirichlet = 1;

@@ -323,13 +323,19 @@ int fe_tracer_time_dependent_diffusivity(const struct fe_tracer *tr)
   return 0;
 }
 
-/* The physical attribute of a <boundary> as written (words joined by one space). */
-static const char *refs_text(const struct fe_boundary *bd, char *buf, size_t size)
+/* Words joined by one space: an attribute's list of physical groups as written. */
+static const char *refs_text(int n, char *const *refs, char *buf, size_t size)
 {
   buf[0] = '\0';
-  for (int r = 0; r < bd->n_refs; r++)
-    snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", r ? " " : "", bd->refs[r]);
+  for (int r = 0; r < n; r++)
+    snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", r ? " " : "", refs[r]);
   return buf;
+}
+
+/* The physical attribute of a <boundary> as written. */
+static const char *boundary_text(const struct fe_boundary *bd, char *buf, size_t size)
+{
+  return refs_text(bd->n_refs, bd->refs, buf, size);
 }
 
 static const char *const group_kind[] = {"points", "curves", "surfaces", "volumes"};
@@ -345,58 +351,102 @@ static void list_tags(const struct fe_physical *const *g, int n, int total, char
   if (total > n) snprintf(buf + strlen(buf), size - strlen(buf), ", ... (%d groups)", total);
 }
 
+/* Where a list of groups is written: the case file, the line, the element and its attribute
+ * (<boundary physical="a b">, <fluxes boundaries="a b">). */
+struct group_list {
+  const struct fe_case *c;
+  int line;
+  const char *element, *attr;
+  int n_refs;
+  char *const *refs;
+};
+
+/* "case.xml:12: <fluxes boundaries=\"a b\">" */
+static const char *list_where(const struct group_list *l, char *buf, size_t size)
+{
+  char shown[FE_QUOTE_SIZE], attr[512];
+  snprintf(buf, size, "%s:%d: <%s %s=\"%s\">", fe_path_shown(l->c->path, shown, sizeof shown),
+           l->line, l->element, l->attr, refs_text(l->n_refs, l->refs, attr, sizeof attr));
+  return buf;
+}
+
 /* A name given to several boundary groups of the mesh (io/mesh.c warns when
  * the mesh is read): which one is meant cannot be told. */
-static int shared_name(const struct fe_case *c, const struct fe_tracer *tr, const struct fe_mesh *m,
-                       int b, const char *ref)
+static int shared_name(const struct group_list *l, const struct fe_mesh *m, const char *ref)
 {
   enum { SHOWN = 6 };
   const struct fe_physical *g[SHOWN];
   const int n = fe_mesh_groups_named(m, m->dim - 1, ref, g, SHOWN);
   if (n < 2) return FE_SUCCESS;
-  char attr[512], tags[128], shown[FE_QUOTE_SIZE];
+  char where[1024], tags[128];
   list_tags(g, n < SHOWN ? n : SHOWN, n, tags, sizeof tags);
   FE_RAISE(FE_ERR_INPUT,
-           "%s:%d: <boundary physical=\"%s\">: the mesh %s gives the physical name '%s' to %d "
-           "groups of %s, %s; expected a name of one group: refer to the group by its number, "
-           "e.g. physical=\"%d\"",
-           fe_path_shown(c->path, shown, sizeof shown), tr->boundaries[b].line,
-           refs_text(&tr->boundaries[b], attr, sizeof attr), m->path, ref, n,
-           group_kind[m->dim - 1], tags, g[0]->tag);
+           "%s: the mesh %s gives the physical name '%s' to %d groups of %s, %s; expected a name "
+           "of one group: refer to the group by its number, e.g. %s=\"%d\"",
+           list_where(l, where, sizeof where), m->path, ref, n, group_kind[m->dim - 1], tags,
+           l->attr, g[0]->tag);
 }
 
-/* The physical groups of one <boundary>, as indices in m->groups;
- * FE_ERR_INPUT for a name or number that is not a boundary group of the
- * mesh, and for a name that several of them have. */
-static int resolve_refs(const struct fe_case *c, const struct fe_tracer *tr,
-                        const struct fe_mesh *m, int b, int *groups)
+/* The physical groups of a list, as indices in m->groups; FE_ERR_INPUT for a name or number
+ * that is not a boundary group of the mesh, and for a name that several of them have. */
+static int find_groups(const struct group_list *l, const struct fe_mesh *m, int *groups)
 {
-  const struct fe_boundary *bd = &tr->boundaries[b];
-  for (int r = 0; r < bd->n_refs; r++) {
-    FE_CALL(shared_name(c, tr, m, b, bd->refs[r]));
-    const struct fe_physical *g = fe_mesh_find_group(m, m->dim - 1, bd->refs[r]);
+  for (int r = 0; r < l->n_refs; r++) {
+    const char *ref = l->refs[r];
+    FE_CALL(shared_name(l, m, ref));
+    const struct fe_physical *g = fe_mesh_find_group(m, m->dim - 1, ref);
     if (g) {
       groups[r] = (int)(g - m->groups);
       continue;
     }
-    char list[512] = "", attr[512], region[160] = "", shown[FE_QUOTE_SIZE];
+    char list[512] = "", where[1024], region[160] = "";
     for (int k = 0; k < m->n_groups; k++)
       if (m->groups[k].dim == m->dim - 1) {
         size_t len = strlen(list);
         snprintf(list + len, sizeof list - len, "%s%s (%d)", len ? ", " : "",
                  m->groups[k].name[0] ? m->groups[k].name : "unnamed", m->groups[k].tag);
       }
-    const struct fe_physical *cells = fe_mesh_find_group(m, m->dim, bd->refs[r]);
-    if (cells)
-      snprintf(region, sizeof region, " ('%s' is a group of %s, a region of the domain)",
-               bd->refs[r], group_kind[m->dim]);
+    if (fe_mesh_find_group(m, m->dim, ref))
+      snprintf(region, sizeof region, " ('%s' is a group of %s, a region of the domain)", ref,
+               group_kind[m->dim]);
     FE_RAISE(FE_ERR_INPUT,
-             "%s:%d: <boundary physical=\"%s\">: the mesh %s has no boundary physical group "
-             "'%s'%s; expected a group of %s, one of: %s",
-             fe_path_shown(c->path, shown, sizeof shown), bd->line,
-             refs_text(bd, attr, sizeof attr), m->path, bd->refs[r], region, group_kind[m->dim - 1],
+             "%s: the mesh %s has no boundary physical group '%s'%s; expected a group of %s, one "
+             "of: %s",
+             list_where(l, where, sizeof where), m->path, ref, region, group_kind[m->dim - 1],
              list[0] ? list : "none (the mesh has no boundary groups)");
   }
+  return FE_SUCCESS;
+}
+
+/* The physical groups of one <boundary>, as indices in m->groups. */
+static int resolve_refs(const struct fe_case *c, const struct fe_tracer *tr,
+                        const struct fe_mesh *m, int b, int *groups)
+{
+  const struct fe_boundary *bd = &tr->boundaries[b];
+  const struct group_list l = {c, bd->line, "boundary", "physical", bd->n_refs, bd->refs};
+  return find_groups(&l, m, groups);
+}
+
+int fe_flux_groups_find(const struct fe_case *c, const struct fe_mesh *m, int *groups, int *n)
+{
+  *n = 0;
+  if (!c->n_flux_refs) {
+    for (int k = 0; k < m->n_groups; k++)
+      if (m->groups[k].dim == m->dim - 1) groups[(*n)++] = k;
+    return FE_SUCCESS;
+  }
+  const struct group_list l = {c,           c->fluxes_line, "fluxes", "boundaries", c->n_flux_refs,
+                               c->flux_refs};
+  FE_CALL(find_groups(&l, m, groups));
+  for (int r = 0; r < c->n_flux_refs; r++)
+    for (int q = 0; q < r; q++) {
+      char where[1024];
+      FE_CHECK(groups[q] != groups[r], FE_ERR_INPUT,
+               "%s: '%s' is physical group %d, listed already as '%s'; expected each group once",
+               list_where(&l, where, sizeof where), c->flux_refs[r], m->groups[groups[r]].tag,
+               c->flux_refs[q]);
+    }
+  *n = c->n_flux_refs;
   return FE_SUCCESS;
 }
 
@@ -487,7 +537,7 @@ static int facets_error(const struct fe_case *c, const struct fe_tracer *tr,
   static const char *const cells[] = {"", "", "triangles", "tetrahedra"};
   const struct fe_boundary *bd = &tr->boundaries[b];
   char attr[512], name[320], others[96], buf[FE_QUOTE_SIZE];
-  refs_text(bd, attr, sizeof attr);
+  boundary_text(bd, attr, sizeof attr);
   group_name(&m->groups[g], name, sizeof name);
   const char *shown = fe_path_shown(c->path, buf, sizeof buf), *mesh = m->path;
   const int d = m->dim;
@@ -518,10 +568,10 @@ static void facets_warning(const struct fe_case *c, const struct fe_tracer *tr,
   fe_warn("%s:%d: <boundary physical=\"%s\">: %ld of the %ld %s of %s %s inside the domain of "
           "the mesh %s (element %zu, for one, is shared by two %s); the Dirichlet value holds "
           "there too, as on an internal wall",
-          fe_path_shown(c->path, shown, sizeof shown), bd->line, refs_text(bd, attr, sizeof attr),
-          s->inside, s->n, facets[m->dim], group_name(&m->groups[g], name, sizeof name),
-          s->inside > 1 ? "lie" : "lies", mesh, facet_tag(m, s->first_inside),
-          m->dim == 2 ? "triangles" : "tetrahedra");
+          fe_path_shown(c->path, shown, sizeof shown), bd->line,
+          boundary_text(bd, attr, sizeof attr), s->inside, s->n, facets[m->dim],
+          group_name(&m->groups[g], name, sizeof name), s->inside > 1 ? "lie" : "lies", mesh,
+          facet_tag(m, s->first_inside), m->dim == 2 ? "triangles" : "tetrahedra");
 }
 
 /* A group on a periodic boundary: its facets lie inside the periodic domain, and its nodes are
@@ -540,9 +590,9 @@ static int periodic_error(const struct fe_case *c, const struct fe_tracer *tr,
              "(element %zu: %s %d and %d are periodic, Gmsh's Periodic): the domain continues "
              "across it, and its nodes are copies of the nodes on the other side; expected a "
              "group of the boundary that is not periodic, or the mesh without that periodicity",
-             fe_path_shown(c->path, buf, sizeof buf), bd->line, refs_text(bd, attr, sizeof attr),
-             group_name(&m->groups[g], name, sizeof name), m->path, facet_tag(m, f), kind[l->dim],
-             l->slave, l->master);
+             fe_path_shown(c->path, buf, sizeof buf), bd->line,
+             boundary_text(bd, attr, sizeof attr), group_name(&m->groups[g], name, sizeof name),
+             m->path, facet_tag(m, f), kind[l->dim], l->slave, l->master);
   }
   return FE_SUCCESS;
 }
@@ -587,7 +637,7 @@ static int resolve_owners(const struct fe_case *c, const struct fe_tracer *tr,
       FE_CHECK(owner[g] < 0 || owner[g] == b, FE_ERR_INPUT,
                "%s:%d: <boundary physical=\"%s\">: '%s' is physical group %d, which already has a "
                "condition at line %d; a group may appear in one <boundary> only",
-               shown, bd->line, refs_text(bd, attr, sizeof attr), bd->refs[r], m->groups[g].tag,
+               shown, bd->line, boundary_text(bd, attr, sizeof attr), bd->refs[r], m->groups[g].tag,
                tr->boundaries[owner[g]].line);
       owner[g] = b;
     }
@@ -595,13 +645,27 @@ static int resolve_owners(const struct fe_case *c, const struct fe_tracer *tr,
   return FE_SUCCESS;
 }
 
-/* Dirichlet nodes (where boundaries meet, the later one sets the value) and
- * Neumann facets, from the <boundary> of each facet (bc[f], -1 for none). */
-static int collect(const struct fe_tracer *tr, const struct fe_mesh *m, const int *bc, int *dbc,
-                   struct fe_bcs *bcs)
+/* rank[g]: where group g (index in m->groups) stands in the tracer's conditions, its
+ * <boundary> b and its place r in the physical attribute, as b * 64 + r; -1 for none. */
+static void group_ranks(const struct fe_tracer *tr, const struct fe_mesh *m, const int *owner,
+                        const int (*groups)[64], int *rank)
+{
+  for (int g = 0; g < m->n_groups; g++) {
+    rank[g] = -1;
+    if (owner[g] < 0) continue;
+    for (int r = 0; r < tr->boundaries[owner[g]].n_refs; r++)
+      if (groups[owner[g]][r] == g) rank[g] = owner[g] * 64 + r;
+  }
+}
+
+/* Dirichlet nodes and Neumann facets from the group of each facet (group[f], -1 for none) and
+ * the <boundary> of each group (owner).  Where Dirichlet boundaries meet, the later one sets
+ * the value, and of its groups the one listed later (rank) owns the node. */
+static int collect(const struct fe_tracer *tr, const struct fe_mesh *m, const int *group,
+                   const int *owner, const int *rank, int *dgroup, struct fe_bcs *bcs)
 {
   for (int f = 0; f < m->n_facets; f++) {
-    const int b = bc[f];
+    const int g = group[f], b = g < 0 ? -1 : owner[g];
     if (b < 0) continue;
     if (tr->boundaries[b].kind == FE_BC_NEUMANN) {
       bcs->n_neumann_facets++;
@@ -609,33 +673,38 @@ static int collect(const struct fe_tracer *tr, const struct fe_mesh *m, const in
     }
     for (int v = 0; v < m->dim; v++) {
       const int n = m->facets[(long)f * m->dim + v];
-      if (!bcs->is_dirichlet[n] || dbc[n] < b) dbc[n] = b;
+      if (!bcs->is_dirichlet[n] || rank[dgroup[n]] < rank[g]) dgroup[n] = g;
       bcs->is_dirichlet[n] = 1;
     }
   }
   for (int n = m->n_nodes - m->n_aliased; n < m->n_nodes; n++) { /* periodic: every copy alike */
     const int o = fe_mesh_owner(m, n);
-    if (bcs->is_dirichlet[n] && (!bcs->is_dirichlet[o] || dbc[o] < dbc[n])) dbc[o] = dbc[n];
+    if (bcs->is_dirichlet[n] && (!bcs->is_dirichlet[o] || rank[dgroup[o]] < rank[dgroup[n]]))
+      dgroup[o] = dgroup[n];
     bcs->is_dirichlet[o] |= bcs->is_dirichlet[n];
   }
   for (int n = m->n_nodes - m->n_aliased; n < m->n_nodes; n++) {
     bcs->is_dirichlet[n] = bcs->is_dirichlet[fe_mesh_owner(m, n)];
-    if (bcs->is_dirichlet[n]) dbc[n] = dbc[fe_mesh_owner(m, n)];
+    if (bcs->is_dirichlet[n]) dgroup[n] = dgroup[fe_mesh_owner(m, n)];
   }
   FE_MALLOC((size_t)bcs->n_neumann_facets + 1, &bcs->neumann_facet);
   FE_MALLOC((size_t)bcs->n_neumann_facets + 1, &bcs->neumann_bc);
-  for (int f = 0, k = 0; f < m->n_facets; f++)
-    if (bc[f] >= 0 && tr->boundaries[bc[f]].kind == FE_BC_NEUMANN) {
+  for (int f = 0, k = 0; f < m->n_facets; f++) {
+    const int b = group[f] < 0 ? -1 : owner[group[f]];
+    if (b >= 0 && tr->boundaries[b].kind == FE_BC_NEUMANN) {
       bcs->neumann_facet[k] = f;
-      bcs->neumann_bc[k++] = bc[f];
+      bcs->neumann_bc[k++] = b;
     }
+  }
   for (long n = 0; n < m->n_nodes; n++) bcs->n_dirichlet += bcs->is_dirichlet[n];
   FE_MALLOC((size_t)bcs->n_dirichlet + 1, &bcs->dirichlet);
   FE_MALLOC((size_t)bcs->n_dirichlet + 1, &bcs->dirichlet_bc);
+  FE_MALLOC((size_t)bcs->n_dirichlet + 1, &bcs->dirichlet_group);
   for (long n = 0, k = 0; n < m->n_nodes; n++)
     if (bcs->is_dirichlet[n]) {
       bcs->dirichlet[k] = (int)n;
-      bcs->dirichlet_bc[k++] = dbc[n];
+      bcs->dirichlet_group[k] = dgroup[n];
+      bcs->dirichlet_bc[k++] = owner[dgroup[n]];
     }
   return FE_SUCCESS;
 }
@@ -643,21 +712,23 @@ static int collect(const struct fe_tracer *tr, const struct fe_mesh *m, const in
 static int bcs_resolve(const struct fe_case *c, const struct fe_tracer *tr, const struct fe_mesh *m,
                        struct fe_bcs *bcs)
 {
-  int *owner = NULL, *group = NULL, *dbc = NULL, (*groups)[64] = NULL;
+  int *owner = NULL, *rank = NULL, *group = NULL, *dgroup = NULL, (*groups)[64] = NULL;
   int err = fe_malloc(((size_t)m->n_groups + 1) * sizeof *owner, &owner);
+  if (!err) err = fe_malloc(((size_t)m->n_groups + 1) * sizeof *rank, &rank);
   if (!err) err = fe_malloc(((size_t)m->n_facets + 1) * sizeof *group, &group);
-  if (!err) err = fe_malloc(((size_t)m->n_nodes + 1) * sizeof *dbc, &dbc);
+  if (!err) err = fe_malloc(((size_t)m->n_nodes + 1) * sizeof *dgroup, &dgroup);
   if (!err) err = fe_malloc(((size_t)tr->n_boundaries + 1) * sizeof *groups, &groups);
   if (!err) err = resolve_owners(c, tr, m, groups, owner);
   if (!err) err = facet_groups(m, group);
   if (!err) err = check_facets(c, tr, m, group, (const int(*)[64])groups);
   if (!err) {
-    for (int f = 0; f < m->n_facets; f++) group[f] = group[f] < 0 ? -1 : owner[group[f]];
-    err = collect(tr, m, group, dbc, bcs);
+    group_ranks(tr, m, owner, (const int(*)[64])groups, rank);
+    err = collect(tr, m, group, owner, rank, dgroup, bcs);
   }
   free(owner);
+  free(rank);
   free(group);
-  free(dbc);
+  free(dgroup);
   free(groups);
   return err;
 }
@@ -685,6 +756,7 @@ void fe_bcs_destroy(struct fe_bcs *bcs)
   free(bcs->is_dirichlet);
   free(bcs->dirichlet);
   free(bcs->dirichlet_bc);
+  free(bcs->dirichlet_group);
   free(bcs->neumann_facet);
   free(bcs->neumann_bc);
   free(bcs);

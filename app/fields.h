@@ -10,8 +10,11 @@
 struct fe_bcs {
   unsigned char *is_dirichlet; /* n_nodes flags */
   long n_dirichlet;
-  int *dirichlet;    /* ascending node indices */
-  int *dirichlet_bc; /* index in the tracer's boundaries setting each Dirichlet node */
+  int *dirichlet;       /* ascending node indices */
+  int *dirichlet_bc;    /* index in the tracer's boundaries setting each Dirichlet node */
+  int *dirichlet_group; /* the physical group (index in the mesh's groups) that sets it: of
+                           that <boundary>'s groups with a facet at the node, the one listed
+                           last in its physical attribute */
   int n_neumann_facets;
   int *neumann_facet; /* facet indices */
   int *neumann_bc;    /* their boundary */
@@ -26,6 +29,13 @@ struct fe_bcs {
 int fe_bcs_create(const struct fe_case *c, const struct fe_tracer *tr, const struct fe_mesh *m,
                   struct fe_bcs **bcs);
 void fe_bcs_destroy(struct fe_bcs *bcs);
+
+/* <fluxes>: the boundary groups whose fluxes the stat file has, as indices in m->groups
+ * (room for m->n_groups), *n of them: those of fluxes@boundaries in its order, or every
+ * boundary group of the mesh in the mesh's order.  FE_ERR_INPUT naming the case file's line
+ * for a name or number that is no boundary group of the mesh (listing those it has), a name
+ * several of them have, and a group listed twice (by name and by number). */
+int fe_flux_groups_find(const struct fe_case *c, const struct fe_mesh *m, int *groups, int *n);
 
 /* out[n] = expr(x_n, t) at every node; FE_ERR_INPUT naming the expression and
  * the point where a value is not finite. */

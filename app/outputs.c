@@ -186,11 +186,24 @@ static int name_fields(struct fe_outputs *o)
   return FE_SUCCESS;
 }
 
-/* The stat file's tracers. */
+/* The stat file's tracers and their budgets. */
 static struct fe_stat_layout stat_layout(const struct fe_outputs *o)
 {
-  return (struct fe_stat_layout){
-      .n_tracers = o->n_tracers, .names = o->tracer_names, .has_exact = o->has_exact};
+  return (struct fe_stat_layout){.n_tracers = o->n_tracers,
+                                 .names = o->tracer_names,
+                                 .has_exact = o->has_exact,
+                                 .fluxes = o->c->fluxes,
+                                 .n_flux_groups = o->n_flux_groups,
+                                 .flux_labels = (const char *const *)o->flux_labels};
+}
+
+/* <fluxes>: the boundary groups of the budget columns and their labels. */
+static int flux_groups(struct fe_outputs *o)
+{
+  if (!o->c->fluxes) return FE_SUCCESS;
+  FE_CALLOC(o->m->n_groups + 1, &o->flux_groups);
+  FE_CALL(fe_flux_groups_find(o->c, o->m, o->flux_groups, &o->n_flux_groups));
+  return fe_budget_labels(o->m, o->n_flux_groups, o->flux_groups, &o->flux_labels);
 }
 
 /* The dump's fields, the output paths, and the run's identity. */
@@ -198,6 +211,7 @@ static int name_outputs(struct fe_outputs *o)
 {
   const struct fe_case *c = o->c;
   FE_CALL(name_fields(o));
+  FE_CALL(flux_groups(o));
   const struct fe_stat_layout layout = stat_layout(o);
   FE_CALL(fe_stat_columns(&layout, &o->stat_columns));
   FE_CALL(fe_outdir_path(o->dir, &o->stat_path, "%s.stat", c->name));
@@ -316,6 +330,9 @@ void fe_outputs_destroy(struct fe_outputs *o)
                   (void *)o->tracer_names,
                   o->has_exact};
   for (size_t i = 0; i < sizeof host / sizeof *host; i++) free(host[i]);
+  for (int g = 0; o->flux_labels && g < o->n_flux_groups; g++) free(o->flux_labels[g]);
+  free(o->flux_labels);
+  free(o->flux_groups);
   fe_stat_destroy(o->stat);
   fe_csv_destroy(o->probes_file);
   fe_outdir_unlock(o->lock);
@@ -573,6 +590,13 @@ static int tracer_values(struct fe_outputs *o, struct fe_scheme *s, int k, long 
   FE_CALL(fe_vec_dot(o->lumped, x->tracer, &row->integral));
   row->advection_iterations = x->mass.iterations;
   row->diffusion_iterations = x->diffusion.iterations;
+  if (!s->budget || !step) return FE_SUCCESS; /* row 0: no step, every term 0 */
+  const struct fe_budget_tracer *bt = &s->budget->tracers[k];
+  row->advective_flux = bt->advective;
+  row->diffusive_flux = bt->diffusive;
+  row->source = bt->source_rate;
+  row->absorption = bt->absorption_rate;
+  row->divergence = bt->divergence_rate;
   return FE_SUCCESS;
 }
 

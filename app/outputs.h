@@ -29,6 +29,9 @@ struct fe_outputs {
   char *fields_text;
   const char **tracer_names; /* the stat file's layout */
   int *has_exact;
+  int n_flux_groups;  /* <fluxes>: the boundary groups of the budget columns */
+  int *flux_groups;   /* their indices in the mesh's groups (fe_flux_groups_find) */
+  char **flux_labels; /* their columns' labels (fe_budget_labels) */
   char *stat_columns;
   struct fe_checkpoint id; /* what identifies the run in its checkpoints */
   int have_mesh_id;
@@ -70,7 +73,9 @@ struct fe_outputs {
  * create within the file system's limits.  Nothing is written. */
 int fe_outputs_init(struct fe_outputs *o, const struct fe_options *opt, const struct fe_case *c,
                     const struct fe_schedule *sched);
-/* The dump's fields, the output paths, the run's identity, the vectors on be. */
+/* The dump's fields, the output paths, the run's identity, the vectors on be; with <fluxes>
+ * the boundary groups of the budget, resolved against the mesh (FE_ERR_INPUT for a name that is
+ * not a boundary group of it). */
 int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m, const struct fe_backend *be);
 void fe_outputs_destroy(struct fe_outputs *o);
 

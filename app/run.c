@@ -259,6 +259,8 @@ static int create_scheme(struct fe_sim *s)
   FE_CALL(fe_scheme_create(s->c, (const struct fe_bcs *const *)s->bcs, s->spaces,
                            (const struct fe_coefficient_programs *const *)s->cps, s->velocity,
                            s->strategy, s->opt->verbosity, &s->scheme));
+  if (s->c->fluxes)
+    FE_CALL(fe_scheme_budget(s->scheme, s->out.n_flux_groups, s->out.flux_groups, s->out.lumped));
   if (s->c->n_probes)
     FE_CALL(fe_probes_create(s->spaces[0], s->c->n_probes, s->probe_loc, &s->probes));
   s->rate_time = NAN;
@@ -421,7 +423,7 @@ static int fct_courant(const struct fe_sim *s, const double *velocity, double h,
   if (!err) err = fe_vec_create(s->be, n, &u);
   if (!err) err = fe_vec_create(s->be, n, &out);
   if (!err) err = fe_vec_set(u, 0.0);
-  if (!err) err = fe_fct_step(fct, vel, u, NULL, h, out, courant);
+  if (!err) err = fe_fct_step(fct, vel, u, NULL, h, out, courant, NULL);
   fe_vec_destroy(u);
   fe_vec_destroy(out);
   fe_backend_free(s->be, vel);
@@ -472,6 +474,28 @@ static void print_output(const struct fe_sim *s)
   else
     printf("output    %s: a dump every %.9g in time (%ld output times and the end), %s\n",
            s->out.dir, c->output_period, s->sched.n_outputs, checkpoints);
+}
+
+/* --check's lines of <fluxes>: the boundary groups and each tracer's budget columns. */
+static void print_fluxes(const struct fe_sim *s)
+{
+  const struct fe_outputs *o = &s->out;
+  const struct fe_mesh *m = s->m;
+  if (!s->c->fluxes) return;
+  printf("fluxes    %d boundary group%s:", o->n_flux_groups, o->n_flux_groups == 1 ? "" : "s");
+  for (int g = 0; g < o->n_flux_groups; g++) {
+    const struct fe_physical *p = &m->groups[o->flux_groups[g]];
+    int nf = 0;
+    for (int f = 0; f < m->n_facets; f++)
+      nf += m->facet_group[f] == p->tag && (!m->facet_cells || m->facet_cells[f] == 1);
+    printf("%s %s (tag %d, %d boundary facets)", g ? "," : "", p->name[0] ? p->name : "unnamed",
+           p->tag, nf);
+  }
+  printf("%s\n          stat columns of %s:", o->n_flux_groups ? "" : " none",
+         s->n_tracers > 1 ? "each tracer (NAME%COLUMN)" : "the tracer");
+  for (int g = 0; g < o->n_flux_groups; g++)
+    printf(" advective_flux%%%s diffusive_flux%%%s", o->flux_labels[g], o->flux_labels[g]);
+  printf(" source absorption divergence: rates over each step, positive into the domain\n");
 }
 
 /* --check's line of tracer k's loads: how its source and Neumann fluxes enter. */
@@ -634,6 +658,7 @@ static int print_check(const struct fe_sim *s)
          c->max_iterations);
   printf("assembly  %s on backend %s\n", fe_strategy_name(s->strategy), s->be->description);
   print_output(s);
+  print_fluxes(s);
   fe_case_probes_print(c, m, s->probe_loc, s->out.probes_path);
   if (s->opt->restart)
     printf("restart   %s: step %ld, t = %.17g, %ld dumps; verified against the case, the mesh and "

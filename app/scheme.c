@@ -67,6 +67,7 @@ static int create_coefficients(struct fe_scheme *s, struct fe_scheme_tracer *x)
   const int zero = 0;
   FE_CALL(fe_backend_alloc(s->be, sizeof zero, &zero, &x->indefinite));
   x->kappa_time = NAN;
+  x->lambda_time = NAN;
   x->coef = (struct fe_coefficients){.diffusivity = x->diff,
                                      .velocity = s->vel->a,
                                      .uniform_diffusivity = x->cp->uniform_diffusivity};
@@ -260,6 +261,19 @@ int fe_scheme_create(const struct fe_case *c, const struct fe_bcs *const *bcs,
   return FE_SUCCESS;
 }
 
+int fe_scheme_budget(struct fe_scheme *s, int n_groups, const int *groups,
+                     const struct fe_vec *lumped)
+{
+  const struct fe_bcs **bcs;
+  FE_CALLOC(s->n_tracers, &bcs);
+  for (int k = 0; k < s->n_tracers; k++) bcs[k] = s->tracers[k].bcs;
+  const int advected = s->has_advection || s->implicit_advection;
+  const int err = fe_budget_create(s->c, s->tracers[0].space, n_groups, groups, bcs, lumped,
+                                   advected, &s->budget);
+  free(bcs);
+  return err;
+}
+
 static void tracer_destroy(const struct fe_backend *be, struct fe_scheme_tracer *x)
 {
   fe_krylov_destroy(x->mass.solver);
@@ -283,6 +297,7 @@ void fe_scheme_destroy(struct fe_scheme *s)
   }
   for (int i = 0; i < s->n_fct; i++) fe_fct_destroy(s->fcts[i]);
   for (int k = 0; k < s->n_tracers; k++) tracer_destroy(s->be, &s->tracers[k]);
+  fe_budget_destroy(s->budget);
   fe_vec_destroy(s->vel);
   free(s->assembled);
   free(s->fcts);
@@ -534,6 +549,24 @@ static int assemble_mass(struct fe_scheme *s, int k, double t)
   return FE_SUCCESS;
 }
 
+/* ---------------------------------------------------------------- the budget */
+
+/* Tracer k's budget sums (app/budget.h), NULL without <fluxes>. */
+static struct fe_budget_tracer *budget_of(const struct fe_scheme *s, int k)
+{
+  return s->budget ? &s->budget->tracers[k] : NULL;
+}
+
+/* Tracer k's budget: the Neumann slots of the flux just evaluated (app/coefficients.h) times w,
+ * plus keep times what the budget's slots held. */
+static int budget_slots(struct fe_scheme *s, int k, enum fe_evaluated what, double w, double keep)
+{
+  struct fe_budget_tracer *bt = budget_of(s, k);
+  if (!bt || what != FE_EVAL_NEUMANN) return FE_SUCCESS;
+  struct fe_vec *v = bt->neumann_slots;
+  return s->be->vec->axpby(s->be, v->n, w, s->tracers[k].cp->neumann.g, keep, v->a);
+}
+
 /* ---------------------------------------------------------------- diffusion */
 
 /* Tracer k's absorption rate at t on the backend; a negative value there is an input error
@@ -544,6 +577,7 @@ static int evaluate_absorption(struct fe_scheme *s, int k, double t)
   double lo, hi;
   evaluating(s, k, FE_EVAL_ABSORPTION, t);
   FE_CALL(fe_coefficients_absorption(x->cp, t, x->lambda->a));
+  x->lambda_time = t;
   FE_CALL(fe_vec_minmax(x->lambda, &lo, &hi));
   if (lo >= 0 || isnan(lo)) return FE_SUCCESS;
   double *work;
@@ -619,9 +653,12 @@ static int theta_load(struct fe_scheme *s, int k, enum fe_evaluated what, int td
                       double t1, struct fe_vec *out)
 {
   const double th = s->c->theta;
+  const int both = tdep && th != 1;
   FE_CALL(load_at(s, k, what, t1, out->a));
-  if (!tdep || th == 1) return FE_SUCCESS;
+  FE_CALL(budget_slots(s, k, what, both ? th : 1.0, 0.0));
+  if (!both) return FE_SUCCESS;
   FE_CALL(load_at(s, k, what, t0, s->tracers[k].load_old->a));
+  FE_CALL(budget_slots(s, k, what, 1 - th, 1.0));
   return fe_vec_axpby(out, 1 - th, s->tracers[k].load_old, th);
 }
 
@@ -649,6 +686,25 @@ static int source_load(struct fe_scheme *s, int k, double t0, double t1)
   return FE_SUCCESS;
 }
 
+/* Tracer k's budget of the substep's loads (tau times each): the source, all of it, and the
+ * Neumann flux through each facet; at the Dirichlet nodes they are the unmasked equations'
+ * loads, which the consistent flux does not include. */
+static int budget_loads(struct fe_scheme *s, int k, double tau)
+{
+  struct fe_scheme_tracer *x = &s->tracers[k];
+  struct fe_budget_tracer *bt = budget_of(s, k);
+  if (!x->src_zero && s->quadrature) {
+    FE_CALL(fe_vec_axpy(bt->source, tau, x->source_load));
+    FE_CALL(fe_vec_axpy(bt->reaction_diff, -tau, x->source_load));
+  } else if (!x->src_zero) { /* the load M f: its Dirichlet rows are the mass's */
+    FE_CALL(fe_vec_axpy(bt->source, tau, x->source_values));
+    FE_CALL(fe_op_reaction(x->mass.op, -tau, x->source_values, bt->reaction_diff));
+  }
+  if (!x->bcs->n_neumann_facets) return FE_SUCCESS;
+  FE_CALL(fe_vec_axpy(bt->neumann, tau, bt->neumann_slots));
+  return fe_vec_axpy(bt->reaction_diff, -tau, x->neumann_load);
+}
+
 /* Tracer k's rhs += tau * (theta F(t1) + (1 - theta) F(t0)) for the source and Neumann loads,
  * each evaluated once when it does not change in time. */
 static int add_loads(struct fe_scheme *s, int k, double t0, double t1, double tau)
@@ -664,7 +720,27 @@ static int add_loads(struct fe_scheme *s, int k, double t0, double t1, double ta
     x->neumann_kept = !x->bc_tdep;
     FE_CALL(fe_vec_axpy(x->rhs, tau, x->neumann_load));
   }
-  return FE_SUCCESS;
+  return s->budget ? budget_loads(s, k, tau) : FE_SUCCESS;
+}
+
+/* Tracer k's budget of a diffusion substep of length tau (coefficients at tmid) for the
+ * operator op of the pair acting on X with sign (the left one on T1, +1; the right one on T0,
+ * -1) and theta weight w: op's Dirichlet rows (the consistent flux), and the absorption and
+ * the advection (advection="theta") that op holds. */
+static int budget_substep(struct fe_scheme *s, int k, struct fe_op *op, double sign,
+                          const struct fe_vec *X, double tau, double w, double tmid)
+{
+  struct fe_scheme_tracer *x = &s->tracers[k];
+  FE_CALL(fe_op_reaction(op, sign, X, budget_of(s, k)->reaction_diff));
+  if (w == 0) return FE_SUCCESS;
+  if (x->absorbs) { /* a tracer that shares another's operator evaluates its rate here */
+    if (x->lambda_time != tmid && (x->absorption_tdep || isnan(x->lambda_time)))
+      FE_CALL(evaluate_absorption(s, k, tmid));
+    FE_CALL(fe_budget_absorb(s->budget, k, x->lambda->a, x->cp->uniform_absorption, X, tau * w));
+  }
+  if (!s->implicit_advection) return FE_SUCCESS;
+  FE_CALL(velocity_at(s, tmid));
+  return fe_budget_flow(s->budget, k, s->vel->a, s->c->conservative_advection, X, tau * w);
 }
 
 /* Theta scheme for tracer k from t0 to t1 = t0 + tau:
@@ -674,8 +750,11 @@ static int diffuse(struct fe_scheme *s, int k, double t0, double tau)
   struct fe_scheme_tracer *x = &s->tracers[k];
   const double t1 = t0 + tau;
   struct fe_vec *sol = x->diffusion.solution;
-  FE_CALL(assemble_diffusion(s, k, tau, 0.5 * (t0 + t1)));
+  const double tmid = 0.5 * (t0 + t1), th = s->c->theta;
+  FE_CALL(assemble_diffusion(s, k, tau, tmid));
   FE_CALL(fe_op_apply_full(x->diffusion_pair->rhs, x->tracer, x->rhs));
+  if (s->budget)
+    FE_CALL(budget_substep(s, k, x->diffusion_pair->rhs, -1.0, x->tracer, tau, 1 - th, tmid));
   FE_CALL(add_loads(s, k, t0, t1, tau));
   const double *g;
   FE_CALL(dirichlet_values(s, k, t1, &g));
@@ -687,7 +766,9 @@ static int diffuse(struct fe_scheme *s, int k, double t0, double tau)
   FE_CALL(fe_vec_copy(x->tracer, sol));
   FE_CALL(set_on_dirichlet(x, g, sol));
   FE_CALL(solve(s, k, &x->diffusion, x->rhs, t1));
-  return fe_vec_copy(sol, x->tracer);
+  FE_CALL(fe_vec_copy(sol, x->tracer));
+  if (!s->budget) return FE_SUCCESS;
+  return budget_substep(s, k, x->diffusion.op, 1.0, x->tracer, tau, th, tmid);
 }
 
 /* Every tracer's diffusion substep. */
@@ -730,6 +811,28 @@ static int advection_rate(struct fe_scheme *s, int k, double t, const struct fe_
   return fe_vec_copy(x->mass.solution, rate);
 }
 
+/* Tracer k's budget of an advection stage of weight w (h times the integrator's): the flow
+ * of its state X through the boundary and its divergence term at the stage's velocity, and the
+ * Dirichlet rows of M rate + C X (the advection operator is -C). */
+static int budget_stage(struct fe_scheme *s, int k, const struct fe_vec *X,
+                        const struct fe_vec *rate, double w)
+{
+  struct fe_scheme_tracer *x = &s->tracers[k];
+  struct fe_budget_tracer *bt = budget_of(s, k);
+  FE_CALL(fe_budget_flow(s->budget, k, s->vel->a, s->c->conservative_advection, X, w));
+  FE_CALL(fe_op_reaction(x->mass.op, w, rate, bt->reaction_adv));
+  return fe_op_reaction(x->advection->op, -w, X, bt->reaction_adv);
+}
+
+/* Tracer k's budget at the start (end 0) and end (end 1) of the advection step: the jump of
+ * its Dirichlet values, which the stages' rates (0 there) do not hold. */
+static int budget_advection(struct fe_scheme *s, int k, int end)
+{
+  if (!s->budget) return FE_SUCCESS;
+  const struct fe_vec *t = s->tracers[k].tracer;
+  return end ? fe_budget_jump(s->budget, k, t) : fe_vec_copy(t, budget_of(s, k)->before);
+}
+
 /* Classical RK4 over [t0, t0 + h]: stage i at T + c_i h k_(i-1) with its boundary values.
  * Stage by stage, every tracer: an operator they share is assembled once per stage time. */
 static int advect(struct fe_scheme *s, double t0, double h)
@@ -741,6 +844,7 @@ static int advect(struct fe_scheme *s, double t0, double h)
     FE_CALL(fe_vec_copy(x->tracer, x->rk4_sum));
     FE_CALL(fe_vec_set(x->mass.solution, 0.0)); /* the first guess of every step: restarts
                                                    reproduce runs */
+    FE_CALL(budget_advection(s, k, 0));
   }
   for (int i = 0; i < 4; i++)
     for (int k = 0; k < n; k++) {
@@ -754,11 +858,13 @@ static int advect(struct fe_scheme *s, double t0, double h)
       }
       FE_CALL(advection_rate(s, k, t0 + c[i] * h, X, x->rk4_rate));
       FE_CALL(fe_vec_axpy(x->rk4_sum, w[i] * h / 6, x->rk4_rate));
+      if (s->budget) FE_CALL(budget_stage(s, k, X, x->rk4_rate, w[i] * h / 6));
     }
   for (int k = 0; k < n; k++) {
     struct fe_scheme_tracer *x = &s->tracers[k];
     FE_CALL(fe_vec_copy(x->rk4_sum, x->tracer));
     FE_CALL(set_dirichlet(s, k, t0 + h, x->tracer));
+    FE_CALL(budget_advection(s, k, 1));
   }
   return FE_SUCCESS;
 }
@@ -768,7 +874,9 @@ static int advect(struct fe_scheme *s, double t0, double h)
 static int fct_stage(struct fe_scheme *s, int k, int i, double t0, double h)
 {
   static const double at[3] = {0, 1, 0.5}, keep[3] = {0, 0.75, 1.0 / 3}, ends[3] = {1, 0.5, 1};
+  static const double weight[3] = {1.0 / 6, 1.0 / 6, 2.0 / 3}; /* each stage's in the step */
   struct fe_scheme_tracer *x = &s->tracers[k];
+  struct fe_budget_tracer *bt = budget_of(s, k);
   const int lumped = s->c->mass == FE_MASS_LUMPED;
   const int measure = i == 0 && (s->adv_tdep || isnan(x->advection->time));
   double courant = 0;
@@ -777,7 +885,12 @@ static int fct_stage(struct fe_scheme *s, int k, int i, double t0, double h)
   else
     FE_CALL(advection_rate(s, k, t0 + at[i] * h, x->ssp_stage, x->rk4_rate));
   FE_CALL(fe_fct_step(x->fct, s->vel->a, x->ssp_stage, lumped ? NULL : x->rk4_rate, h, x->ssp_euler,
-                      measure ? &courant : NULL));
+                      measure ? &courant : NULL, bt ? bt->fct_reaction : NULL));
+  if (bt) {
+    FE_CALL(fe_budget_flow(s->budget, k, s->vel->a, s->c->conservative_advection, x->ssp_stage,
+                           weight[i] * h));
+    FE_CALL(fe_vec_axpy(bt->reaction_adv, weight[i], bt->fct_reaction));
+  }
   s->fct_courant = courant > s->fct_courant ? courant : s->fct_courant;
   if (keep[i] != 0) FE_CALL(fe_vec_axpby(x->ssp_euler, keep[i], x->tracer, 1 - keep[i]));
   FE_CALL(set_dirichlet(s, k, t0 + ends[i] * h, x->ssp_euler));
@@ -797,11 +910,14 @@ static int advect_fct(struct fe_scheme *s, double t0, double h)
     struct fe_scheme_tracer *x = &s->tracers[k];
     FE_CALL(fe_vec_set(x->mass.solution, 0.0)); /* as advect: restarts reproduce runs */
     FE_CALL(fe_vec_copy(x->tracer, x->ssp_stage));
+    FE_CALL(budget_advection(s, k, 0));
   }
   for (int i = 0; i < 3; i++)
     for (int k = 0; k < s->n_tracers; k++) FE_CALL(fct_stage(s, k, i, t0, h));
-  for (int k = 0; k < s->n_tracers; k++)
+  for (int k = 0; k < s->n_tracers; k++) {
     FE_CALL(fe_vec_copy(s->tracers[k].ssp_stage, s->tracers[k].tracer));
+    FE_CALL(budget_advection(s, k, 1));
+  }
   return FE_SUCCESS;
 }
 
@@ -834,7 +950,9 @@ int fe_scheme_step(struct fe_scheme *s, long step, double t0, double h)
   s->n_evaluated = 0;
   for (int k = 0; k < s->n_tracers; k++)
     s->tracers[k].mass.iterations = s->tracers[k].diffusion.iterations = 0;
+  if (s->budget) FE_CALL(fe_budget_begin(s->budget));
   FE_CALL(split_step(s, t0, h));
+  if (s->budget) FE_CALL(fe_budget_end(s->budget, h));
   for (int k = 0; k < s->n_tracers; k++) {
     struct fe_scheme_tracer *x = &s->tracers[k];
     x->mass.total_iterations += x->mass.iterations;

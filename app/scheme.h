@@ -7,6 +7,7 @@
 #ifndef FE_SCHEME_H
 #define FE_SCHEME_H
 
+#include "app/budget.h"
 #include "app/coefficients.h"
 #include "app/velocity.h"
 #include "assembly/fct.h"
@@ -77,6 +78,7 @@ struct fe_scheme_tracer {
   double *diff;
   double kappa_time;     /* the time diff holds (NAN: none yet) */
   struct fe_vec *lambda; /* the absorption rate per cell (one value when uniform), or NULL */
+  double lambda_time;    /* the time lambda holds (NAN: none yet) */
   double *dvals;         /* the Dirichlet values, in Dirichlet-node order */
   int dvals_ready;
   double *dzero;          /* zeros, as many */
@@ -116,10 +118,11 @@ struct fe_scheme {
   int n_assembled;
   struct fe_assembled *assembled; /* the operators, each once (room for 3 per tracer) */
   int n_fct;
-  struct fe_fct **fcts; /* fct: one per space */
-  struct fe_vec *vel;   /* u at vel_time: n_nodes * dim entries */
-  double vel_time;      /* NAN: none yet */
-  double fct_courant;   /* the largest low-order Courant number so far (at most 1: bounded) */
+  struct fe_fct **fcts;     /* fct: one per space */
+  struct fe_vec *vel;       /* u at vel_time: n_nodes * dim entries */
+  double vel_time;          /* NAN: none yet */
+  double fct_courant;       /* the largest low-order Courant number so far (at most 1: bounded) */
+  struct fe_budget *budget; /* <fluxes>: each tracer's budget terms (app/budget.h); NULL without */
   /* the current step */
   long step;
   struct fe_evaluation *evaluated; /* in order, FE_MAX_EVALUATIONS per tracer at most */
@@ -158,6 +161,12 @@ int fe_scheme_create(const struct fe_case *c, const struct fe_bcs *const *bcs,
                      const struct fe_coefficient_programs *const *cps, struct fe_velocity *velocity,
                      enum fe_strategy strategy, int verbosity, struct fe_scheme **scheme);
 void fe_scheme_destroy(struct fe_scheme *s);
+
+/* <fluxes>: from now on each step also sums every tracer's budget terms (s->budget, read after
+ * the step) through the n_groups boundary groups (indices in the mesh's groups, kept by the
+ * caller); lumped: the weights of the integral, int phi_n, kept by the caller. */
+int fe_scheme_budget(struct fe_scheme *s, int n_groups, const int *groups,
+                     const struct fe_vec *lumped);
 
 /* Step number `step` (in messages), of length h from t0: every tracer advanced in place; the
  * systems' iterations are this step's.  FE_ERR_NUMERICAL when a solve fails, FE_ERR_INPUT

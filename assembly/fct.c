@@ -51,7 +51,8 @@ void fe_fct_destroy(struct fe_fct *f)
 }
 
 int fe_fct_step(struct fe_fct *f, const double *velocity, const struct fe_vec *u,
-                const struct fe_vec *udot, double dt, struct fe_vec *out, double *courant)
+                const struct fe_vec *udot, double dt, struct fe_vec *out, double *courant,
+                struct fe_vec *reaction)
 {
   const struct fe_fct_arrays a = {.velocity = velocity,
                                   .conservative = f->conservative,
@@ -68,6 +69,7 @@ int fe_fct_step(struct fe_fct *f, const double *velocity, const struct fe_vec *u
                                   .r_plus = f->r_plus->a,
                                   .r_minus = f->r_minus->a,
                                   .courant = courant ? f->courant->a : NULL,
+                                  .reaction = reaction ? reaction->a : NULL,
                                   .out = out->a};
   FE_CALL(fe_vec_update_ghosts(u)); /* the cells read the copies of periodic unknowns */
   if (udot) FE_CALL(fe_vec_update_ghosts(udot));

@@ -66,6 +66,9 @@ struct fe_fct_arrays {
   double *p_plus, *p_minus; /* n_nodes: sums of the positive and negative fluxes */
   double *r_plus, *r_minus; /* n_nodes: Zalesak's ratios */
   double *courant;          /* n_nodes: dt (-l_ii) / m_i, or NULL: not wanted */
+  double *reaction;         /* n_nodes: at Dirichlet nodes, minus the change the step would
+                               have made there (the consistent flux that holds the value), or
+                               NULL: not wanted; the other entries are not written */
   double *out;              /* n_nodes: the step's result */
 };
 
@@ -164,6 +167,7 @@ FE_HOST_DEVICE static inline void fe_fct_node_low(int d, long n, const int *inc_
   }
   const int dir = fe_fct_fixed(n, nv, inc_ptr, inc, dmask);
   a->ulow[n] = dir ? a->u[n] : a->u[n] + a->dt * rate / a->ml[n];
+  if (dir && a->reaction) a->reaction[n] = -a->dt * rate;
   a->p_plus[n] = pp;
   a->p_minus[n] = pm;
   if (a->courant) a->courant[n] = dir ? 0.0 : a->dt * -diag / a->ml[n];
@@ -232,6 +236,7 @@ FE_HOST_DEVICE static inline void fe_fct_node_update(int d, long n, const int *i
   for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++) sum += a->cell_rate[inc[k]];
   const int dir = fe_fct_fixed(n, nv, inc_ptr, inc, dmask);
   a->out[n] = dir ? a->ulow[n] : a->ulow[n] + a->dt * sum / a->ml[n];
+  if (dir && a->reaction) a->reaction[n] -= a->dt * sum;
 }
 
 /* Node n: the lumped mass, sum over its cells of |K| / (d + 1). */
@@ -266,9 +271,13 @@ void fe_fct_destroy(struct fe_fct *fct);
  * velocity per node on the backend, udot the Galerkin rate M^-1 A u (NULL with lumped mass).
  * courant, unless NULL, receives the step's largest low-order Courant number
  * max_i dt (-l_ii) / m_i, a reduction that waits for the backend: at most 1, the step
- * creates no new extrema. */
+ * creates no new extrema.  reaction, unless NULL, receives on the Dirichlet nodes minus the
+ * change dt ((L u)_i + sum_j alpha_ij f_ij) the step would have made there, had they not kept
+ * their values (its other entries are left): the step's consistent flux there, as the sums
+ * over all nodes of L u and of the limited fluxes are those of A u and 0. */
 int fe_fct_step(struct fe_fct *fct, const double *velocity, const struct fe_vec *u,
-                const struct fe_vec *udot, double dt, struct fe_vec *out, double *courant);
+                const struct fe_vec *udot, double dt, struct fe_vec *out, double *courant,
+                struct fe_vec *reaction);
 
 #ifdef __cplusplus
 }

@@ -61,6 +61,10 @@ struct fe_node_kernels {
   /* y_I += scale * A_ID x_D from the boundary cells' full matrices, over space->lift_nodes */
   int (*lift)(const struct fe_space *s, const double *elift, double scale, const double *x,
               double *y);
+  /* y_D += scale * (A x)_D from the boundary cells' full matrices, over space->dirichlet: the
+   * Dirichlet rows of the unmasked operator (fe_node_reaction) */
+  int (*reaction)(const struct fe_space *s, const double *elift, double scale, const double *x,
+                  double *y);
   /* Facet loads of a P1 flux (loads="interpolated"; by quadrature: fe_load_kernels):
    * out[n] = sum over the facet slots k (facet f = k / d, vertex
    * k % d) listed for node n in ptr/slots of w[f] (g[k] + sum_j g[f d + j]):
@@ -117,6 +121,18 @@ struct fe_load_kernels {
                 double *out);
 };
 
+/* The integrals of a tracer budget: the facet and cell loops of assembly/flux.h. */
+struct fe_flux_kernels {
+  /* acc[i] += scale * int_F (u_h . n) X_h of the m > 0 facets i (fe_flux_facet), their nodes
+   * nodes[i (d + 1) ...]: the facet's d vertices, then the opposite vertex of its cell */
+  int (*facets)(const struct fe_space *s, long m, const int *nodes, const double *velocity,
+                const double *x, double scale, double *acc);
+  /* acc[c] += scale * int_K w X_h, every cell (fe_flux_cell): w = div u_h with a velocity, else
+   * weight[uniform ? 0 : c] */
+  int (*cells)(const struct fe_space *s, const double *velocity, const double *weight, int uniform,
+               const double *x, double scale, double *acc);
+};
+
 struct fe_assembly_kernels {
   struct fe_element_kernels element;
   struct fe_lma_kernels lma;
@@ -126,6 +142,7 @@ struct fe_assembly_kernels {
   struct fe_fct_kernels fct;
   struct fe_courant_kernels courant;
   struct fe_load_kernels load;
+  struct fe_flux_kernels flux;
 };
 
 #ifdef __cplusplus

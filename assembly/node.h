@@ -101,6 +101,24 @@ FE_HOST_DEVICE static inline double fe_node_lift(int nv, long n, const int *inc_
   return y_n;
 }
 
+/* y_n + scale (A x)_n for Dirichlet node n: its row of the unmasked operator, from the full
+ * matrices of its cells (each a boundary cell, elift at bindex[c]), a cell's product added at
+ * a time in incidence order.  The consistent (reaction) flux of a budget is such a row. */
+FE_HOST_DEVICE static inline double fe_node_reaction(int nv, long n, const int *inc_ptr,
+                                                     const int *inc, const int *cells,
+                                                     const int *bindex, const double *elift,
+                                                     double scale, const double *x, double y_n)
+{
+  for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++) {
+    const int c = inc[k] / nv, i = inc[k] % nv;
+    const double *el = elift + (long)bindex[c] * nv * nv;
+    double row = 0;
+    for (int j = 0; j < nv; j++) row += el[i * nv + j] * x[cells[(long)c * nv + j]];
+    y_n += scale * row;
+  }
+  return y_n;
+}
+
 /* The expressions' programs at point i (see fe_node_kernels.evaluate): node
  * idx[i] (idx NULL: node i) or, with at_cells, the centroid of cell i.  A node is taken where
  * owner[node] is (owner NULL: itself): the copies of a periodic unknown take its owner's

@@ -91,6 +91,13 @@ static int lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_ve
   return a->k->node.lift(a->space, a->elift, s, x->a, y->a);
 }
 
+static int reaction(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y)
+{
+  struct fe_assembled *a = impl(op);
+  if (!a->space->n_dirichlet) return FE_SUCCESS;
+  return a->k->node.reaction(a->space, a->elift, s, x->a, y->a);
+}
+
 static int diagonal_lma(struct fe_op *op, struct fe_vec *d)
 {
   struct fe_assembled *a = impl(op);
@@ -117,12 +124,21 @@ static void destroy(struct fe_op *op)
   free(op);
 }
 
-static const struct fe_op_ops ops_lma = {
-    .apply = apply_lma, .lift = lift, .diagonal = diagonal_lma, .destroy = destroy};
-static const struct fe_op_ops ops_addto = {
-    .apply = apply_addto, .lift = lift, .diagonal = diagonal_addto, .destroy = destroy};
-static const struct fe_op_ops ops_matfree = {
-    .apply = apply_matfree, .lift = lift, .diagonal = diagonal_matfree, .destroy = destroy};
+static const struct fe_op_ops ops_lma = {.apply = apply_lma,
+                                         .lift = lift,
+                                         .reaction = reaction,
+                                         .diagonal = diagonal_lma,
+                                         .destroy = destroy};
+static const struct fe_op_ops ops_addto = {.apply = apply_addto,
+                                           .lift = lift,
+                                           .reaction = reaction,
+                                           .diagonal = diagonal_addto,
+                                           .destroy = destroy};
+static const struct fe_op_ops ops_matfree = {.apply = apply_matfree,
+                                             .lift = lift,
+                                             .reaction = reaction,
+                                             .diagonal = diagonal_matfree,
+                                             .destroy = destroy};
 
 /* e ready for the element matrices in storage st: zeroed when the storage changes (the
  * padding cells stay zero, no entry of the other storage is left), grown when it needs more

@@ -27,6 +27,7 @@ static int check_tables(const struct fe_backend *be)
   const struct fe_fct_kernels *fct = &be->assembly->fct;
   const struct fe_courant_kernels *courant = &be->assembly->courant;
   const struct fe_load_kernels *load = &be->assembly->load;
+  const struct fe_flux_kernels *flux = &be->assembly->flux;
   FE_CHECK(be->comm && be->destroy, FE_ERR_USAGE, "backend %s: no communicator or destroy",
            be->name);
   SLOT(vec, malloc);
@@ -62,6 +63,7 @@ static int check_tables(const struct fe_backend *be)
   SLOT(matfree, apply);
   SLOT(matfree, diagonal);
   SLOT(node, lift);
+  SLOT(node, reaction);
   SLOT(node, facet_load);
   SLOT(node, mass_apply);
   SLOT(node, evaluate);
@@ -73,6 +75,8 @@ static int check_tables(const struct fe_backend *be)
   SLOT(load, cells);
   SLOT(load, facets);
   SLOT(load, gather);
+  SLOT(flux, facets);
+  SLOT(flux, cells);
   return FE_SUCCESS;
 }
 

@@ -775,10 +775,12 @@ static int check_group_unique(const struct reader *r, xmlNode *n, const struct f
   return FE_SUCCESS;
 }
 
-static int read_refs(struct reader *r, xmlNode *n, const struct fe_tracer *tr,
-                     struct fe_boundary *b)
+/* The words of attribute attr (physical groups by name or number), each once; tr: the tracer
+ * whose <boundary> they are, whose other boundaries must not name them (NULL: none). */
+static int read_refs(struct reader *r, xmlNode *n, const char *attr, const struct fe_tracer *tr,
+                     char ***refs, int *n_refs)
 {
-  xmlChar *raw = xmlGetNoNsProp(n, BAD_CAST "physical");
+  xmlChar *raw = xmlGetNoNsProp(n, BAD_CAST attr);
   char *list = NULL;
   int err = fe_strdup(raw ? (const char *)raw : "", &list);
   xmlFree(raw);
@@ -786,22 +788,22 @@ static int read_refs(struct reader *r, xmlNode *n, const struct fe_tracer *tr,
   int count = 0;
   for (char *s = list; *s; s++)
     count += !isspace((unsigned char)*s) && (s == list || isspace((unsigned char)s[-1]));
-  err = count ? fe_calloc((size_t)count, sizeof *b->refs, &b->refs) : FE_SUCCESS;
+  err = count ? fe_calloc((size_t)count, sizeof **refs, refs) : FE_SUCCESS;
   char *save = NULL;
   for (char *tok = strtok_r(list, " \t\r\n", &save); tok && !err;
        tok = strtok_r(NULL, " \t\r\n", &save)) {
-    err = check_group_unique(r, n, tr, tok);
-    for (int k = 0; k < b->n_refs && !err; k++)
-      if (!strcmp(b->refs[k], tok))
-        err = node_error(r, n, "physical", __FILE__, __LINE__, "physical group '%s' named twice",
-                         tok);
-    if (!err) err = fe_strdup(tok, &b->refs[b->n_refs]);
-    if (!err) b->n_refs++;
+    if (tr) err = check_group_unique(r, n, tr, tok);
+    for (int k = 0; k < *n_refs && !err; k++)
+      if (!strcmp((*refs)[k], tok))
+        err = node_error(r, n, attr, __FILE__, __LINE__, "physical group '%s' named twice", tok);
+    if (!err) err = fe_strdup(tok, &(*refs)[*n_refs]);
+    if (!err) ++*n_refs;
   }
   free(list);
   FE_CALL(err);
-  NODE_CHECK(b->n_refs > 0, r, n, "physical",
-             "no physical group given; expected names or numbers of Gmsh physical groups");
+  NODE_CHECK(*n_refs > 0, r, n, attr,
+             "no physical group given; expected names or numbers of Gmsh physical groups%s",
+             tr ? "" : " (or no boundaries attribute: every boundary group of the mesh)");
   return FE_SUCCESS;
 }
 
@@ -809,7 +811,7 @@ static int read_boundary(struct reader *r, xmlNode *n, struct fe_tracer *tr)
 {
   struct fe_boundary *b = &tr->boundaries[tr->n_boundaries++]; /* owned by tr, even on error */
   b->line = (int)xmlGetLineNo(n);
-  FE_CALL(read_refs(r, n, tr, b));
+  FE_CALL(read_refs(r, n, "physical", tr, &b->refs, &b->n_refs));
   xmlNode *d = child(n, "dirichlet"), *f = child(n, "neumann");
   NODE_CHECK((d != NULL) != (f != NULL), r, n, NULL,
              "expected exactly one of <dirichlet> or <neumann>");
@@ -1189,6 +1191,18 @@ const char *fe_case_probe_where(const struct fe_case *c, const struct fe_probe *
   return buf;
 }
 
+/* <fluxes boundaries="...">: the boundary groups whose fluxes the stat file has (resolved
+ * against the mesh by app/budget.c); without boundaries, every boundary group. */
+static int read_fluxes(struct reader *r, xmlNode *n)
+{
+  struct fe_case *c = r->c;
+  if (!n) return FE_SUCCESS;
+  c->fluxes = 1;
+  c->fluxes_line = (int)xmlGetLineNo(n);
+  if (!has_attr(n, "boundaries")) return FE_SUCCESS;
+  return read_refs(r, n, "boundaries", NULL, &c->flux_refs, &c->n_flux_refs);
+}
+
 static int read_checkpoint(struct reader *r, xmlNode *n)
 {
   if (!n) return FE_SUCCESS;
@@ -1216,6 +1230,7 @@ static int read_root(struct reader *r, xmlNode *root)
   FE_CALL(read_backend(r, child(root, "backend")));
   FE_CALL(read_output(r, child(root, "output")));
   FE_CALL(read_probes(r, child(root, "probes")));
+  FE_CALL(read_fluxes(r, child(root, "fluxes")));
   return read_checkpoint(r, child(root, "checkpoint"));
 }
 
@@ -1312,6 +1327,8 @@ void fe_case_destroy(struct fe_case *c)
   free(c->output_dir);
   fe_probes_free(c->probes, c->n_probes);
   free(c->probes_file);
+  for (int k = 0; k < c->n_flux_refs; k++) free(c->flux_refs[k]);
+  free(c->flux_refs);
   free(c->strategy);
   free(c->backend);
   free(c);

@@ -112,6 +112,12 @@ struct fe_case {
   int probes_every;  /* a row every N steps (and at step 0 and the last step); default 1 */
   int probes_line;   /* line of <probes> */
   char *probes_file; /* probes@file resolved against dir; NULL when absent */
+  /* <fluxes>: each tracer's boundary fluxes and budget terms in the stat file */
+  int fluxes;      /* 0: no <fluxes> */
+  int n_flux_refs; /* fluxes@boundaries: physical groups as written (names or numbers), each
+                      once; 0: every boundary group of the mesh */
+  char **flux_refs;
+  int fluxes_line; /* line of <fluxes> */
 };
 
 /* Read, validate against the schema (io/fesim.xsd, compiled into the program

@@ -517,3 +517,22 @@ const char *fe_mesh_point_text(int dim, const double *x, char *buf, size_t size)
     snprintf(buf, size, "(%.9g, %.9g, %.9g)", x[0], x[1], x[2]);
   return buf;
 }
+
+int fe_mesh_facet_opposite(const struct fe_mesh *m, const int *ptr, const int *inc, const int *f)
+{
+  const int d = m->dim;
+  for (int k = ptr[f[0]]; k < ptr[f[0] + 1]; k++) {
+    const int *cell = m->cells + (long)(inc[k] / m->nv) * m->nv;
+    int shared = 0, other = -1;
+    for (int v = 0; v < m->nv; v++) {
+      int on = 0;
+      for (int j = 0; j < d; j++) on |= cell[v] == f[j];
+      if (on)
+        shared++;
+      else
+        other = cell[v];
+    }
+    if (shared == d) return other;
+  }
+  return -1;
+}

@@ -125,6 +125,10 @@ const char *fe_mesh_point_text(int dim, const double *x, char *buf, size_t size)
 /* The copies of periodic unknowns take their owners' values: ncomp values per node (host). */
 void fe_mesh_copy_owners(const struct fe_mesh *mesh, int ncomp, double *values);
 
+/* The vertex across from facet f (its dim node indices) of the first cell, in the incidence
+ * ptr/inc of fe_mesh_incidence, that has f; -1 when no cell has it. */
+int fe_mesh_facet_opposite(const struct fe_mesh *m, const int *ptr, const int *inc, const int *f);
+
 /* 1 when `path` names a Gmsh geometry script (.geo, any case), which is run
  * and meshed, rather than a mesh (.msh). */
 static inline int fe_mesh_is_geo(const char *path)

@@ -1,17 +1,23 @@
 /* The .stat file: one CSV row per step (docs/case-format.md, "Outputs"): the step, its time,
  * length and Courant number, then each tracer's extrema, integral, error norms (with an exact
- * solution) and solver iterations, then the wall clock.  With one tracer the columns are
+ * solution), solver iterations and, with <fluxes>, its budget (each boundary group's advective
+ * and diffusive fluxes, then the source, absorption and divergence terms), then the wall
+ * clock.  With one tracer the columns are
  * named as they always were (min, max, ...); with several, each tracer's carry its name as
  * Fluidity's statistics do (T%min, S%min, ...). */
 #ifndef FE_STAT_H
 #define FE_STAT_H
 
-/* Which columns a stat file has: its tracers in order, their names, and which of them have an
- * exact solution (l2_error and linf_error columns). */
+/* Which columns a stat file has: its tracers in order, their names, which of them have an
+ * exact solution (l2_error and linf_error columns), and whether each has a budget, through
+ * which boundary groups (their column labels: advective_flux%LABEL, diffusive_flux%LABEL). */
 struct fe_stat_layout {
   int n_tracers;
   const char *const *names;
   const int *has_exact;
+  int fluxes;
+  int n_flux_groups;
+  const char *const *flux_labels;
 };
 
 /* One tracer's values in a row. */
@@ -19,6 +25,9 @@ struct fe_stat_tracer {
   double min, max, integral;
   double l2_error, linf_error; /* written only when the tracer has <exact> */
   int advection_iterations, diffusion_iterations;
+  /* with fluxes: rates over the step, positive into the domain (app/budget.h) */
+  const double *advective_flux, *diffusive_flux; /* per boundary group of the layout */
+  double source, absorption, divergence;
 };
 
 struct fe_stat_row {

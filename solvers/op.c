@@ -14,6 +14,12 @@ int fe_op_lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec
   return op->ops->lift(op, s, x, y);
 }
 
+int fe_op_reaction(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y)
+{
+  FE_CHECK(op->ops->reaction, FE_ERR_USAGE, "this operator has no reaction (Dirichlet rows)");
+  return op->ops->reaction(op, s, x, y);
+}
+
 int fe_op_apply_full(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   FE_CALL(op->ops->apply(op, x, y));

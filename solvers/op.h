@@ -3,7 +3,10 @@
  * Operators carry strong Dirichlet conditions: `apply` is the operator with
  * the rows and columns of Dirichlet nodes replaced by the identity (A'), and
  * `lift` adds the couplings that were removed, interior rows from Dirichlet
- * columns (A_ID), so that A x = A' x + lift(x) on the interior rows. */
+ * columns (A_ID), so that A x = A' x + lift(x) on the interior rows; `reaction`
+ * gives the Dirichlet rows of A x that the masking replaced, (A x)_D =
+ * A_DI x_I + A_DD x_D: the residual of the unmasked equations there, which is
+ * the consistent flux through a Dirichlet boundary (docs/numerics.md, section 10). */
 #ifndef FE_OP_H
 #define FE_OP_H
 
@@ -19,6 +22,8 @@ struct fe_op;
 struct fe_op_ops {
   int (*apply)(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y); /* y = A' x */
   int (*lift)(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y); /* y_I += s A_ID x_D */
+  /* y_D += s (A x)_D */
+  int (*reaction)(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y);
   int (*diagonal)(struct fe_op *op, struct fe_vec *diag);
   void (*destroy)(struct fe_op *op);
 };
@@ -36,6 +41,8 @@ int fe_op_apply(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
 /* y = A x on the interior rows (A' x + lift), x_D on the Dirichlet rows. */
 int fe_op_apply_full(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
 int fe_op_lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y);
+/* y_D += s (A x)_D on the Dirichlet rows (A unmasked); the other entries of y are left. */
+int fe_op_reaction(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y);
 int fe_op_diagonal(struct fe_op *op, struct fe_vec *diag);
 void fe_op_destroy(struct fe_op *op);
 

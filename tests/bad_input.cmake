@@ -121,6 +121,14 @@ fe_bad_input(boundary_unknown_name [=[boundary_unknown_name\.xml:10: <boundary p
 fe_bad_input(boundary_unknown_number [=[boundary_unknown_number\.xml:10: <boundary physical="4 7">: the mesh [^ ]*square\.geo has no boundary physical group '7'; expected a group of curves, one of: bottom \(1\), right \(2\), top \(3\), left \(4\)]=])
 fe_bad_input(boundary_domain_group [=[boundary_domain_group\.xml:10: <boundary physical="domain">: the mesh [^ ]*square\.geo has no boundary physical group 'domain' \('domain' is a group of surfaces, a region of the domain\); expected a group of curves]=])
 fe_bad_input(boundary_same_group_by_number [=[boundary_same_group_by_number\.xml:11: <boundary physical="4">: '4' is physical group 4, which already has a condition at line 10; a group may appear in one <boundary> only]=])
+# <fluxes boundaries>: boundary groups of the mesh, each once
+fe_bad_input(fluxes_unknown_group [=[fluxes_unknown_group\.xml:14: <fluxes boundaries="left wall">: the mesh [^ ]*square\.geo has no boundary physical group 'wall'; expected a group of curves, one of: bottom \(1\), right \(2\), top \(3\), left \(4\)]=])
+fe_bad_input(fluxes_domain_group [=[fluxes_domain_group\.xml:14: <fluxes boundaries="domain">: the mesh [^ ]*square\.geo has no boundary physical group 'domain' \('domain' is a group of surfaces, a region of the domain\); expected a group of curves]=])
+fe_bad_input(fluxes_empty [=[fluxes_empty\.xml:14: <fluxes boundaries=" ">: no physical group given; expected names or numbers of Gmsh physical groups \(or no boundaries attribute: every boundary group of the mesh\)]=])
+fe_bad_input(fluxes_twice [=[fluxes_twice\.xml:14: <fluxes boundaries="left right left">: physical group 'left' named twice]=])
+fe_bad_input(fluxes_same_group_by_number [=[fluxes_same_group_by_number\.xml:14: <fluxes boundaries="left 4">: '4' is physical group 4, listed already as 'left'; expected each group once]=])
+fe_bad_input(fluxes_shared_name [=[fluxes_shared_name\.xml:14: <fluxes boundaries="wall">: the mesh [^ ]*names_shared\.msh gives the physical name 'wall' to 2 groups of curves, 1 and 4; expected a name of one group: refer to the group by its number, e\.g\. boundaries="1"]=])
+fe_bad_input(fluxes_element_twice [=[fluxes_element_twice\.xml:15: <fluxes>: given twice \(first at line 14\); a case has one <fluxes> \(only <tracer> repeats\)]=])
 # the velocity against the mesh's dimension
 fe_bad_input(velocity_z_2d [=[velocity_z_2d\.xml:7: <velocity>: 3 components for the 2D mesh [^ ]*square\.geo; expected x and y]=])
 fe_bad_input(velocity_missing_z_3d [=[velocity_missing_z_3d\.xml:7: <velocity>: 2 components for the 3D mesh [^ ]*cube_22\.msh; expected x, y and z]=])

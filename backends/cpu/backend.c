@@ -74,6 +74,7 @@ static const struct fe_assembly_kernels assembly_cpu = {
               .release = csr_release_cpu},
     .matfree = {.apply = fe_matfree_apply_cpu, .diagonal = fe_matfree_diagonal_cpu},
     .node = {.lift = fe_lift_cpu,
+             .reaction = fe_reaction_cpu,
              .facet_load = fe_facet_load_cpu,
              .mass_apply = fe_mass_apply_cpu,
              .evaluate = fe_evaluate_cpu,
@@ -84,6 +85,7 @@ static const struct fe_assembly_kernels assembly_cpu = {
     .load = {.cells = fe_load_cells_cpu,
              .facets = fe_load_facets_cpu,
              .gather = fe_incidence_sum_cpu},
+    .flux = {.facets = fe_flux_facets_cpu, .cells = fe_flux_cells_cpu},
 };
 
 static void destroy_cpu(struct fe_backend *be) { free(be); }

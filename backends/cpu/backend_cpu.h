@@ -64,6 +64,8 @@ int fe_incidence_sum_cpu(const struct fe_space *s, const int *ptr, const int *id
                          const double *work, double *y);
 int fe_lift_cpu(const struct fe_space *s, const double *elift, double scale, const double *x,
                 double *y);
+int fe_reaction_cpu(const struct fe_space *s, const double *elift, double scale, const double *x,
+                    double *y);
 int fe_facet_load_cpu(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
                       const double *g, double *out);
 int fe_mass_apply_cpu(const struct fe_space *s, const double *x, double *y);
@@ -83,5 +85,10 @@ int fe_load_cells_cpu(const struct fe_space *s, const struct fe_form *form, cons
                       const double *vel, const struct fe_program *f, double t, double *work);
 int fe_load_facets_cpu(const struct fe_space *s, long m, const int *list, const int *vertices,
                        const struct fe_program *g, double t, double *work);
+/* flux.c */
+int fe_flux_facets_cpu(const struct fe_space *s, long m, const int *nodes, const double *velocity,
+                       const double *x, double scale, double *acc);
+int fe_flux_cells_cpu(const struct fe_space *s, const double *velocity, const double *weight,
+                      int uniform, const double *x, double scale, double *acc);
 
 #endif

@@ -24,6 +24,18 @@ int fe_lift_cpu(const struct fe_space *s, const double *elift, double scale, con
   return FE_SUCCESS;
 }
 
+int fe_reaction_cpu(const struct fe_space *s, const double *elift, double scale, const double *x,
+                    double *y)
+{
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < s->n_dirichlet; i++) {
+    const int n = s->dirichlet[i];
+    y[n] =
+        fe_node_reaction(s->nv, n, s->inc_ptr, s->inc, s->cells, s->bindex, elift, scale, x, y[n]);
+  }
+  return FE_SUCCESS;
+}
+
 int fe_facet_load_cpu(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
                       const double *g, double *out)
 {

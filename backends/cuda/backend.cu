@@ -53,6 +53,7 @@ static const struct fe_assembly_kernels assembly_cuda = {
               .release = fe_csr_release_cuda},
     .matfree = {.apply = fe_matfree_apply_cuda, .diagonal = fe_matfree_diagonal_cuda},
     .node = {.lift = fe_lift_cuda,
+             .reaction = fe_reaction_cuda,
              .facet_load = fe_facet_load_cuda,
              .mass_apply = fe_mass_apply_cuda,
              .evaluate = fe_evaluate_cuda,
@@ -63,6 +64,7 @@ static const struct fe_assembly_kernels assembly_cuda = {
     .load = {.cells = fe_load_cells_cuda,
              .facets = fe_load_facets_cuda,
              .gather = fe_incidence_sum_cuda},
+    .flux = {.facets = fe_flux_facets_cuda, .cells = fe_flux_cells_cuda},
 };
 
 extern "C" int fe_cuda_device_count(void)

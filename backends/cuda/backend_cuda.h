@@ -130,6 +130,8 @@ void fe_csr_release_cuda(struct fe_csr *csr);
 /* nodes.cu */
 int fe_lift_cuda(const struct fe_space *s, const double *elift, double scale, const double *x,
                  double *y);
+int fe_reaction_cuda(const struct fe_space *s, const double *elift, double scale, const double *x,
+                     double *y);
 int fe_facet_load_cuda(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
                        const double *g, double *out);
 int fe_evaluate_cuda(const struct fe_space *s, int at_cells, const int *idx, const int *opos,
@@ -148,5 +150,10 @@ int fe_load_cells_cuda(const struct fe_space *s, const struct fe_form *form, con
                        const double *vel, const struct fe_program *f, double t, double *work);
 int fe_load_facets_cuda(const struct fe_space *s, long m, const int *list, const int *vertices,
                         const struct fe_program *g, double t, double *work);
+/* flux.cu */
+int fe_flux_facets_cuda(const struct fe_space *s, long m, const int *nodes, const double *velocity,
+                        const double *x, double scale, double *acc);
+int fe_flux_cells_cuda(const struct fe_space *s, const double *velocity, const double *weight,
+                       int uniform, const double *x, double scale, double *acc);
 
 #endif

@@ -31,6 +31,30 @@ int fe_lift_cuda(const struct fe_space *s, const double *elift, double scale, co
   return FE_SUCCESS;
 }
 
+/* y_n += scale * (A x)_n at Dirichlet node n from the full matrices of its cells: a gather per
+ * node, so the sums have a fixed order. */
+__global__ void reaction_kernel(long n_dirichlet, const int *dirichlet, int nv, const int *inc_ptr,
+                                const int *inc, const int *cells, const int *bindex,
+                                const double *elift, double scale, const double *x, double *y)
+{
+  const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i >= n_dirichlet) return;
+  const int n = dirichlet[i];
+  y[n] = fe_node_reaction(nv, n, inc_ptr, inc, cells, bindex, elift, scale, x, y[n]);
+}
+
+int fe_reaction_cuda(const struct fe_space *s, const double *elift, double scale, const double *x,
+                     double *y)
+{
+  if (!s->n_dirichlet) return FE_SUCCESS;
+  const unsigned nb = (unsigned)((s->n_dirichlet + THREADS - 1) / THREADS);
+  reaction_kernel<<<nb, THREADS, 0, fe_cuda_stream(s->be)>>>(s->n_dirichlet, s->dirichlet, s->nv,
+                                                             s->inc_ptr, s->inc, s->cells,
+                                                             s->bindex, elift, scale, x, y);
+  FE_CUDA_LAUNCHED("reaction_kernel");
+  return FE_SUCCESS;
+}
+
 template <int D>
 __global__ void facet_load_kernel(long n_nodes, const int *ptr, const int *slots, const double *w,
                                   const double *g, double *out)

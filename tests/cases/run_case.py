@@ -57,6 +57,15 @@ CHECK is one of
                 iterations), its fields in the final dump and its probe columns equal, to
                 --rtol (default 0: bit for bit), those of a run of the case with that tracer
                 alone; with --max-l2, every tracer's final l2_error at most it
+  budget        a case with <fluxes>: for each strategy (or --assembly), each tracer and each
+                step, the stat file's budget closes, |I(n+1) - I(n) - dt (sum of the
+                advective_flux% and diffusive_flux% columns + source - absorption + divergence)|
+                at most --rtol (default 1e-12) times the scale of the terms, the run's largest
+                dt times the sum of their absolute values (which the solvers' tolerance and the
+                round-off of I, of order 1e-16 |I|, bound from below); with --expect
+                COLUMN=VALUE (a tracer's column as named with one tracer; repeated), that
+                column within --expect-rtol (default 1e-12) of VALUE, relative to |VALUE|, in
+                every row after row 0
   probes        a case with <probes> and dumps every --every steps: at every dump, each
                 probe's row of NAME.probes.csv holds the P1 interpolant of the dump's nodal
                 tracer and velocity at the probe (located here by a search of every cell, by
@@ -66,7 +75,7 @@ CHECK is one of
 The restart and signal checks compare NAME.probes.csv byte for byte too when the case has
 <probes> (a restart keeps its rows up to the checkpoint's step, as the stat file's).
 Options --size, --dt, --end, --splitting, --every, --probes-every, --probe NAME=X,Y[,Z] (a
-<probe> added; repeated), --tracer NAME=INITIAL (a copy of the first tracer; repeated), --param NAME=VALUE and --scheme ATTR=VALUE (repeated), --mesh FILE and
+<probe> added; repeated), --tracer NAME=INITIAL (a copy of the first tracer; repeated), --param NAME=VALUE, --scheme ATTR=VALUE and --solver ATTR=VALUE (repeated), --fluxes (a <fluxes/>), --mesh FILE and
 --conservative BETA (scheme@conservative_advection) override the case file; --assembly,
 --stabilisation, --loads, --deterministic and --backend are passed to fesim.  --flow FILE (in the case folder) is
 run first, into the work folder, and the case's velocity series is read from there: a case
@@ -87,7 +96,8 @@ import xml.etree.ElementTree as ET
 
 def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None, every=None,
               checkpoint=None, params=None, scheme=None, mesh_file=None, conservative=None, velocity_root=None,
-              file_name="case.xml", probes_every=None, probes=(), tracers=()):
+              file_name="case.xml", probes_every=None, probes=(), tracers=(), solver=None,
+              fluxes=False):
     """Write a copy of case.xml (or file_name) with overrides into work/tag.xml; returns (path,
     name, output folder).  Velocity files and series are resolved against the case folder, a
     series against velocity_root when given (where --flow wrote its dumps)."""
@@ -138,6 +148,14 @@ def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None,
         name, xyz = spec.split("=", 1)
         attrs = dict(zip("xyz", xyz.split(",")), name=name)
         ET.SubElement(root.find("probes"), "probe", attrs)
+    if solver:
+        element = root.find("solver")
+        if element is None:
+            element = ET.SubElement(root, "solver")
+        for key, value in solver.items():
+            element.set(key, value)
+    if fluxes and root.find("fluxes") is None:
+        ET.SubElement(root, "fluxes")
     for spec in tracers:  # NAME=INITIAL: a copy of the first <tracer>, another name and start
         import copy
         name, initial = spec.split("=", 1)
@@ -316,6 +334,48 @@ def tracer_columns(header, tracer):
     if mine:
         return mine
     return {c: i for i, c in enumerate(header) if c not in ("step", "time", "dt", "courant", "wall_seconds")}
+
+
+def budget_closure(header, rows, tracer):
+    """(the largest |I(n+1) - I(n) - dt (terms)| over the steps, the scale of the terms: the
+    largest dt sum |term|) of one tracer's stat columns."""
+    cols = tracer_columns(header, tracer)
+    fluxes = [c for c in cols if c.startswith("advective_flux%") or c.startswith("diffusive_flux%")]
+    worst, scale = 0.0, 0.0
+    for before, row in zip(rows, rows[1:]):
+        v = {c: float(row[i]) for c, i in cols.items()}
+        dt = float(row[header.index("dt")])
+        terms = [v[c] for c in fluxes] + [v["source"], -v["absorption"], v["divergence"]]
+        change = v["integral"] - float(before[cols["integral"]])
+        worst = max(worst, abs(change - dt * sum(terms)))
+        scale = max(scale, dt * sum(abs(x) for x in terms))
+    return worst, scale
+
+
+def check_budget(a, work, over, scheme):
+    """Every tracer's budget closes at every step, for each strategy; --expect columns hold."""
+    ok = True
+    backend = ["--backend", a.backend] if a.backend else []
+    for s in [a.assembly] if a.assembly else ["lma", "addto", "matfree"]:
+        path, name, out = make_case(a.case_dir, work, s, **over)
+        run(a.fesim, path, [*scheme, *backend, "--assembly", s], skip_without_gpu=True)
+        header, *rows = [line.split(",") for line in open(os.path.join(out, name + ".stat")).read().split()]
+        for t in tracer_names(path):
+            worst, scale = budget_closure(header, rows, t)
+            good = scale > 0 and worst <= (a.rtol or 1e-12) * scale
+            print(f"{s} {t}: {len(rows) - 1} steps, largest |dI - dt (terms)| {worst:.3e}, scale of the terms "
+                  f"{scale:.3e}: relative {worst / scale if scale else math.inf:.3e}" + ("" if good else "  <- FAIL"))
+            ok = ok and good
+            cols = tracer_columns(header, t)
+            for spec in a.expect:
+                column, value = spec.split("=", 1)
+                value = float(value)
+                off = max(abs(float(r[cols[column]]) - value) for r in rows[1:]) / abs(value)
+                good = off <= a.expect_rtol
+                print(f"{s} {t}: {column} within {off:.3e} of {value:g} (relative) in every step"
+                      + ("" if good else "  <- FAIL"))
+                ok = ok and good
+    return ok
 
 
 def check_tracers(a, work, over, extra):
@@ -632,7 +692,7 @@ def main():
     p.add_argument("case_dir")
     p.add_argument("check", choices=["error", "order", "time-order", "conservation", "strategies", "backends",
                                      "velocity-files", "advection-forms", "formats",
-                                      "restart", "signal", "bounds", "cfl", "probes", "tracers"])
+                                      "restart", "signal", "bounds", "cfl", "probes", "tracers", "budget"])
     p.add_argument("--every-checkpoint", type=int, default=10)
     p.add_argument("--size", type=float)
     p.add_argument("--dt", type=float)
@@ -648,6 +708,8 @@ def main():
     p.add_argument("--cpu-rtol", type=float, default=1e-9, help="probes with --backend cuda: GPU against CPU")
     p.add_argument("--param", action="append", default=[], help="NAME=VALUE: a <param> of the case")
     p.add_argument("--scheme", action="append", default=[], help="ATTR=VALUE: an attribute of <scheme>")
+    p.add_argument("--solver", action="append", default=[], help="ATTR=VALUE: an attribute of <solver>")
+    p.add_argument("--fluxes", action="store_true", help="a <fluxes/> added to the case")
     p.add_argument("--sizes", type=lambda s: [float(x) for x in s.split(",")])
     p.add_argument("--dts", type=lambda s: [float(x) for x in s.split(",")])
     p.add_argument("--cfl", type=float, help="dt = cfl * size in order checks")
@@ -677,6 +739,8 @@ def main():
     p.add_argument("--conservative", type=float, help="scheme@conservative_advection")
     p.add_argument("--min-drift", type=float)
     p.add_argument("--max-diff", type=float)
+    p.add_argument("--expect", action="append", default=[], help="budget: COLUMN=VALUE in every step")
+    p.add_argument("--expect-rtol", type=float, default=1e-12)
     a = p.parse_args()
     scheme = (["--stabilisation", a.stabilisation] if a.stabilisation else []) + (["--loads", a.loads] if a.loads else [])
     extra = (["--assembly", a.assembly] if a.assembly else []) + scheme
@@ -691,6 +755,7 @@ def main():
     over = dict(size=a.size, dt=a.dt, end=a.end, splitting=a.splitting, probes_every=a.probes_every,
                 probes=a.probe, tracers=a.tracer, params=dict(kv.split("=", 1) for kv in a.param),
                 scheme=dict(kv.split("=", 1) for kv in a.scheme),
+                solver=dict(kv.split("=", 1) for kv in a.solver), fluxes=a.fluxes,
                 mesh_file=os.path.abspath(a.mesh) if a.mesh else None, conservative=a.conservative)
 
     with tempfile.TemporaryDirectory() as work:
@@ -875,6 +940,8 @@ def main():
             ok = check_probes(a, work, over, extra)
         elif a.check == "tracers":
             ok = check_tracers(a, work, over, extra)
+        elif a.check == "budget":
+            ok = check_budget(a, work, over, [*scheme, *(["--deterministic"] if a.deterministic else [])])
         elif a.check == "backends":
             ok = True
             probe = subprocess.run([a.fesim, "--quiet", "--backend", "cuda", "--check",

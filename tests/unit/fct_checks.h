@@ -76,7 +76,7 @@ static inline void fct_problem_step(const struct fe_backend *be, const struct fc
   CHECK_OK(fe_vec_create(be, nn, &y));
   CHECK_OK(fe_vec_upload(u, p->u));
   CHECK_OK(fe_vec_upload(udot, p->udot));
-  CHECK_OK(fe_fct_step(fct, vel, u, with_udot ? udot : NULL, dt, y, courant));
+  CHECK_OK(fe_fct_step(fct, vel, u, with_udot ? udot : NULL, dt, y, courant, NULL));
   CHECK_OK(fe_vec_download(y, out));
   struct fe_op *adv;
   const struct fe_form form = {.advection = -1.0, .conservative = p->beta};

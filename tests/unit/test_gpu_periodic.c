@@ -131,7 +131,7 @@ static void fct(const struct fe_backend *gpu, int dim, int n, int axes)
     CHECK_OK(fe_space_vec_create(space, &vu));
     CHECK_OK(fe_space_vec_create(space, &vout));
     CHECK_OK(fe_vec_upload(vu, u));
-    CHECK_OK(fe_fct_step(f, dv, vu, NULL, 0.02, vout, &courant[k]));
+    CHECK_OK(fe_fct_step(f, dv, vu, NULL, 0.02, vout, &courant[k], NULL));
     CHECK_OK(fe_vec_download(vout, out[k]));
     fe_vec_destroy(vu);
     fe_vec_destroy(vout);

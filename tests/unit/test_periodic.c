@@ -281,7 +281,7 @@ static void fct(int dim, int n)
   CHECK_OK(fe_space_vec_create(space, &vout));
   CHECK_OK(fe_vec_upload(vu, u));
   double courant;
-  CHECK_OK(fe_fct_step(f, dv, vu, NULL, 0.02, vout, &courant));
+  CHECK_OK(fe_fct_step(f, dv, vu, NULL, 0.02, vout, &courant, NULL));
   CHECK_OK(fe_vec_download(vout, out));
   double before = 0, after = 0;
   for (int i = 0; i < no; i++) before += ml[i] * u[i], after += ml[i] * out[i];

@@ -26,13 +26,13 @@ static const char *const HEADER_PLAIN =
     "step,time,dt,courant,min,max,integral,advection_iterations,diffusion_iterations,"
     "wall_seconds";
 
-/* min, max, integral, l2, linf, advection and diffusion iterations */
+/* min, max, integral, l2, linf, advection and diffusion iterations (no budget) */
 static const struct fe_stat_tracer VALUES[] = {
-    {-0.0, 1.0 / 3, 2.0 / 3, 0.0, 0.0, 0, 0},
+    {-0.0, 1.0 / 3, 2.0 / 3, 0.0, 0.0, 0, 0, NULL, NULL, 0, 0, 0},
     {-1e-300, 0.99999999999999989, 0.66666666666666663, 1.2345678901234567e-7,
-     4.9406564584124654e-324, 12, 7},
-    {-DBL_MAX, DBL_MAX, DBL_MIN, 3.0000000000000004, 1e300, 2147483647, 1},
-    {-2.5, 2.5, -123456789.123456789, 1e-17, 1e-16, 3, 99999},
+     4.9406564584124654e-324, 12, 7, NULL, NULL, 0, 0, 0},
+    {-DBL_MAX, DBL_MAX, DBL_MIN, 3.0000000000000004, 1e300, 2147483647, 1, NULL, NULL, 0, 0, 0},
+    {-2.5, 2.5, -123456789.123456789, 1e-17, 1e-16, 3, 99999, NULL, NULL, 0, 0, 0},
 };
 /* step, time, dt, courant, the tracer's values, wall */
 static const struct fe_stat_row ROWS[] = {
@@ -139,6 +139,28 @@ static void test_format(const char *dir)
   free(text);
 }
 
+/* dir/name written with the layout's header and rows (then removed): its text holds expected,
+ * and a run continues it after its last row with the layout, not with other. */
+static void check_written(const char *dir, const char *name, const struct fe_stat_layout *layout,
+                          const struct fe_stat_row *rows, int n, const char *expected,
+                          const struct fe_stat_layout *other)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  struct fe_stat *stat = NULL;
+  CHECK_OK(fe_stat_create(path, layout, &stat));
+  for (int r = 0; r < n; r++) CHECK(stat && fe_stat_write(stat, &rows[r]) == FE_SUCCESS);
+  fe_stat_destroy(stat);
+  char *text = read_all(path);
+  CHECK(text && strstr(text, expected));
+  free(text);
+  long keep;
+  const struct fe_stat_row *last = &rows[n - 1];
+  CHECK(fe_stat_check_resume(path, other, last->step, last->time, &keep) == FE_ERR_INPUT);
+  CHECK_OK(fe_stat_check_resume(path, layout, last->step, last->time, &keep));
+  remove(path);
+}
+
 /* Several tracers: each one's columns carry its name (T%min, ...), the error columns only for
  * those with an exact solution; a stat file of one tracer is not continued by a run of two. */
 static void test_tracers(const char *dir)
@@ -152,25 +174,65 @@ static void test_tracers(const char *dir)
                          "T%advection_iterations,T%diffusion_iterations,S%min,S%max,S%integral,"
                          "S%advection_iterations,S%diffusion_iterations,wall_seconds"));
   free(columns);
-  char path[512];
-  snprintf(path, sizeof path, "%s/two.stat", dir);
-  struct fe_stat *stat = NULL;
-  CHECK_OK(fe_stat_create(path, &two, &stat));
   const struct fe_stat_tracer values[2] = {VALUES[1], VALUES[3]};
   const struct fe_stat_row row = {7, 0.7, 0.1, 0.25, values, 2.0};
-  CHECK(stat && fe_stat_write(stat, &row) == FE_SUCCESS);
-  fe_stat_destroy(stat);
-  char *text = read_all(path);
-  CHECK(text && strstr(text, "\n7,0.69999999999999996,0.10000000000000001,0.25,-1e-300,"
-                             "0.99999999999999989,0.66666666666666663,1.2345678901234566e-07,"
-                             "4.9406564584124654e-324,12,7,-2.5,2.5,-123456789.12345679,3,99999,"
-                             "2\n"));
-  free(text);
-  long keep;
   const struct fe_stat_layout one = layout(1);
-  CHECK(fe_stat_check_resume(path, &one, 7, 0.7, &keep) == FE_ERR_INPUT);
-  CHECK_OK(fe_stat_check_resume(path, &two, 7, 0.7, &keep));
-  remove(path);
+  check_written(dir, "two.stat", &two, &row, 1,
+                "\n7,0.69999999999999996,0.10000000000000001,0.25,-1e-300,0.99999999999999989,"
+                "0.66666666666666663,1.2345678901234566e-07,4.9406564584124654e-324,12,7,-2.5,2.5,"
+                "-123456789.12345679,3,99999,2\n",
+                &one);
+}
+
+/* Budgets (<fluxes>): each tracer's advective and diffusive flux per boundary group, then its
+ * source, absorption and divergence, after its other columns; unprefixed with one tracer. */
+static void test_fluxes(const char *dir)
+{
+  static const char *const labels[] = {"inlet", "4"};
+  static const int none[] = {0, 0};
+  const struct fe_stat_layout two = {.n_tracers = 2,
+                                     .names = NAMES,
+                                     .has_exact = none,
+                                     .fluxes = 1,
+                                     .n_flux_groups = 2,
+                                     .flux_labels = labels};
+  char *columns = NULL;
+  CHECK_OK(fe_stat_columns(&two, &columns));
+  CHECK(columns &&
+        !strcmp(columns,
+                "step,time,dt,courant,T%min,T%max,T%integral,T%advection_iterations,"
+                "T%diffusion_iterations,T%advective_flux%inlet,T%diffusive_flux%inlet,"
+                "T%advective_flux%4,T%diffusive_flux%4,T%source,T%absorption,T%divergence,S%min,"
+                "S%max,S%integral,S%advection_iterations,S%diffusion_iterations,"
+                "S%advective_flux%inlet,S%diffusive_flux%inlet,S%advective_flux%4,"
+                "S%diffusive_flux%4,S%source,S%absorption,S%divergence,wall_seconds"));
+  free(columns);
+  const struct fe_stat_layout one = {.n_tracers = 1,
+                                     .names = NAMES,
+                                     .has_exact = none,
+                                     .fluxes = 1,
+                                     .n_flux_groups = 1,
+                                     .flux_labels = labels};
+  CHECK_OK(fe_stat_columns(&one, &columns));
+  CHECK(columns && !strcmp(columns, "step,time,dt,courant,min,max,integral,advection_iterations,"
+                                    "diffusion_iterations,advective_flux%inlet,"
+                                    "diffusive_flux%inlet,source,absorption,divergence,"
+                                    "wall_seconds"));
+  free(columns);
+  static const double adv[] = {0.25}, diff[] = {-1.5};
+  struct fe_stat_tracer value = VALUES[0];
+  value.advective_flux = adv;
+  value.diffusive_flux = diff;
+  value.source = 2;
+  value.absorption = 0.125;
+  value.divergence = -0.5;
+  const struct fe_stat_row rows[2] = {{0, 0.0, 0.0, 0.0, &VALUES[0], 0.0},
+                                      {1, 0.5, 0.5, 0.0, &value, 1.0}};
+  const struct fe_stat_layout plain = layout(0);
+  check_written(dir, "fluxes.stat", &one, rows, 2,
+                "\n0,0,0,0,-0,0.33333333333333331,0.66666666666666663,0,0,0,0,0,0,0,0\n1,0.5,0.5,0,"
+                "-0,0.33333333333333331,0.66666666666666663,0,0,0.25,-1.5,2,0.125,-0.5,1\n",
+                &plain);
 }
 
 static void test_failures(const char *dir)
@@ -297,6 +359,7 @@ int main(int argc, char **argv)
   }
   test_format(dir);
   test_tracers(dir);
+  test_fluxes(dir);
   test_failures(dir);
   test_resume(dir);
   test_size_limit(dir);

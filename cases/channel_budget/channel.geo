@@ -1,0 +1,16 @@
+// The channel [0, 2] x [0, 0.4]: inlet at x = 0, outlet at x = 2, walls top and bottom.
+Point(1) = {0, 0, 0};
+Point(2) = {2, 0, 0};
+Point(3) = {2, 0.4, 0};
+Point(4) = {0, 0.4, 0};
+Line(1) = {1, 2};
+Line(2) = {2, 3};
+Line(3) = {3, 4};
+Line(4) = {4, 1};
+Curve Loop(1) = {1, 2, 3, 4};
+Plane Surface(1) = {1};
+Physical Curve("bottom") = {1};
+Physical Curve("outlet") = {2};
+Physical Curve("top") = {3};
+Physical Curve("inlet") = {4};
+Physical Surface("channel") = {1};
