@@ -94,6 +94,18 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 
+def set_attributes(root, name, attributes):
+    """The attributes set on the root's child `name`, made when there is none (no attributes:
+    nothing)."""
+    if not attributes:
+        return
+    element = root.find(name)
+    if element is None:
+        element = ET.SubElement(root, name)
+    for key, value in attributes.items():
+        element.set(key, value)
+
+
 def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None, every=None,
               checkpoint=None, params=None, scheme=None, mesh_file=None, conservative=None, velocity_root=None,
               file_name="case.xml", probes_every=None, probes=(), tracers=(), solver=None,
@@ -127,12 +139,7 @@ def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None,
         attributes["splitting"] = splitting
     if conservative is not None:
         attributes["conservative_advection"] = repr(conservative)
-    if attributes:
-        element = root.find("scheme")
-        if element is None:
-            element = ET.SubElement(root, "scheme")
-        for key, value in attributes.items():
-            element.set(key, value)
+    set_attributes(root, "scheme", attributes)
     output = root.find("output")
     if output is None:
         output = ET.SubElement(root, "output")
@@ -148,12 +155,7 @@ def make_case(case_dir, work, tag, size=None, dt=None, end=None, splitting=None,
         name, xyz = spec.split("=", 1)
         attrs = dict(zip("xyz", xyz.split(",")), name=name)
         ET.SubElement(root.find("probes"), "probe", attrs)
-    if solver:
-        element = root.find("solver")
-        if element is None:
-            element = ET.SubElement(root, "solver")
-        for key, value in solver.items():
-            element.set(key, value)
+    set_attributes(root, "solver", solver or {})
     if fluxes and root.find("fluxes") is None:
         ET.SubElement(root, "fluxes")
     for spec in tracers:  # NAME=INITIAL: a copy of the first <tracer>, another name and start
