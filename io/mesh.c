@@ -403,6 +403,13 @@ void fe_mesh_destroy(struct fe_mesh *mesh)
   free(mesh->alias_of);
   free(mesh->links);
   free(mesh->facet_link);
+  free(mesh->global_node);
+  free(mesh->global_cell);
+  free(mesh->global_facet);
+  free(mesh->neighbours);
+  free(mesh->send_ptr);
+  free(mesh->send);
+  free(mesh->recv_ptr);
   free(mesh);
 }
 

@@ -102,21 +102,26 @@ void fe_partition_destroy(struct fe_partition *p)
   free(p);
 }
 
-/* mark[n]: 1 for the nodes of part r's cells; *near: 1 for the parts with a cell on a node r
- * owns. */
-static void mark_nodes(const struct fe_partition *p, const struct fe_mesh *m, int r,
-                       unsigned char *mark, unsigned char *near)
+/* 1 when cell c has a node that part r owns. */
+static int touches(const struct fe_partition *p, const struct fe_mesh *m, long c, int r)
 {
-  for (long c = 0; c < m->n_cells; c++)
-    for (int v = 0; v < m->nv; v++) {
-      const int n = m->cells[c * m->nv + v];
-      if (p->cell_part[c] == r) mark[n] = 1;
-      if (p->cell_part[c] != r && p->node_owner[n] == r) near[p->cell_part[c]] = 1;
-    }
+  for (int v = 0; v < m->nv; v++)
+    if (p->node_owner[m->cells[c * m->nv + v]] == r) return 1;
+  return 0;
 }
 
-/* The part's nodes: owned ascending, then the ghosts by owner; its neighbours and their ghost
- * groups. */
+/* mark[n]: 1 for the nodes of part r's cells (those at a node it owns). */
+static void mark_nodes(const struct fe_partition *p, const struct fe_mesh *m, int r,
+                       unsigned char *mark)
+{
+  for (long c = 0; c < m->n_cells; c++)
+    if (touches(p, m, c, r))
+      for (int v = 0; v < m->nv; v++) mark[m->cells[c * m->nv + v]] = 1;
+}
+
+/* The part's nodes: owned ascending, then the ghosts by owner; its neighbours (near: the owners
+ * of its ghosts, which are the parts that hold one of its nodes as a ghost: a cell at a node of
+ * each holds both) and their ghost groups. */
 static int number_nodes(const struct fe_partition *p, const struct fe_mesh *m, int r,
                         const unsigned char *mark, unsigned char *near, struct fe_part *part)
 {
@@ -168,17 +173,162 @@ int fe_partition_part(const struct fe_partition *p, const struct fe_mesh *m, int
   int err = fe_calloc((size_t)m->n_nodes + 1, 1, &mark);
   if (!err) err = fe_calloc((size_t)p->n_parts + 1, 1, &near);
   if (!err) {
-    mark_nodes(p, m, r, mark, near);
-    for (long c = 0; c < m->n_cells; c++) part->n_cells += p->cell_part[c] == r;
+    mark_nodes(p, m, r, mark);
+    for (long c = 0; c < m->n_cells; c++) {
+      part->n_cells += touches(p, m, c, r);
+      part->n_own_cells += p->cell_part[c] == r;
+    }
     err = fe_malloc((size_t)part->n_cells * sizeof *part->cells + 1, &part->cells);
   }
   for (long c = 0, k = 0; !err && c < m->n_cells; c++)
-    if (p->cell_part[c] == r) part->cells[k++] = (int)c;
+    if (touches(p, m, c, r)) part->cells[k++] = (int)c;
   if (!err) err = number_nodes(p, m, r, mark, near, part);
   free(mark);
   free(near);
   if (err) fe_part_free(part);
   return err;
+}
+
+/* The sends of part r: to neighbour k the nodes r owns in the cells at a node k owns (k's
+ * ghosts owned by r), ascending, as local indices of r (its owned nodes are ascending). */
+static int sends(const struct fe_partition *p, const struct fe_mesh *m, const struct fe_part *part,
+                 int **send_ptr, int **send)
+{
+  const int nb = part->n_neighbours;
+  unsigned char *mark = NULL;
+  int err = fe_calloc((size_t)m->n_nodes + 1, 1, &mark);
+  if (!err) err = fe_calloc((size_t)nb + 1, sizeof **send_ptr, send_ptr);
+  for (int pass = 0; pass < 2 && !err; pass++) { /* count, then fill */
+    for (int k = 0; k < nb; k++) {
+      const int q = part->neighbours[k];
+      memset(mark, 0, (size_t)m->n_nodes);
+      for (long c = 0; c < m->n_cells; c++)
+        if (touches(p, m, c, q))
+          for (int v = 0; v < m->nv; v++) {
+            const int n = m->cells[c * m->nv + v];
+            if (p->node_owner[n] == part->rank) mark[n] = 1;
+          }
+      long at = pass ? (*send_ptr)[k] : 0;
+      for (long i = 0; i < part->n_owned; i++) /* owned: ascending in mesh order */
+        if (mark[part->nodes[i]]) {
+          if (pass) (*send)[at] = (int)i;
+          at++;
+        }
+      if (!pass) (*send_ptr)[k + 1] = (*send_ptr)[k] + (int)at;
+    }
+    if (!pass) err = fe_malloc(((size_t)(*send_ptr)[nb] + 1) * sizeof **send, send);
+  }
+  free(mark);
+  return err;
+}
+
+/* The mesh's facets with every node in part r, as local indices (global: n_nodes entries of
+ * the local index of each mesh node, -1 where absent). */
+static int part_facets(const struct fe_mesh *m, const int *local, struct fe_mesh *pm)
+{
+  const int fv = m->dim;
+  int n = 0;
+  for (int f = 0; f < m->n_facets; f++) {
+    int in = 1;
+    for (int v = 0; v < fv; v++) in &= local[m->facets[(long)f * fv + v]] >= 0;
+    n += in;
+  }
+  pm->n_facets = n;
+  FE_MALLOC((long)n * fv + 1, &pm->facets);
+  FE_MALLOC(n + 1, &pm->facet_group);
+  FE_MALLOC(n + 1, &pm->global_facet);
+  if (m->facet_id) FE_MALLOC(n + 1, &pm->facet_id);
+  if (m->facet_cells) FE_MALLOC(n + 1, &pm->facet_cells);
+  for (int f = 0, k = 0; f < m->n_facets; f++) {
+    int in = 1;
+    for (int v = 0; v < fv; v++) in &= local[m->facets[(long)f * fv + v]] >= 0;
+    if (!in) continue;
+    for (int v = 0; v < fv; v++) pm->facets[(long)k * fv + v] = local[m->facets[(long)f * fv + v]];
+    pm->facet_group[k] = m->facet_group[f];
+    pm->global_facet[k] = f;
+    if (m->facet_id) pm->facet_id[k] = m->facet_id[f];
+    if (m->facet_cells) pm->facet_cells[k] = m->facet_cells[f];
+    k++;
+  }
+  return FE_SUCCESS;
+}
+
+/* The nodes, cells and physical groups of part r as a mesh. */
+static int part_entities(const struct fe_mesh *m, const struct fe_part *part, const int *local,
+                         struct fe_mesh *pm)
+{
+  const long n = part->n_owned + part->n_ghost;
+  *pm = (struct fe_mesh){.dim = m->dim, .nv = m->nv, .n_nodes = (int)n,
+                         .n_cells = (int)part->n_cells, .n_ghost = (int)part->n_ghost};
+  FE_CALL(fe_strdup(m->path, &pm->path));
+  FE_MALLOC(n * m->dim + 1, &pm->coords);
+  FE_MALLOC(n + 1, &pm->global_node);
+  if (m->node_id) FE_MALLOC(n + 1, &pm->node_id);
+  for (long i = 0; i < n; i++) {
+    const int g = part->nodes[i];
+    memcpy(pm->coords + i * m->dim, m->coords + (long)g * m->dim, sizeof(double) * (size_t)m->dim);
+    pm->global_node[i] = g;
+    if (m->node_id) pm->node_id[i] = m->node_id[g];
+  }
+  FE_MALLOC(part->n_cells * m->nv + 1, &pm->cells);
+  FE_MALLOC(part->n_cells + 1, &pm->cell_region);
+  FE_MALLOC(part->n_cells + 1, &pm->global_cell);
+  if (m->cell_id) FE_MALLOC(part->n_cells + 1, &pm->cell_id);
+  for (long k = 0; k < part->n_cells; k++) {
+    const long c = part->cells[k];
+    for (int v = 0; v < m->nv; v++) pm->cells[k * m->nv + v] = local[m->cells[c * m->nv + v]];
+    pm->cell_region[k] = m->cell_region[c];
+    pm->global_cell[k] = (int)c;
+    if (m->cell_id) pm->cell_id[k] = m->cell_id[c];
+  }
+  FE_CALLOC(m->n_groups + 1, &pm->groups);
+  for (int g = 0; g < m->n_groups; g++) {
+    pm->groups[g] = m->groups[g];
+    pm->groups[g].name = NULL;
+    pm->n_groups = g + 1;
+    FE_CALL(fe_strdup(m->groups[g].name, &pm->groups[g].name));
+  }
+  return part_facets(m, local, pm);
+}
+
+int fe_partition_mesh(const struct fe_partition *p, const struct fe_mesh *m, int r,
+                      struct fe_mesh **out)
+{
+  *out = NULL;
+  FE_CHECK(!m->n_aliased, FE_ERR_USAGE,
+           "the periodic mesh %s cannot be cut into parts (not yet: run it on one process)",
+           m->path);
+  struct fe_part part;
+  FE_CALL(fe_partition_part(p, m, r, &part));
+  struct fe_mesh *pm = NULL;
+  int *local = NULL;
+  int err = fe_calloc(1, sizeof *pm, &pm);
+  if (!err) err = fe_malloc(((size_t)m->n_nodes + 1) * sizeof *local, &local);
+  if (!err) {
+    for (long i = 0; i < m->n_nodes; i++) local[i] = -1;
+    for (long i = 0; i < part.n_owned + part.n_ghost; i++) local[part.nodes[i]] = (int)i;
+    err = part_entities(m, &part, local, pm);
+  }
+  if (!err) {
+    pm->n_neighbours = part.n_neighbours;
+    err = fe_malloc(((size_t)part.n_neighbours + 1) * sizeof(int), &pm->neighbours);
+  }
+  if (!err) {
+    memcpy(pm->neighbours, part.neighbours, sizeof(int) * (size_t)part.n_neighbours);
+    err = fe_malloc(((size_t)part.n_neighbours + 1) * sizeof(int), &pm->recv_ptr);
+  }
+  if (!err) {
+    memcpy(pm->recv_ptr, part.ghost_ptr, sizeof(int) * ((size_t)part.n_neighbours + 1));
+    err = sends(p, m, &part, &pm->send_ptr, &pm->send);
+  }
+  free(local);
+  fe_part_free(&part);
+  if (err) {
+    fe_mesh_destroy(pm);
+    return err;
+  }
+  *out = pm;
+  return FE_SUCCESS;
 }
 
 void fe_part_free(struct fe_part *part)
@@ -196,11 +346,13 @@ int fe_partition_print(const struct fe_partition *p, const struct fe_mesh *m, FI
   for (int r = 0; r < p->n_parts; r++) {
     struct fe_part part;
     FE_CALL(fe_partition_part(p, m, r, &part));
-    fprintf(f, "part      %d: %ld cells, %ld owned nodes, %ld ghost nodes, neighbours", r,
-            part.n_cells, part.n_owned, part.n_ghost);
+    fprintf(f,
+            "part      %d: %ld cells (%ld more at its nodes), %ld owned nodes, %ld ghost nodes, "
+            "neighbours",
+            r, part.n_own_cells, part.n_cells - part.n_own_cells, part.n_owned, part.n_ghost);
     for (int k = 0; k < part.n_neighbours; k++) fprintf(f, " %d", part.neighbours[k]);
     fprintf(f, "%s\n", part.n_neighbours ? "" : " none");
-    most = part.n_cells > most ? part.n_cells : most;
+    most = part.n_own_cells > most ? part.n_own_cells : most;
     ghosts += part.n_ghost;
     fe_part_free(&part);
   }

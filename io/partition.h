@@ -1,7 +1,7 @@
 /* A mesh cut into parts, one per process (DESIGN.md, "Distribution"): METIS partitions the
  * cells (METIS_PartMeshDual on the cells' shared facets, a fixed seed, so every run gets the
  * same parts); each node belongs to the lowest-numbered part among its cells' parts.  A part
- * holds its cells and numbers its nodes as DESIGN.md's vectors hold them: its owned nodes
+ * holds the cells at its owned nodes and numbers their nodes as DESIGN.md's vectors hold them: its owned nodes
  * first, then its ghosts (nodes of its cells that another part owns) grouped by owner, each
  * group and the owned nodes in ascending mesh (global) order. */
 #ifndef FE_PARTITION_H
@@ -18,14 +18,18 @@ struct fe_partition {
   int *node_owner; /* n_nodes: the part that owns each node */
 };
 
-/* One part's share of the mesh, in mesh (global) numbering. */
+/* One part's share of the mesh, in mesh (global) numbering: the cells at the nodes it owns (its
+ * own cells and those of other parts that touch them), so that every sum over the cells at an
+ * owned node is complete on its process, and the nodes of those cells. */
 struct fe_part {
   int rank;
-  long n_cells;
-  int *cells;            /* its cells, ascending */
+  long n_cells;          /* the cells at its owned nodes */
+  long n_own_cells;      /* of which METIS gave it */
+  int *cells;            /* ascending */
   long n_owned, n_ghost; /* nodes: owned, then ghosts */
   int *nodes;            /* n_owned + n_ghost: the local numbering's global nodes */
-  int n_neighbours;      /* parts that own one of its ghosts or hold one of its nodes as a ghost */
+  int n_neighbours;      /* parts that own one of its ghosts, which are those that hold one of its
+                            nodes as a ghost */
   int *neighbours;       /* ascending */
   int *ghost_ptr;        /* n_neighbours + 1: its ghosts of neighbour k are nodes[n_owned +
                             ghost_ptr[k] .. n_owned + ghost_ptr[k + 1]) (none where k owns none) */
@@ -40,6 +44,14 @@ void fe_partition_destroy(struct fe_partition *p);
 int fe_partition_part(const struct fe_partition *p, const struct fe_mesh *m, int r,
                       struct fe_part *part);
 void fe_part_free(struct fe_part *part);
+
+/* Part r as a mesh of its own (io/mesh.h, "A part of a mesh"): its nodes in the part's order
+ * (owned, then ghosts by owner) with their coordinates and Gmsh tags, its cells in ascending
+ * mesh order, the facets of m with every node in the part, the physical groups; the global
+ * index of each node and facet, the neighbours, what each sends and receives.  FE_ERR_USAGE for
+ * a periodic mesh (not yet cut). */
+int fe_partition_mesh(const struct fe_partition *p, const struct fe_mesh *m, int r,
+                      struct fe_mesh **part_mesh);
 
 /* The partition summary of --check and --verbose: a line per part (cells, owned and ghost
  * nodes, neighbours), then the imbalance (most cells in a part over the mean) and the ghosts in

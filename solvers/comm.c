@@ -14,9 +14,29 @@ static int allreduce_sum_device_self(const struct fe_comm *comm, double *v, int 
   return FE_SUCCESS;
 }
 
+/* One process has no neighbours. */
+static int exchange_self(const struct fe_comm *comm, int n, const int *ranks, const double *send,
+                         const int *send_ptr, double *recv, const int *recv_ptr)
+{
+  (void)comm, (void)ranks, (void)send, (void)send_ptr, (void)recv, (void)recv_ptr;
+  FE_CHECK(n == 0, FE_ERR_USAGE, "a halo exchange with %d neighbours on one process", n);
+  return FE_SUCCESS;
+}
+
+static int gather_self(const struct fe_comm *comm, const double *send, int count, double *recv,
+                       const int *counts, const int *displs)
+{
+  (void)comm, (void)counts, (void)displs;
+  if (recv != send)
+    for (int i = 0; i < count; i++) recv[i] = send[i];
+  return FE_SUCCESS;
+}
+
 static const struct fe_comm_ops ops_self = {
     .allreduce = allreduce_self,
     .allreduce_sum_device = allreduce_sum_device_self,
+    .exchange = exchange_self,
+    .gather = gather_self,
 };
 
 static const struct fe_comm comm_self = {.rank = 0, .size = 1, .ops = &ops_self, .ctx = 0};
@@ -31,4 +51,16 @@ int fe_comm_allreduce(const struct fe_comm *comm, double *v, int n, enum fe_redu
 int fe_comm_allreduce_sum_device(const struct fe_comm *comm, double *v, int n)
 {
   return comm->size == 1 ? FE_SUCCESS : comm->ops->allreduce_sum_device(comm, v, n);
+}
+
+int fe_comm_exchange(const struct fe_comm *comm, int n, const int *ranks, const double *send,
+                     const int *send_ptr, double *recv, const int *recv_ptr)
+{
+  return comm->ops->exchange(comm, n, ranks, send, send_ptr, recv, recv_ptr);
+}
+
+int fe_comm_gather(const struct fe_comm *comm, const double *send, int count, double *recv,
+                   const int *counts, const int *displs)
+{
+  return comm->ops->gather(comm, send, count, recv, counts, displs);
 }

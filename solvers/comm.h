@@ -20,6 +20,15 @@ struct fe_comm_ops {
   /* the same for n sums held in backend memory (CG's scalars), queued on the
    * backend's stream where it has one */
   int (*allreduce_sum_device)(const struct fe_comm *comm, double *v, int n);
+  /* The halo's exchange with the neighbours ranks[0..n) (host values): to ranks[k] goes
+   * send[send_ptr[k] .. send_ptr[k + 1]), from it comes recv[recv_ptr[k] .. recv_ptr[k + 1]);
+   * both sides agree on the counts. */
+  int (*exchange)(const struct fe_comm *comm, int n, const int *ranks, const double *send,
+                  const int *send_ptr, double *recv, const int *recv_ptr);
+  /* Process 0 receives every process's count values of send, process r's at recv + displs[r]
+   * (counts[r] of them); recv, counts and displs are read on process 0 only. */
+  int (*gather)(const struct fe_comm *comm, const double *send, int count, double *recv,
+                const int *counts, const int *displs);
 };
 
 struct fe_comm {
@@ -33,6 +42,11 @@ const struct fe_comm *fe_comm_self(void);
 
 int fe_comm_allreduce(const struct fe_comm *comm, double *v, int n, enum fe_reduce op);
 int fe_comm_allreduce_sum_device(const struct fe_comm *comm, double *v, int n);
+int fe_comm_exchange(const struct fe_comm *comm, int n, const int *ranks, const double *send,
+                     const int *send_ptr, double *recv, const int *recv_ptr);
+/* One process: recv = send (count values). */
+int fe_comm_gather(const struct fe_comm *comm, const double *send, int count, double *recv,
+                   const int *counts, const int *displs);
 
 #ifdef __cplusplus
 }

@@ -28,9 +28,39 @@ static int allreduce_sum_device_mpi(const struct fe_comm *comm, double *v, int n
   return allreduce_mpi(comm, v, n, FE_REDUCE_SUM);
 }
 
+enum { HALO_TAG = 7 };
+
+/* Every receive posted first, then the sends, then all waited for. */
+static int exchange_mpi(const struct fe_comm *comm, int n, const int *ranks, const double *send,
+                        const int *send_ptr, double *recv, const int *recv_ptr)
+{
+  MPI_Request *req;
+  FE_CALLOC(2 * n + 1, &req);
+  int rc = MPI_SUCCESS;
+  for (int k = 0; k < n && rc == MPI_SUCCESS; k++)
+    rc = MPI_Irecv(recv + recv_ptr[k], recv_ptr[k + 1] - recv_ptr[k], MPI_DOUBLE, ranks[k],
+                   HALO_TAG, mpi_of(comm), &req[k]);
+  for (int k = 0; k < n && rc == MPI_SUCCESS; k++)
+    rc = MPI_Isend(send + send_ptr[k], send_ptr[k + 1] - send_ptr[k], MPI_DOUBLE, ranks[k],
+                   HALO_TAG, mpi_of(comm), &req[n + k]);
+  if (rc == MPI_SUCCESS) rc = MPI_Waitall(2 * n, req, MPI_STATUSES_IGNORE);
+  free(req);
+  return rc == MPI_SUCCESS ? FE_SUCCESS : mpi_error(rc, "the halo exchange");
+}
+
+static int gather_mpi(const struct fe_comm *comm, const double *send, int count, double *recv,
+                      const int *counts, const int *displs)
+{
+  const int rc = MPI_Gatherv(send, count, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, 0,
+                             mpi_of(comm));
+  return rc == MPI_SUCCESS ? FE_SUCCESS : mpi_error(rc, "MPI_Gatherv");
+}
+
 static const struct fe_comm_ops ops_mpi = {
     .allreduce = allreduce_mpi,
     .allreduce_sum_device = allreduce_sum_device_mpi,
+    .exchange = exchange_mpi,
+    .gather = gather_mpi,
 };
 
 int fe_comm_mpi_create(MPI_Comm mpi_comm, struct fe_comm **out)

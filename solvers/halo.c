@@ -64,9 +64,63 @@ int fe_halo_create(const struct fe_backend *be, size_t n_owned, size_t n_ghost, 
   return FE_SUCCESS;
 }
 
+static int copy_ints(int n, const int *from, int **to)
+{
+  FE_CALL(fe_malloc(((size_t)n + 1) * sizeof **to, to));
+  for (int i = 0; i < n; i++) (*to)[i] = from[i];
+  return FE_SUCCESS;
+}
+
+int fe_halo_create_remote(const struct fe_backend *be, size_t n_owned, size_t n_ghost,
+                          int n_neighbours, const int *neighbours, const int *send_ptr,
+                          const int *send, const int *recv_ptr, struct fe_halo **out)
+{
+  FE_CHECK(recv_ptr[n_neighbours] == (int)n_ghost, FE_ERR_USAGE,
+           "a halo of %zu ghosts whose neighbours send %d", n_ghost, recv_ptr[n_neighbours]);
+  struct fe_halo *h;
+  FE_CALLOC(1, &h);
+  h->be = be;
+  h->n_owned = n_owned;
+  h->n_ghost = n_ghost;
+  h->n_neighbours = n_neighbours;
+  const int n_send = send_ptr[n_neighbours];
+  int err = FE_SUCCESS;
+  for (int i = 0; i < n_send && !err; i++)
+    if (send[i] < 0 || (size_t)send[i] >= n_owned)
+      err = fe_error_raise(FE_ERR_USAGE, __FILE__, __LINE__,
+                           "a halo sends entry %d, not one of the %zu owned", send[i], n_owned);
+  if (!err) err = copy_ints(n_neighbours, neighbours, &h->neighbours);
+  if (!err) err = copy_ints(n_neighbours + 1, send_ptr, &h->send_ptr);
+  if (!err) err = copy_ints(n_neighbours + 1, recv_ptr, &h->recv_ptr);
+  if (!err) err = copy_ints(n_send, send, &h->send_host);
+  if (!err) err = upload(be, (size_t)n_send, send, &h->send);
+  if (!err)
+    err = fe_malloc(((size_t)n_send + n_ghost + 1) * FE_HALO_MAX_COMP * sizeof *h->buffer,
+                    &h->buffer);
+  if (!err) err = fe_malloc(2 * ((size_t)n_neighbours + 1) * sizeof(int), &h->scaled_ptr);
+  /* the lists of copies within the process: none */
+  if (!err) err = upload(be, 0, NULL, &h->owner);
+  if (!err) err = upload(be, 0, NULL, &h->shared);
+  if (!err) err = upload(be, 1, NULL, &h->shared_ptr);
+  if (!err) err = upload(be, 0, NULL, &h->shared_ghost);
+  if (err) {
+    fe_halo_destroy(h);
+    return err;
+  }
+  *out = h;
+  return FE_SUCCESS;
+}
+
 void fe_halo_destroy(struct fe_halo *h)
 {
   if (!h) return;
+  fe_backend_free(h->be, h->send);
+  free(h->neighbours);
+  free(h->send_ptr);
+  free(h->recv_ptr);
+  free(h->send_host);
+  free(h->buffer);
+  free(h->scaled_ptr);
   fe_backend_free(h->be, h->owner);
   fe_backend_free(h->be, h->shared);
   fe_backend_free(h->be, h->shared_ptr);
@@ -76,12 +130,19 @@ void fe_halo_destroy(struct fe_halo *h)
 
 int fe_halo_update(const struct fe_halo *h, int ncomp, double *x)
 {
-  if (!h || !h->n_ghost) return FE_SUCCESS;
+  if (!h || (!h->n_ghost && !h->n_neighbours)) return FE_SUCCESS;
+  FE_CHECK(ncomp >= 1 && ncomp <= FE_HALO_MAX_COMP, FE_ERR_USAGE,
+           "a halo exchange of %d values per entry", ncomp);
   return h->be->vec->ghost_update(h, ncomp, x);
 }
 
 int fe_halo_sum(const struct fe_halo *h, double *x)
 {
-  if (!h || !h->n_ghost) return FE_SUCCESS;
+  if (!h || (!h->n_ghost && !h->n_neighbours)) return FE_SUCCESS;
   return h->be->vec->ghost_sum(h, x);
+}
+
+int fe_halo_complete(const struct fe_halo *h, int ncomp, double *x)
+{
+  return fe_halo_remote(h) ? fe_halo_update(h, ncomp, x) : FE_SUCCESS;
 }

@@ -121,8 +121,27 @@ int fe_vec_sync_cpu(const struct fe_backend *be)
   return FE_SUCCESS;
 }
 
+/* Other processes' ghosts: the owned entries each neighbour has as ghosts packed, exchanged
+ * through the communicator, and unpacked into the ghosts (ncomp values per entry). */
+static int remote_update(const struct fe_halo *h, int ncomp, double *x)
+{
+  const int nb = h->n_neighbours, n_send = h->send_ptr[nb];
+  double *send = h->buffer, *recv = h->buffer + (long)n_send * ncomp;
+  int *sp = h->scaled_ptr, *rp = h->scaled_ptr + nb + 1;
+  for (int k = 0; k <= nb; k++) sp[k] = h->send_ptr[k] * ncomp, rp[k] = h->recv_ptr[k] * ncomp;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n_send; i++)
+    for (int c = 0; c < ncomp; c++) send[i * ncomp + c] = x[(long)h->send[i] * ncomp + c];
+  FE_CALL(fe_comm_exchange(h->be->comm, nb, h->neighbours, send, sp, recv, rp));
+  const long first = (long)h->n_owned * ncomp, n = (long)h->n_ghost * ncomp;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; i++) x[first + i] = recv[i];
+  return FE_SUCCESS;
+}
+
 int fe_vec_ghost_update_cpu(const struct fe_halo *h, int ncomp, double *x)
 {
+  if (h->n_neighbours) return remote_update(h, ncomp, x);
 #pragma omp parallel for schedule(static)
   for (long k = 0; k < (long)h->n_ghost; k++)
     for (int c = 0; c < ncomp; c++)
@@ -130,8 +149,21 @@ int fe_vec_ghost_update_cpu(const struct fe_halo *h, int ncomp, double *x)
   return FE_SUCCESS;
 }
 
+/* Other processes' ghosts: each neighbour's ghosts go back to it, and every owned entry adds
+ * what its ghosts hold, neighbour by neighbour in rank order. */
+static int remote_sum(const struct fe_halo *h, double *x)
+{
+  const int nb = h->n_neighbours, n_send = h->send_ptr[nb];
+  double *back = h->buffer, *ghosts = x + h->n_owned;
+  FE_CALL(fe_comm_exchange(h->be->comm, nb, h->neighbours, ghosts, h->recv_ptr, back,
+                           h->send_ptr));
+  for (long i = 0; i < n_send; i++) x[h->send[i]] += back[i];
+  return FE_SUCCESS;
+}
+
 int fe_vec_ghost_sum_cpu(const struct fe_halo *h, double *x)
 {
+  if (h->n_neighbours) return remote_sum(h, x);
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < (long)h->n_shared; i++) {
     double sum = x[h->shared[i]];

@@ -1,7 +1,10 @@
 /* The partition of a mesh into parts (io/partition.h), in 2D and 3D, 1 to 5 parts: every cell
  * in one part and every part with cells; each node owned by the lowest part among its cells';
- * a part's nodes its cells' nodes, owned first and ascending, then the ghosts grouped by owner
- * in the neighbours' order; neighbours symmetric; the same parts on a second run; errors. */
+ * a part's cells those at the nodes it owns, its nodes their nodes, owned first and ascending,
+ * then the ghosts grouped by owner in the neighbours' order; neighbours symmetric; the part as
+ * a mesh (fe_partition_mesh): the same cells, coordinates and facets in local numbering, and
+ * what each part sends a neighbour exactly that neighbour's ghosts of it, in their order; the
+ * same parts on a second run; errors. */
 #include "io/partition.h"
 
 #include "core/error.h"
@@ -15,9 +18,14 @@
 static void check_part(const struct fe_partition *p, const struct fe_mesh *m, int r,
                        const struct fe_part *part)
 {
-  long cells = 0;
-  for (long c = 0; c < m->n_cells; c++) cells += p->cell_part[c] == r;
-  CHECK(part->n_cells == cells && part->n_cells > 0);
+  long cells = 0, own = 0;
+  for (long c = 0; c < m->n_cells; c++) {
+    int at_owned = 0;
+    for (int v = 0; v < m->nv; v++) at_owned |= p->node_owner[m->cells[c * m->nv + v]] == r;
+    cells += at_owned;
+    own += p->cell_part[c] == r;
+  }
+  CHECK(part->n_cells == cells && part->n_own_cells == own && own > 0);
   for (long k = 1; k < part->n_cells; k++) CHECK(part->cells[k - 1] < part->cells[k]);
   unsigned char *mine = calloc((size_t)m->n_nodes, 1);
   for (long k = 0; k < part->n_cells; k++)
@@ -66,6 +74,49 @@ static void check_owners(const struct fe_partition *p, const struct fe_mesh *m)
   free(lowest);
 }
 
+/* Part r as a mesh: nodes, cells and facets of m in its numbering; each neighbour's ghosts
+ * owned by r are what r sends it (parts: every part of p, to compare). */
+static void check_part_mesh(const struct fe_partition *p, const struct fe_mesh *m, int r,
+                            const struct fe_part *parts)
+{
+  struct fe_mesh *pm = NULL;
+  CHECK_OK(fe_partition_mesh(p, m, r, &pm));
+  if (!pm) return;
+  const struct fe_part *part = &parts[r];
+  CHECK(pm->n_nodes == part->n_owned + part->n_ghost && pm->n_ghost == part->n_ghost);
+  CHECK(pm->n_cells == part->n_cells && pm->n_neighbours == part->n_neighbours);
+  for (long i = 0; i < pm->n_nodes; i++) {
+    CHECK(pm->global_node[i] == part->nodes[i]);
+    for (int a = 0; a < m->dim; a++)
+      CHECK(pm->coords[i * m->dim + a] == m->coords[(long)part->nodes[i] * m->dim + a]);
+  }
+  for (long k = 0; k < pm->n_cells; k++) {
+    CHECK(pm->global_cell[k] == part->cells[k]);
+    for (int v = 0; v < m->nv; v++)
+      CHECK(pm->global_node[pm->cells[k * m->nv + v]] == m->cells[(long)part->cells[k] * m->nv + v]);
+  }
+  for (int f = 0; f < pm->n_facets; f++)
+    for (int v = 0; v < m->dim; v++)
+      CHECK(pm->global_node[pm->facets[f * m->dim + v]] ==
+            m->facets[(long)pm->global_facet[f] * m->dim + v]);
+  for (int k = 0; k < pm->n_neighbours; k++) {
+    const struct fe_part *q = &parts[pm->neighbours[k]];
+    int j = 0; /* r among q's neighbours */
+    while (j < q->n_neighbours && q->neighbours[j] != r) j++;
+    CHECK(j < q->n_neighbours);
+    if (j == q->n_neighbours) continue;
+    const int count = q->ghost_ptr[j + 1] - q->ghost_ptr[j];
+    CHECK(pm->send_ptr[k + 1] - pm->send_ptr[k] == count && count > 0);
+    for (int i = 0; i < count && pm->send_ptr[k + 1] - pm->send_ptr[k] == count; i++) {
+      const int sent = pm->send[pm->send_ptr[k] + i];
+      CHECK(sent >= 0 && sent < part->n_owned);
+      CHECK(part->nodes[sent] == q->nodes[q->n_owned + q->ghost_ptr[j] + i]);
+    }
+    CHECK(pm->recv_ptr[k + 1] - pm->recv_ptr[k] == part->ghost_ptr[k + 1] - part->ghost_ptr[k]);
+  }
+  fe_mesh_destroy(pm);
+}
+
 static void check_mesh(int dim, int n)
 {
   struct fe_mesh *m = NULL;
@@ -80,15 +131,17 @@ static void check_mesh(int dim, int n)
     check_owners(p, m);
     long ghosts = 0, owned = 0;
     int *near = calloc((size_t)(parts * parts), sizeof(int));
+    struct fe_part all[5];
     for (int r = 0; r < parts; r++) {
-      struct fe_part part;
-      CHECK_OK(fe_partition_part(p, m, r, &part));
-      check_part(p, m, r, &part);
-      owned += part.n_owned;
-      ghosts += part.n_ghost;
-      for (int j = 0; j < part.n_neighbours; j++) near[r * parts + part.neighbours[j]] = 1;
-      fe_part_free(&part);
+      struct fe_part *part = &all[r];
+      CHECK_OK(fe_partition_part(p, m, r, part));
+      check_part(p, m, r, part);
+      owned += part->n_owned;
+      ghosts += part->n_ghost;
+      for (int j = 0; j < part->n_neighbours; j++) near[r * parts + part->neighbours[j]] = 1;
     }
+    for (int r = 0; r < parts; r++) check_part_mesh(p, m, r, all);
+    for (int r = 0; r < parts; r++) fe_part_free(&all[r]);
     CHECK(owned == m->n_nodes); /* every node owned once */
     CHECK(parts == 1 ? ghosts == 0 : ghosts > 0);
     for (int r = 0; r < parts; r++)
