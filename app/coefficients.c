@@ -177,7 +177,7 @@ static int neumann_facets(const struct fe_tracer *tr, const struct fe_bcs *bcs,
                           const struct fe_mesh *m, struct fe_coefficient_programs *cp)
 {
   cp->neumann.n = bcs->n_neumann_facets;
-  if (!cp->neumann.n) return FE_SUCCESS;
+  if (!bcs->has_neumann) return FE_SUCCESS; /* a part may have none of the whole's: its loads 0 */
   FE_CALL(slot_incidence(bcs, m, cp));
   return cp->quadrature ? neumann_lists(tr, bcs, m, cp) : neumann_vertices(tr, bcs, m, cp);
 }

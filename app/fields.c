@@ -746,6 +746,8 @@ int fe_bcs_create(const struct fe_case *c, const struct fe_tracer *tr, const str
   }
   for (int b = 0; b < tr->n_boundaries; b++)
     bcs->time_dependent |= fe_expr_depends_on_t(tr->boundaries[b].value);
+  bcs->has_dirichlet = bcs->n_dirichlet > 0;
+  bcs->has_neumann = bcs->n_neumann_facets > 0;
   *out = bcs;
   return FE_SUCCESS;
 }

@@ -19,6 +19,8 @@ struct fe_bcs {
   int *neumann_facet; /* facet indices */
   int *neumann_bc;    /* their boundary */
   int time_dependent; /* a Dirichlet or Neumann value depends on t */
+  int has_dirichlet, has_neumann; /* the whole mesh has Dirichlet nodes, Neumann facets (on
+                                     several processes, whether or not this part has) */
 };
 
 /* Resolve every <boundary> of tracer tr against the mesh's physical groups.  FE_ERR_INPUT

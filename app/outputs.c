@@ -229,18 +229,39 @@ static int name_outputs(struct fe_outputs *o)
   return FE_SUCCESS;
 }
 
-/* A vector of the nodes; on a periodic mesh its copies are ghosts, outside the reductions. */
+/* A vector of the nodes; on a periodic mesh its copies are ghosts, outside the reductions, and
+ * so are the other processes' nodes of a part. */
 static int node_vec(const struct fe_outputs *o, const struct fe_backend *be, struct fe_vec **v)
 {
   if (o->halo) return fe_vec_create_ghosted(o->halo, v);
-  return fe_vec_create(be, (size_t)o->m->n_nodes, v);
+  return fe_vec_create(be, (size_t)o->part->n_nodes, v);
+}
+
+/* Whether this process writes the files: process 0 of several, or the one. */
+static int writes(const struct fe_outputs *o) { return !o->dist || o->dist->comm->rank == 0; }
+
+/* v's values, ncomp per node, for the whole mesh: on several processes gathered on process 0
+ * (the others send theirs). */
+static int download(const struct fe_outputs *o, const struct fe_vec *v, int ncomp, double *whole)
+{
+  if (!o->dist) return fe_vec_download(v, whole);
+  FE_CALL(fe_vec_download(v, o->h_part));
+  return fe_distribution_gather(o->dist, ncomp, o->h_part, whole);
+}
+
+/* v from values of the whole mesh: this process's. */
+static int upload(const struct fe_outputs *o, struct fe_vec *v, const double *whole)
+{
+  if (!o->dist) return fe_vec_upload(v, whole);
+  fe_distribution_restrict(o->dist, 1, whole, o->h_part);
+  return fe_vec_upload(v, o->h_part);
 }
 
 /* lumped_n = int phi_n = sum over the cells at n (at every copy of a periodic unknown) of
  * |K| / (d + 1) */
 static int create_lumped(struct fe_outputs *o, const struct fe_backend *be)
 {
-  const struct fe_mesh *m = o->m;
+  const struct fe_mesh *m = o->part;
   double *w;
   FE_CALL(node_vec(o, be, &o->lumped));
   FE_CALLOC(m->n_nodes, &w);
@@ -268,11 +289,21 @@ static int reserve_dumps(struct fe_outputs *o, long n)
   return FE_SUCCESS;
 }
 
-int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m, const struct fe_backend *be)
+int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m,
+                       const struct fe_distribution *dist, const struct fe_backend *be)
 {
   const struct fe_case *c = o->c;
   const long n = m->n_nodes, nt = c->n_tracers;
   o->m = m;
+  o->dist = dist;
+  o->part = dist ? dist->part : m;
+  const struct fe_mesh *pm = o->part;
+  if (dist) {
+    FE_MALLOC((long)pm->n_nodes * FE_HALO_MAX_COMP, &o->h_part);
+    FE_CALL(fe_halo_create_remote(be, (size_t)(pm->n_nodes - pm->n_ghost), (size_t)pm->n_ghost,
+                                  pm->n_neighbours, pm->neighbours, pm->send_ptr, pm->send,
+                                  pm->recv_ptr, &o->halo));
+  }
   o->n_tracers = c->n_tracers;
   FE_CALL(name_outputs(o));
   FE_CALL(reserve_dumps(o, 1));
@@ -299,7 +330,7 @@ int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m, const stru
     const size_t values = (size_t)c->n_probes * (nt + (velocity ? m->dim : 0));
     FE_CALL(fe_vec_create(be, values, &o->probe_values));
     FE_CALL(fe_calloc(2 * values, sizeof *o->h_probes, &o->h_probes));
-    if (velocity) FE_CALL(fe_vec_create(be, (size_t)m->n_nodes * m->dim, &o->probe_velocity));
+    if (velocity) FE_CALL(fe_vec_create(be, (size_t)pm->n_nodes * m->dim, &o->probe_velocity));
   }
   return create_lumped(o, be);
 }
@@ -316,6 +347,7 @@ void fe_outputs_destroy(struct fe_outputs *o)
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
   fe_halo_destroy(o->halo);
   void *host[] = {o->h_tracers,
+                  o->h_part,
                   o->h_velocity,
                   o->h_exact,
                   o->h_error,
@@ -356,7 +388,7 @@ int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_scheme *s,
                                 double t)
 {
   for (int k = 0; k < o->n_tracers; k++)
-    FE_CALL(fe_vec_download(s->tracers[k].tracer, o->h_tracers + k * o->m->n_nodes));
+    FE_CALL(download(o, s->tracers[k].tracer, 1, o->h_tracers + k * o->m->n_nodes));
   struct fe_checkpoint cp = *identity(o);
   cp.step = step;
   cp.time = t;
@@ -367,7 +399,7 @@ int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_scheme *s,
   cp.field = o->h_tracers;
   char *path;
   FE_CALL(fe_outdir_path(o->dir, &path, "%s_checkpoint_%06ld.bin", o->c->name, step));
-  const int err = fe_checkpoint_write(path, &cp);
+  const int err = writes(o) ? fe_checkpoint_write(path, &cp) : FE_SUCCESS;
   if (err) {
     free(path);
     return err;
@@ -410,7 +442,7 @@ int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_sc
   if (!o->opt->restart) {
     *t = o->c->t_start;
     for (int k = 0; k < o->n_tracers; k++)
-      FE_CALL(fe_vec_upload(s->tracers[k].tracer, initial + k * n));
+      FE_CALL(upload(o, s->tracers[k].tracer, initial + k * n));
     return FE_SUCCESS;
   }
   struct fe_checkpoint *cp = &o->restart;
@@ -420,7 +452,7 @@ int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_sc
   o->n_dumps = cp->n_dumps;
   memcpy(o->dump_times, cp->dump_times, (size_t)cp->n_dumps * sizeof *o->dump_times);
   for (int k = 0; k < o->n_tracers; k++)
-    FE_CALL(fe_vec_upload(s->tracers[k].tracer, cp->field + k * n));
+    FE_CALL(upload(o, s->tracers[k].tracer, cp->field + k * n));
   o->saved_step = cp->step;
   FE_CALL(fe_strdup(o->opt->restart, &o->saved_path));
   fe_checkpoint_free(cp);
@@ -493,6 +525,7 @@ int fe_outputs_claim(const struct fe_outputs *o)
  * between. */
 int fe_outputs_lock(struct fe_outputs *o)
 {
+  if (!writes(o)) return FE_SUCCESS;
   signal(SIGXFSZ, SIG_IGN); /* a file size limit shows as EFBIG, reported like a full disk */
   FE_CALL(make_dir(o->dir));
   FE_CALL(fe_outdir_lock(o->dir, o->case_real, &o->lock));
@@ -525,6 +558,7 @@ static int write_owner(const struct fe_outputs *o)
 
 int fe_outputs_open(struct fe_outputs *o)
 {
+  if (!writes(o)) return FE_SUCCESS;
   FE_CALL(write_owner(o));
   const struct fe_stat_layout layout = stat_layout(o);
   if (o->opt->restart) {
@@ -614,7 +648,7 @@ int fe_outputs_write_stat(struct fe_outputs *o, struct fe_scheme *s, long step, 
   for (int k = 0; k < o->n_tracers; k++)
     if (o->has_exact[k]) FE_CALL(error_norms(o, s, k, step, t, &o->row_tracers[k]));
   row->wall_seconds = step ? fe_wtime() - loop_start : 0;
-  return fe_stat_write(o->stat, row);
+  return writes(o) ? fe_stat_write(o->stat, row) : FE_SUCCESS;
 }
 
 /* The tracers, the velocity, and with exact solutions each exact solution and error (those of
@@ -628,29 +662,32 @@ int fe_outputs_write_dump(struct fe_outputs *o, struct fe_scheme *s, long step, 
   FE_CALLOC(o->n_fields, &f);
   int nf = 0, err = FE_SUCCESS;
   for (int k = 0; !err && k < o->n_tracers; k++) {
-    err = fe_vec_download(s->tracers[k].tracer, o->h_tracers + k * n);
+    err = download(o, s->tracers[k].tracer, 1, o->h_tracers + k * n);
     f[nf++] = (struct fe_vtk_field){o->tracer_names[k], 1, o->h_tracers + k * n, 1};
   }
-  if (!err && s->velocity) {
-    err = fe_velocity_host(s->velocity, t, o->h_velocity);
+  if (!err && s->velocity) { /* the velocity on this process's nodes, then the whole mesh's */
+    err = fe_velocity_host(s->velocity, t, o->dist ? o->h_part : o->h_velocity);
+    if (!err && o->dist)
+      err = fe_distribution_gather(o->dist, o->m->dim, o->h_part, o->h_velocity);
     f[nf++] = (struct fe_vtk_field){"velocity", 3, o->h_velocity, o->m->dim};
   }
   if (!err && o->exact && o->error_step != step) err = compute_errors(o, s, step, t);
   for (int k = 0; !err && k < o->n_tracers; k++) {
     if (!o->has_exact[k]) continue;
-    err = fe_vec_download(o->exact[k], o->h_exact + k * n);
-    if (!err) err = fe_vec_download(o->error[k], o->h_error + k * n);
+    err = download(o, o->exact[k], 1, o->h_exact + k * n);
+    if (!err) err = download(o, o->error[k], 1, o->h_error + k * n);
     f[nf++] = (struct fe_vtk_field){o->exact_names[k], 1, o->h_exact + k * n, 1};
     f[nf++] = (struct fe_vtk_field){o->error_names[k], 1, o->h_error + k * n, 1};
   }
   char *path = NULL;
   if (!err) err = fe_vtk_path(o->dir, o->c->name, o->n_dumps, &path);
-  if (!err) err = fe_vtk_write(path, t, o->m, nf, f);
+  if (!err && writes(o)) err = fe_vtk_write(path, t, o->m, nf, f);
   free(path);
   free(f);
   FE_CALL(err);
   o->dump_times[o->n_dumps++] = t;
-  FE_CALL(fe_vtk_write_series(o->series_path, o->c->name, o->n_dumps, o->dump_times));
+  if (writes(o))
+    FE_CALL(fe_vtk_write_series(o->series_path, o->c->name, o->n_dumps, o->dump_times));
   o->t_out += fe_wtime() - start;
   return FE_SUCCESS;
 }
@@ -659,11 +696,13 @@ int fe_outputs_write_dump(struct fe_outputs *o, struct fe_scheme *s, long step, 
  * or a numerical failure when the host finds every nodal value finite. */
 static int name_probe_velocity(struct fe_outputs *o, struct fe_scheme *s, double t)
 {
-  FE_CALL(fe_velocity_host(s->velocity, t, o->h_velocity));
-  for (long i = 0; i < (long)o->m->n_nodes * o->m->dim; i++)
-    FE_CHECK(isfinite(o->h_velocity[i]), FE_ERR_INPUT,
+  const struct fe_mesh *pm = o->part;
+  double *own = o->dist ? o->h_part : o->h_velocity; /* this process's nodes */
+  FE_CALL(fe_velocity_host(s->velocity, t, own));
+  for (long i = 0; i < (long)pm->n_nodes * pm->dim; i++)
+    FE_CHECK(isfinite(own[i]), FE_ERR_INPUT,
              "the velocity at node %ld is not finite at t = %.9g; expected finite values",
-             i / o->m->dim, t);
+             pm->global_node ? pm->global_node[i / pm->dim] : i / pm->dim, t);
   FE_RAISE(FE_ERR_NUMERICAL,
            "the velocity at the probes is not finite at t = %.9g on the backend, while every "
            "nodal value is on the host",
@@ -688,12 +727,14 @@ int fe_outputs_write_probes(struct fe_outputs *o, struct fe_scheme *s,
     FE_CALL(fe_probes_interpolate(probes, o->probe_velocity->a, d, values + nt * n));
   }
   FE_CALL(fe_vec_download(o->probe_values, host));
+  if (o->dist) /* each probe sampled by one process, 0 on the others */
+    FE_CALL(fe_comm_allreduce(o->dist->comm, host, (int)(n * (nt + d)), FE_REDUCE_SUM));
   for (long i = nt * n; i < n * (nt + d); i++)
     if (!isfinite(host[i])) return name_probe_velocity(o, s, t);
   for (long i = 0; i < nt * n; i++) row[i] = host[i];
   for (int a = 0; a < d; a++) /* component by component, probe by probe */
     for (long p = 0; p < n; p++) row[n * (nt + a) + p] = host[nt * n + p * d + a];
-  FE_CALL(fe_csv_write(o->probes_file, step, t, n * (nt + d), row));
+  if (writes(o)) FE_CALL(fe_csv_write(o->probes_file, step, t, n * (nt + d), row));
   o->t_out += fe_wtime() - start;
   return FE_SUCCESS;
 }

@@ -5,6 +5,7 @@
 #ifndef FE_OUTPUTS_H
 #define FE_OUTPUTS_H
 
+#include "app/distribution.h"
 #include "app/run.h"
 #include "app/scheme.h"
 #include "assembly/probes.h"
@@ -17,7 +18,9 @@
 struct fe_outputs {
   const struct fe_options *opt;
   const struct fe_case *c;
-  const struct fe_mesh *m;
+  const struct fe_mesh *m;    /* the whole mesh: what the files hold */
+  const struct fe_mesh *part; /* the nodes of the vectors: m, or this process's part of it */
+  const struct fe_distribution *dist; /* several processes: process 0 writes; NULL: one */
   const struct fe_schedule *sched;
   const char *dir;
   char *case_real; /* the case file's absolute path (NAME.run, the lock) */
@@ -65,6 +68,7 @@ struct fe_outputs {
   struct fe_stat_tracer *row_tracers; /* the stat row's values of each tracer */
   /* on the host: the dump's fields and the checkpoint's, n_nodes per tracer */
   double *h_tracers, *h_velocity, *h_exact, *h_error;
+  double *h_part; /* several processes: a vector of the part, ncomp values per node at most */
   double t_out; /* wall-clock seconds writing dumps */
 };
 
@@ -76,7 +80,8 @@ int fe_outputs_init(struct fe_outputs *o, const struct fe_options *opt, const st
 /* The dump's fields, the output paths, the run's identity, the vectors on be; with <fluxes>
  * the boundary groups of the budget, resolved against the mesh (FE_ERR_INPUT for a name that is
  * not a boundary group of it). */
-int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m, const struct fe_backend *be);
+int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m,
+                       const struct fe_distribution *dist, const struct fe_backend *be);
 void fe_outputs_destroy(struct fe_outputs *o);
 
 /* --restart: the checkpoint read and verified against this run and the stat file it

@@ -12,6 +12,7 @@
 
 #include "app/bounds.h"
 #include "app/coefficients.h"
+#include "app/distribution.h"
 #include "app/fields.h"
 #include "app/outputs.h"
 #include "app/probes.h"
@@ -30,13 +31,17 @@
 struct fe_sim {
   const struct fe_options *opt;
   struct fe_case *c;
-  struct fe_mesh *m;
+  struct fe_mesh *m;         /* the mesh the run computes on: the whole, or this process's part */
+  struct fe_mesh *whole;     /* the mesh as read */
+  struct fe_distribution *dist; /* several processes: the parts; NULL: one */
   int n_tracers;
-  struct fe_bcs **bcs;       /* each tracer's boundary conditions */
+  struct fe_bcs **bcs;       /* each tracer's boundary conditions on m */
+  struct fe_bcs **whole_bcs; /* and on the whole mesh (bcs itself on one process) */
   struct fe_backend *be;     /* the run's, owned */
   enum fe_strategy strategy; /* as asked: the scheme decides "auto" */
   struct fe_schedule sched;  /* the time steps and when outputs are written */
-  double *initial;           /* each tracer's initial condition at the nodes (host), in turn */
+  double *initial;           /* each tracer's initial condition at the nodes of the whole mesh
+                                (host), in turn */
   struct fe_space **spaces;  /* each tracer's: one per set of Dirichlet nodes, shared */
   struct fe_coefficient_programs **cps; /* each tracer's */
   struct fe_scheme *scheme;
@@ -86,7 +91,8 @@ static int pick_backend(struct fe_sim *s)
     kind = s->opt->backend;
   else
     FE_CALL(fe_backend_parse(s->c->backend, &kind));
-  const struct fe_backend_options bo = {.device = -1, .verbosity = s->opt->verbosity};
+  const struct fe_backend_options bo = {
+      .device = -1, .verbosity = s->opt->verbosity, .comm = s->opt->comm};
   return fe_backend_create(kind, &bo, &s->be);
 }
 
@@ -110,8 +116,8 @@ static int evaluate_tracer(struct fe_sim *s, int k, const double *velocity, doub
 {
   const struct fe_case *c = s->c;
   const struct fe_tracer *tr = &c->tracers[k];
-  const struct fe_mesh *m = s->m;
-  const struct fe_bcs *bcs = s->bcs[k];
+  const struct fe_mesh *m = s->whole;
+  const struct fe_bcs *bcs = s->whole_bcs[k];
   const double t = c->t_start;
   FE_CALL(fe_eval_nodes(tr->initial, m, t, s->initial + (long)k * m->n_nodes));
   FE_CALL(fe_eval_diffusivity(c, tr, m, t, work));
@@ -124,23 +130,29 @@ static int evaluate_tracer(struct fe_sim *s, int k, const double *velocity, doub
   return fe_inflow_warn(c, c->n_tracers > 1 ? tr->name : NULL, m, bcs, t, velocity);
 }
 
-/* Every expression once on the mesh at the start (a later velocity is not evaluated before its
- * time: it may not be finite yet). */
+/* The velocity at t at the nodes of the whole mesh (host). */
+static int whole_velocity(const struct fe_sim *s, double t, double *out)
+{
+  return s->dist ? fe_eval_velocity(s->c, s->whole, t, out) : fe_velocity_host(s->velocity, t, out);
+}
+
+/* Every expression once on the whole mesh at the start (a later velocity is not evaluated
+ * before its time: it may not be finite yet): every process finds the same errors. */
 static int evaluate_expressions(struct fe_sim *s)
 {
   const struct fe_case *c = s->c;
-  const struct fe_mesh *m = s->m;
+  const struct fe_mesh *m = s->whole;
   double *work = NULL, *velocity = NULL;
   long most = 0;
   for (int k = 0; k < s->n_tracers; k++) {
-    const long n = fe_eval_max_values(m, s->bcs[k]);
+    const long n = fe_eval_max_values(m, s->whole_bcs[k]);
     most = n > most ? n : most;
   }
   FE_MALLOC((long)m->n_nodes * s->n_tracers, &s->initial);
   int err = fe_malloc((size_t)most * sizeof *work, &work);
   if (!err && s->velocity)
     err = fe_malloc((size_t)m->n_nodes * m->dim * sizeof *velocity, &velocity);
-  if (!err && s->velocity) err = fe_velocity_host(s->velocity, c->t_start, velocity);
+  if (!err && s->velocity) err = whole_velocity(s, c->t_start, velocity);
   for (int k = 0; !err && k < s->n_tracers; k++)
     err = evaluate_tracer(s, k, fe_scheme_advects(c) ? velocity : NULL, work);
   free(work);
@@ -154,15 +166,16 @@ static int evaluate_expressions(struct fe_sim *s)
 static int init_bounds(struct fe_sim *s, int k)
 {
   const struct fe_scheme_tracer *x = &s->scheme->tracers[k];
-  const struct fe_bcs *bcs = s->bcs[k];
+  const struct fe_bcs *bcs = s->whole_bcs[k];
   const int concentrates = fe_scheme_advects(s->c) && s->c->conservative_advection != 0;
   const int bounded = x->src_zero && !bcs->n_neumann_facets && !x->bc_tdep && !concentrates;
   double *dirichlet;
   FE_MALLOC(bcs->n_dirichlet + 1, &dirichlet);
-  const int err = fe_eval_dirichlet(x->tr, s->m, bcs, s->c->t_start, dirichlet);
+  const int err = fe_eval_dirichlet(x->tr, s->whole, bcs, s->c->t_start, dirichlet);
   if (!err)
-    fe_bounds_init(&s->bounds[k], s->n_tracers > 1 ? x->tr->name : NULL, bounded, s->m->n_nodes,
-                   s->initial + (long)k * s->m->n_nodes, bcs->n_dirichlet, dirichlet, x->absorbs);
+    fe_bounds_init(&s->bounds[k], s->n_tracers > 1 ? x->tr->name : NULL, bounded,
+                   s->whole->n_nodes, s->initial + (long)k * s->whole->n_nodes, bcs->n_dirichlet,
+                   dirichlet, x->absorbs);
   free(dirichlet);
   return err;
 }
@@ -174,6 +187,40 @@ static int create_bcs(struct fe_sim *s)
   FE_CALLOC(s->n_tracers, &s->bcs);
   for (int k = 0; k < s->n_tracers; k++)
     FE_CALL(fe_bcs_create(s->c, &s->c->tracers[k], s->m, &s->bcs[k]));
+  s->whole_bcs = s->bcs;
+  return FE_SUCCESS;
+}
+
+/* What a run on several processes cannot do yet (issue 16): refused before anything is
+ * written, the same on every process. */
+static int check_distributable(const struct fe_sim *s, int processes)
+{
+  const struct fe_case *c = s->c;
+  const char *what = s->m->n_aliased                              ? "a periodic mesh"
+                     : c->fluxes                                  ? "<fluxes>"
+                     : fe_scheme_advects(c) && c->stabilisation == FE_STABILISATION_FCT
+                         ? "stabilisation=\"fct\""
+                     : fe_case_has_velocity(c) && c->n_velocity_files ? "a velocity from files"
+                                                                   : NULL;
+  FE_CHECK(!what, FE_ERR_USAGE,
+           "%s: %s runs on one process only in this version, not on %d; run it without mpirun",
+           c->path, what, processes);
+  return FE_SUCCESS;
+}
+
+/* Several processes: the mesh cut into parts, this process's the mesh the run computes on,
+ * each tracer's boundary conditions on it. */
+static int distribute(struct fe_sim *s)
+{
+  const struct fe_comm *comm = s->opt->comm;
+  if (!comm || comm->size == 1) return FE_SUCCESS;
+  FE_CALL(check_distributable(s, comm->size));
+  FE_CALL(fe_distribution_create(comm, s->whole, &s->dist));
+  if (s->opt->verbosity > 1) fe_distribution_print(s->dist, stderr);
+  s->m = s->dist->part;
+  FE_CALLOC(s->n_tracers, &s->bcs);
+  for (int k = 0; k < s->n_tracers; k++)
+    FE_CALL(fe_distribution_bcs(s->dist, s->whole_bcs[k], &s->bcs[k]));
   return FE_SUCCESS;
 }
 
@@ -219,28 +266,45 @@ static int setup(struct fe_sim *s)
     s->m = o->mesh;
   else
     FE_CALL(read_mesh(s));
+  s->whole = s->m;
   FE_CALL(check_dimensions(s));
   FE_CALL(fe_case_probes_locate(c, s->m, &s->probe_loc));
   FE_CALL(create_bcs(s));
+  FE_CALL(distribute(s));
   FE_CALL(pick_backend(s));
-  FE_CALL(fe_outputs_prepare(&s->out, s->m, s->be));
+  FE_CALL(fe_outputs_prepare(&s->out, s->whole, s->dist, s->be));
   if (fe_case_has_velocity(c)) /* velocity files read and checked */
     FE_CALL(fe_velocity_create(c, s->m, s->be, o->verbosity, &s->velocity));
   return evaluate_expressions(s);
 }
 
-/* Tracer k's function space: an earlier tracer's with the same Dirichlet nodes, else its own. */
+/* Tracer k's function space: an earlier tracer's with the same Dirichlet nodes (on the whole
+ * mesh: every process shares alike), else its own. */
 static int space_of(struct fe_sim *s, int k)
 {
-  const long n = s->m->n_nodes;
+  const long n = s->whole->n_nodes;
   for (int j = 0; j < k; j++)
-    if (!memcmp(s->bcs[j]->is_dirichlet, s->bcs[k]->is_dirichlet, (size_t)n)) {
+    if (!memcmp(s->whole_bcs[j]->is_dirichlet, s->whole_bcs[k]->is_dirichlet, (size_t)n)) {
       s->spaces[k] = s->spaces[j];
       return FE_SUCCESS;
     }
   FE_CALL(fe_space_create(s->be, s->m, s->bcs[k]->is_dirichlet, &s->spaces[k]));
   s->spaces[k]->deterministic = s->opt->deterministic || s->c->deterministic;
   return FE_SUCCESS;
+}
+
+/* The probes on the backend; on several processes each sampled by the process that holds its
+ * cell (app/distribution.h). */
+static int create_probes(struct fe_sim *s)
+{
+  const long n = s->c->n_probes;
+  if (!s->dist) return fe_probes_create(s->spaces[0], n, s->probe_loc, &s->probes);
+  struct fe_probe_location *part;
+  FE_MALLOC(n, &part);
+  fe_distribution_probes(s->dist, n, s->probe_loc, part);
+  const int err = fe_probes_create(s->spaces[0], n, part, &s->probes);
+  free(part);
+  return err;
 }
 
 /* The function spaces on the backend, each tracer's expressions compiled for it, the scheme. */
@@ -262,7 +326,7 @@ static int create_scheme(struct fe_sim *s)
   if (s->c->fluxes)
     FE_CALL(fe_scheme_budget(s->scheme, s->out.n_flux_groups, s->out.flux_groups, s->out.lumped));
   if (s->c->n_probes)
-    FE_CALL(fe_probes_create(s->spaces[0], s->c->n_probes, s->probe_loc, &s->probes));
+    FE_CALL(create_probes(s));
   s->rate_time = NAN;
   if (!fe_scheme_advects(s->c)) return FE_SUCCESS; /* a Courant number of 0 */
   s->velocity_tdep = fe_velocity_time_dependent(s->velocity);
@@ -365,8 +429,10 @@ static void summary(const struct fe_sim *s, double t, long first_step)
                                              .advection_iterations = adv_iters,
                                              .diffusion_iterations = diff_iters};
   if (s->opt->verbosity == 0) return;
-  printf("fesim: %s: %ld steps to t = %.9g in %.3f s (backend %s, assembly %s)\n", s->c->name,
-         s->step, t, total, s->be->description, fe_strategy_name(sc->strategy));
+  char processes[32] = "";
+  if (s->dist) snprintf(processes, sizeof processes, " on %d processes", s->dist->comm->size);
+  printf("fesim: %s: %ld steps to t = %.9g in %.3f s (backend %s%s, assembly %s)\n", s->c->name,
+         s->step, t, total, s->be->description, processes, fe_strategy_name(sc->strategy));
   printf("  set-up     %9.3f s (case, mesh, operators)\n", s->t_loop0 - s->t_start);
   printf("  per step   %9.3f ms (outputs excluded)\n", 1e3 * (total - out->t_out) / (double)steps);
   printf("  assembly   %9.3f s local, %.3f s global (%d operator assemblies)\n", at.local,
@@ -400,9 +466,9 @@ static void summary(const struct fe_sim *s, double t, long first_step)
 static int courant_rate_host(const struct fe_sim *s, const double *velocity, double *rate)
 {
   double *inv_height;
-  FE_MALLOC(s->m->n_cells, &inv_height);
-  fe_courant_inverse_heights(s->m, inv_height);
-  *rate = fe_courant_rate_host(s->m, inv_height, velocity);
+  FE_MALLOC(s->whole->n_cells, &inv_height);
+  fe_courant_inverse_heights(s->whole, inv_height);
+  *rate = fe_courant_rate_host(s->whole, inv_height, velocity);
   free(inv_height);
   return FE_SUCCESS;
 }
@@ -528,7 +594,7 @@ static void print_tracer(const struct fe_sim *s, int k)
 {
   static const char *const kinds[] = {"mass", "advection", "diffusion"};
   const struct fe_case *c = s->c;
-  const struct fe_mesh *m = s->m;
+  const struct fe_mesh *m = s->whole;
   const struct fe_tracer *tr = &c->tracers[k];
   char text[FE_QUOTE_SIZE];
   printf("tracer    %s:", tr->name);
@@ -545,8 +611,8 @@ static void print_tracer(const struct fe_sim *s, int k)
   printf("%s\n", tr->exact ? ", exact solution given" : "");
   for (int kind = 0; kind < 3 && k > 0; kind++)
     for (int j = 0; j < k; j++)
-      if (fe_scheme_coincide(c, (enum fe_operator_kind)kind, &c->tracers[j], s->bcs[j], tr,
-                             s->bcs[k], m->n_nodes)) {
+      if (fe_scheme_coincide(c, (enum fe_operator_kind)kind, &c->tracers[j], s->whole_bcs[j],
+                             tr, s->whole_bcs[k], m->n_nodes)) {
         printf("          shares the %s operator of tracer %s\n", kinds[kind], c->tracers[j].name);
         break;
       }
@@ -562,7 +628,8 @@ static void print_tracer(const struct fe_sim *s, int k)
     printf(": %s %s\n", bd->kind == FE_BC_DIRICHLET ? "dirichlet" : "neumann",
            fe_quote(fe_expr_text(bd->value), FE_QUOTE_MAX, text, sizeof text));
   }
-  printf("          %ld Dirichlet nodes; other boundaries: zero flux\n", s->bcs[k]->n_dirichlet);
+  printf("          %ld Dirichlet nodes; other boundaries: zero flux\n",
+         s->whole_bcs[k]->n_dirichlet);
   print_loads(s, k);
 }
 
@@ -570,14 +637,14 @@ static void print_tracer(const struct fe_sim *s, int k)
 static int print_check(const struct fe_sim *s)
 {
   const struct fe_case *c = s->c;
-  const struct fe_mesh *m = s->m;
+  const struct fe_mesh *m = s->whole;
   const int advects = fe_scheme_advects(c);
   const int fct = advects && c->stabilisation == FE_STABILISATION_FCT;
   double *velocity = NULL, rate = 0, courant = 0;
   struct fe_step first;
   if (advects) {
     FE_MALLOC(m->n_nodes * m->dim, &velocity);
-    int err = fe_velocity_host(s->velocity, c->t_start, velocity);
+    int err = whole_velocity(s, c->t_start, velocity);
     if (!err) err = courant_rate_host(s, velocity, &rate);
     const enum fe_steps_status status =
         err ? FE_STEPS_OK : fe_schedule_next(&s->sched, 0, c->t_start, rate, &first);
@@ -595,6 +662,7 @@ static int print_check(const struct fe_sim *s)
            i + 1 < c->params.n ? "" : "\n");
   printf("mesh      %s: %dD, %d nodes, %d %s\n", m->path, m->dim, m->n_nodes, m->n_cells,
          m->dim == 2 ? "triangles" : "tetrahedra");
+  if (s->dist) fe_distribution_print(s->dist, stdout);
   if (m->n_links)
     printf("periodic  %d links of %s; %d nodes are copies of others: %d unknowns\n", m->n_links,
            m->dim == 2 ? "curves and points" : "surfaces, curves and points", m->n_aliased,
@@ -792,6 +860,15 @@ static int write_probes(struct fe_sim *s, double t)
   return err == FE_ERR_NUMERICAL ? keep_state(s, t) : err;
 }
 
+/* A SIGINT or SIGTERM on any process: every process stops after the same step. */
+static int stop_requested(const struct fe_sim *s)
+{
+  double any = stop_signal;
+  if (s->dist && fe_comm_allreduce(s->dist->comm, &any, 1, FE_REDUCE_MAX)) return 0;
+  if (any && !stop_signal) stop_signal = (sig_atomic_t)any;
+  return any != 0;
+}
+
 static int time_loop(struct fe_sim *s, double t)
 {
   const long first_step = s->step;
@@ -821,7 +898,7 @@ static int time_loop(struct fe_sim *s, double t)
     if (st.dump) FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t));
     if (st.checkpoint) FE_CALL(fe_outputs_write_checkpoint(out, s->scheme, s->step, t));
     progress(s, t, st.length, first_step, t_first, st.last);
-    if (stop_signal && !st.last) return stopped(s, t);
+    if (!st.last && stop_requested(s)) return stopped(s, t);
   }
   summary(s, t, first_step);
   return FE_SUCCESS;
@@ -839,6 +916,10 @@ static void destroy_space(struct fe_sim *s, int k)
 
 static void sim_destroy(struct fe_sim *s)
 {
+  if (s->whole_bcs != s->bcs) {
+    for (int k = 0; k < s->n_tracers; k++) fe_bcs_destroy(s->whole_bcs[k]);
+    free(s->whole_bcs);
+  }
   fe_scheme_destroy(s->scheme);
   fe_courant_destroy(s->courant);
   fe_vec_destroy(s->step_velocity);
@@ -858,9 +939,20 @@ static void sim_destroy(struct fe_sim *s)
   free(s->bounds);
   free(s->initial);
   fe_outputs_destroy(&s->out);
-  if (s->m != s->opt->mesh) fe_mesh_destroy(s->m);
+  fe_distribution_destroy(s->dist);
+  if (s->whole != s->opt->mesh) fe_mesh_destroy(s->whole);
   if (s->c != s->opt->case_data) fe_case_destroy(s->c);
   fe_backend_destroy(s->be);
+}
+
+/* What process 0 alone did (lock, open the outputs), known to every process: the largest
+ * exit code of any, which the process that failed has reported. */
+static int agree(const struct fe_sim *s, int err)
+{
+  if (!s->dist) return err;
+  double code = err;
+  FE_CALL(fe_comm_allreduce(s->dist->comm, &code, 1, FE_REDUCE_MAX));
+  return (int)code;
 }
 
 /* Read-only until fe_outputs_lock: a run refused before it (bad case, mesh,
@@ -873,9 +965,9 @@ static int run(struct fe_sim *s)
   FE_CALL(fe_outputs_claim(&s->out));
   FE_CALL(create_scheme(s));
   for (int k = 0; k < s->n_tracers; k++) FE_CALL(init_bounds(s, k));
-  FE_CALL(fe_outputs_lock(&s->out));
+  FE_CALL(agree(s, fe_outputs_lock(&s->out)));
   catch_stop_signals();
-  FE_CALL(fe_outputs_open(&s->out));
+  FE_CALL(agree(s, fe_outputs_open(&s->out)));
   double t;
   FE_CALL(fe_outputs_restore(&s->out, s->initial, s->scheme, &s->step, &t));
   return time_loop(s, t);

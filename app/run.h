@@ -43,6 +43,8 @@ struct fe_options {
   struct fe_case *case_data;
   struct fe_mesh *mesh;
   struct fe_run_report *report;
+  /* The run's processes (app/processes.h); NULL: this one alone. */
+  const struct fe_comm *comm;
 };
 
 /* Parse argv.  Sets *done (and returns 0) after --help or --version. */

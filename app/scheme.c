@@ -82,14 +82,14 @@ static int create_coefficients(struct fe_scheme *s, struct fe_scheme_tracer *x)
 /* The vectors of the terms the tracer has. */
 static int create_vectors(struct fe_scheme *s, struct fe_scheme_tracer *x)
 {
-  const int adv = s->has_advection, source = !x->src_zero, neumann = x->bcs->n_neumann_facets > 0;
+  const int adv = s->has_advection, source = !x->src_zero, neumann = x->bcs->has_neumann;
   const int fct = adv && s->c->stabilisation == FE_STABILISATION_FCT;
   const struct {
     struct fe_vec **v;
     int needed;
   } list[] = {{&x->tracer, 1},
               {&x->rhs, 1},
-              {&x->boundary, x->bcs->n_dirichlet > 0},
+              {&x->boundary, x->bcs->has_dirichlet},
               {&x->source_load, source},
               {&x->neumann_load, neumann},
               {&x->source_values, source && !s->quadrature},
@@ -700,7 +700,7 @@ static int budget_loads(struct fe_scheme *s, int k, double tau)
     FE_CALL(fe_vec_axpy(bt->source, tau, x->source_values));
     FE_CALL(fe_op_reaction(x->mass.op, -tau, x->source_values, bt->reaction_diff));
   }
-  if (!x->bcs->n_neumann_facets) return FE_SUCCESS;
+  if (!x->bcs->has_neumann) return FE_SUCCESS;
   FE_CALL(fe_vec_axpy(bt->neumann, tau, bt->neumann_slots));
   return fe_vec_axpy(bt->reaction_diff, -tau, x->neumann_load);
 }
@@ -714,7 +714,7 @@ static int add_loads(struct fe_scheme *s, int k, double t0, double t1, double ta
     FE_CALL(source_load(s, k, t0, t1));
     FE_CALL(fe_vec_axpy(x->rhs, tau, x->source_load));
   }
-  if (x->bcs->n_neumann_facets) {
+  if (x->bcs->has_neumann) {
     if (!x->neumann_kept)
       FE_CALL(theta_load(s, k, FE_EVAL_NEUMANN, x->bc_tdep, t0, t1, x->neumann_load));
     x->neumann_kept = !x->bc_tdep;
@@ -758,7 +758,7 @@ static int diffuse(struct fe_scheme *s, int k, double t0, double tau)
   FE_CALL(add_loads(s, k, t0, t1, tau));
   const double *g;
   FE_CALL(dirichlet_values(s, k, t1, &g));
-  if (x->bcs->n_dirichlet) {
+  if (x->bcs->has_dirichlet) {
     FE_CALL(set_on_dirichlet(x, g, x->boundary));
     FE_CALL(fe_op_lift(x->diffusion.op, -1.0, x->boundary, x->rhs)); /* known values to the right */
     FE_CALL(set_on_dirichlet(x, g, x->rhs));

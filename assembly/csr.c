@@ -5,6 +5,7 @@
 
 #include "assembly/kernels.h"
 #include "core/error.h"
+#include "solvers/halo.h"
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -50,11 +51,19 @@ static void host_free(struct host_csr *h)
   free(h->diag);
 }
 
-/* The rows of the owned nodes (all but the aliased copies: their rows are their owners'). */
+/* The rows of the CSR matrix (fe_csr_rows). */
+static long csr_rows(const struct fe_space *s)
+{
+  return fe_halo_remote(s->halo) ? s->n_nodes : s->n_owned;
+}
+
+/* The rows of the owned nodes (all but the aliased copies: their rows are their owners'); on a
+ * part of a mesh on several processes every node's, the ghosts' missing the other processes'
+ * cells (the apply's halo update replaces them). */
 static int host_build(const struct fe_space *s, struct host_csr *h)
 {
   const struct fe_mesh *m = s->mesh;
-  const int nv = m->nv, nk = s->nk, n = (int)s->n_owned;
+  const int nv = m->nv, nk = s->nk, n = (int)csr_rows(s);
   FE_MALLOC(m->n_nodes + 1, &h->ptr);
   FE_CALL(s->be->vec->to_host(s->be, h->ptr, s->inc_ptr, (size_t)(m->n_nodes + 1) * sizeof(int)));
   FE_MALLOC(h->ptr[m->n_nodes] + 1, &h->inc);
@@ -107,7 +116,7 @@ int fe_csr_create(const struct fe_space *s, struct fe_csr **out)
   struct fe_csr *a;
   FE_CALLOC(1, &a);
   a->be = s->be;
-  a->n = s->n_owned;
+  a->n = (size_t)csr_rows(s);
   struct host_csr h = {0};
   int err = host_build(s, &h);
   const size_t nb = (size_t)fe_blocked_cells(s->n_cells, s->block_shift) * s->nk;

@@ -3,6 +3,7 @@
 
 #include "assembly/kernels.h"
 #include "core/error.h"
+#include "solvers/halo.h"
 
 int fe_load_cells(const struct fe_space *s, const struct fe_form *form, const double *diffusivity,
                   const double *velocity, const struct fe_program *f, double t, double *work)
@@ -20,5 +21,6 @@ int fe_load_facets(const struct fe_space *s, long m, const int *list, const int 
 int fe_load_gather(const struct fe_space *s, const int *ptr, const int *idx, const double *work,
                    double *out)
 {
-  return s->be->assembly->load.gather(s, ptr, idx, work, out);
+  FE_CALL(s->be->assembly->load.gather(s, ptr, idx, work, out));
+  return fe_halo_complete(s->halo, 1, out);
 }

@@ -47,24 +47,34 @@ int fe_strategy_parse(const char *word, enum fe_strategy *s)
 
 static struct fe_assembled *impl(const struct fe_op *op) { return op->impl; }
 
-/* Where a halo exchange goes: x's ghosts (the copies of periodic unknowns) take their owners'
- * values before the cells read them.  The node loops over the merged incidence leave y's
- * copies equal to their owners' (assembly/space.h); addto's CSR holds the owned rows only. */
+/* Where the halo exchanges go: x's ghosts take their owners' values before the cells read them
+ * (CG's fused kernels update the owned entries only).  Copies of periodic unknowns (ghosts
+ * within the process): the node loops over the merged incidence leave y's copies equal to
+ * their owners' (assembly/space.h); addto's CSR holds the owned rows only.  Ghosts of other
+ * processes: y's ghosts, whose sums miss the other processes' cells, take their owners'
+ * values (fe_halo_complete). */
 static int exchange(const struct fe_assembled *a, const struct fe_vec *x)
 {
   return fe_halo_update(a->space->halo, 1, x->a);
+}
+
+static int complete(const struct fe_assembled *a, struct fe_vec *y)
+{
+  return fe_halo_complete(a->space->halo, 1, y->a);
 }
 
 static int apply_lma(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
   FE_CALL(exchange(a, x));
-  return a->k->lma.apply(a->space, a->storage, a->e, x->a, y->a, a->work);
+  FE_CALL(a->k->lma.apply(a->space, a->storage, a->e, x->a, y->a, a->work));
+  return complete(a, y);
 }
 
 static int apply_addto(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
+  if (fe_halo_remote(a->space->halo)) FE_CALL(exchange(a, x)); /* the ghosts' columns */
   FE_CALL(a->k->addto.apply(a->csr, x->a, y->a));
   return fe_halo_update(a->space->halo, 1, y->a);
 }
@@ -73,35 +83,41 @@ static int apply_matfree(struct fe_op *op, const struct fe_vec *x, struct fe_vec
 {
   struct fe_assembled *a = impl(op);
   FE_CALL(exchange(a, x));
-  return a->k->matfree.apply(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, x->a, y->a,
-                             a->work);
+  FE_CALL(a->k->matfree.apply(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, x->a,
+                              y->a, a->work));
+  return complete(a, y);
 }
 
 static int diagonal_matfree(struct fe_op *op, struct fe_vec *d)
 {
   struct fe_assembled *a = impl(op);
-  return a->k->matfree.diagonal(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, d->a);
+  FE_CALL(
+      a->k->matfree.diagonal(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, d->a));
+  return complete(a, d);
 }
 
 static int lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
-  if (!a->space->n_bcells) return FE_SUCCESS;
+  if (!a->space->any_bcells) return FE_SUCCESS;
   FE_CALL(exchange(a, x));
-  return a->k->node.lift(a->space, a->elift, s, x->a, y->a);
+  FE_CALL(a->k->node.lift(a->space, a->elift, s, x->a, y->a));
+  return complete(a, y);
 }
 
 static int reaction(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
-  if (!a->space->n_dirichlet) return FE_SUCCESS;
-  return a->k->node.reaction(a->space, a->elift, s, x->a, y->a);
+  if (!a->space->any_dirichlet) return FE_SUCCESS;
+  FE_CALL(a->k->node.reaction(a->space, a->elift, s, x->a, y->a));
+  return complete(a, y);
 }
 
 static int diagonal_lma(struct fe_op *op, struct fe_vec *d)
 {
   struct fe_assembled *a = impl(op);
-  return a->k->lma.diagonal(a->space, a->storage, a->e, d->a);
+  FE_CALL(a->k->lma.diagonal(a->space, a->storage, a->e, d->a));
+  return complete(a, d);
 }
 
 static int diagonal_addto(struct fe_op *op, struct fe_vec *d)
@@ -262,10 +278,13 @@ int fe_operator_pick(struct fe_space *space, const struct fe_form *form,
     for (int r = 0; r < FE_PICK_APPLIES && !err; r++) err = fe_op_apply(op, x, y);
     if (!err) err = fe_backend_sync(be);
     seconds[s] = (fe_wtime() - start) / FE_PICK_APPLIES;
-    if (!err && seconds[s] < seconds[*best]) *best = (enum fe_strategy)s;
     fe_op_destroy(op);
     op = NULL;
   }
+  /* on several processes the slowest one's times, so that every process picks the same */
+  if (!err) err = fe_comm_allreduce(be->comm, seconds, FE_STRATEGY_AUTO, FE_REDUCE_MAX);
+  for (int s = 0; s < FE_STRATEGY_AUTO && !err; s++)
+    if (seconds[s] < seconds[*best]) *best = (enum fe_strategy)s;
   fe_vec_destroy(x);
   fe_vec_destroy(y);
   return err;

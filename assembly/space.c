@@ -60,6 +60,7 @@ static int copies(const struct fe_mesh *m, struct fe_space *s)
 {
   s->n_owned = m->n_nodes - m->n_aliased;
   if (!m->n_aliased) return FE_SUCCESS;
+  FE_CHECK(!m->n_ghost, FE_ERR_USAGE, "a part of a periodic mesh");
   for (int n = (int)s->n_owned; n < m->n_nodes; n++)
     FE_CHECK(s->is_dirichlet_host[n] == s->is_dirichlet_host[fe_mesh_owner(m, n)], FE_ERR_USAGE,
              "node %d is a copy of node %d, and only one of them is a Dirichlet node", n,
@@ -71,6 +72,14 @@ static int copies(const struct fe_mesh *m, struct fe_space *s)
   const int err = upload(s, (size_t)m->n_nodes * sizeof(int), owner, &s->owner);
   free(owner);
   return err;
+}
+
+/* A part of a mesh on several processes: the other processes' nodes as ghosts of a halo. */
+static int ghosts(const struct fe_mesh *m, struct fe_space *s)
+{
+  s->n_owned = m->n_nodes - m->n_ghost;
+  return fe_halo_create_remote(s->be, (size_t)s->n_owned, (size_t)m->n_ghost, m->n_neighbours,
+                               m->neighbours, m->send_ptr, m->send, m->recv_ptr, &s->halo);
 }
 
 int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
@@ -98,6 +107,7 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
   if (!err) err = fe_calloc((size_t)m->n_nodes + 1, 1, &s->is_dirichlet_host);
   if (!err && is_dirichlet) memcpy(s->is_dirichlet_host, is_dirichlet, (size_t)m->n_nodes);
   if (!err) err = copies(m, s);
+  if (!err && m->n_ghost + m->n_neighbours) err = ghosts(m, s);
   if (!err) {
     build_dmask(m, is_dirichlet, ptr, inc, dmask);
     for (int n = 0; n < m->n_nodes; n++) s->n_dirichlet += s->is_dirichlet_host[n] != 0;
@@ -136,6 +146,10 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
   free(dmask);
   free(bindex);
   free(lift);
+  double any[2] = {(double)s->n_bcells, (double)s->n_dirichlet};
+  if (!err) err = fe_comm_allreduce(be->comm, any, 2, FE_REDUCE_MAX);
+  s->any_bcells = any[0] > 0;
+  s->any_dirichlet = any[1] > 0;
   if (!err) err = be->assembly->element.prepare(s);
   if (err) {
     fe_space_destroy(s);
@@ -171,13 +185,15 @@ int fe_space_count_indefinite(const struct fe_space *s, long m, const double *te
 
 int fe_space_mass_apply(const struct fe_space *s, const double *x, double *y)
 {
-  return s->be->assembly->node.mass_apply(s, x, y);
+  FE_CALL(s->be->assembly->node.mass_apply(s, x, y));
+  return fe_halo_complete(s->halo, 1, y);
 }
 
 int fe_space_facet_load(const struct fe_space *s, const int *ptr, const int *slots, const double *w,
                         const double *g, double *out)
 {
-  return s->be->assembly->node.facet_load(s, ptr, slots, w, g, out);
+  FE_CALL(s->be->assembly->node.facet_load(s, ptr, slots, w, g, out));
+  return fe_halo_complete(s->halo, 1, out);
 }
 
 int fe_space_vec_create(const struct fe_space *s, struct fe_vec **v)

@@ -41,6 +41,10 @@ struct fe_space {
   long n_dirichlet;
   int *dirichlet;         /* the Dirichlet nodes, ascending */
   long n_bcells;
+  int any_bcells;         /* the whole mesh has boundary cells, Dirichlet nodes (on several
+                             processes, whether or not this part has: every process then
+                             lifts and exchanges alike) */
+  int any_dirichlet;
   int *bcells;            /* cells with a Dirichlet vertex, ascending */
   int *bindex;            /* n_cells: position of the cell in bcells, -1 if absent */
   long n_lift_nodes;

@@ -114,10 +114,17 @@ int fe_backend_create(enum fe_backend_kind kind, const struct fe_backend_options
 {
   *be = NULL;
   const int processes = o && o->comm ? o->comm->size : 1;
-  FE_CHECK(kind == FE_BACKEND_CPU || processes == 1, FE_ERR_USAGE,
-           "backend '%s' on %d processes: only the cpu backend runs on several processes yet "
-           "(the cuda backend's reductions need NCCL); use --backend cpu",
-           kind == FE_BACKEND_CUDA ? "cuda" : "auto", processes);
+  FE_CHECK(kind != FE_BACKEND_CUDA || processes == 1, FE_ERR_USAGE,
+           "backend 'cuda' on %d processes: only the cpu backend runs on several processes yet "
+           "(the cuda backend's exchanges need NCCL); use --backend cpu",
+           processes);
+  if (kind == FE_BACKEND_AUTO && processes > 1) {
+    if (o->verbosity > 0)
+      fprintf(stderr, "fesim: note: backend auto on %d processes runs on the CPU (the cuda "
+                      "backend runs on one process only yet)\n",
+              processes);
+    return create_cpu(o, be);
+  }
   switch (kind) {
   case FE_BACKEND_CPU: return create_cpu(o, be);
   case FE_BACKEND_CUDA: return create_cuda(o, be);

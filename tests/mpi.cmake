@@ -1,0 +1,44 @@
+# fesim on several processes (label mpi; registered where fesim is built with MPI): failures
+# agree, every process stopping with one exit code and one message (docs/case-format.md,
+# "Messages and exit codes").  The runs that compare several processes with one are the
+# mpi.case.* checks of cases.cmake.
+if(NOT FESIM_HAVE_MPI)
+  return()
+endif()
+
+set(FE_MPI_OUT ${CMAKE_BINARY_DIR}/mpi)
+set(FE_MPI_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1")
+
+# fe_mpi_exit(NAME PROCESSES CODE REGEX ARGS...): fesim ARGS on PROCESSES processes exits with
+# CODE and prints one error matching REGEX, nothing else (mpirun --quiet: none of its own).
+function(fe_mpi_exit name processes code regex)
+  set(args ${MPIEXEC_NUMPROC_FLAG} ${processes} --oversubscribe --quiet $<TARGET_FILE:fesim>
+           ${ARGN})
+  add_test(NAME mpi.exit.${name}
+           COMMAND ${CMAKE_COMMAND} "-DFESIM=${MPIEXEC_EXECUTABLE}" "-DARGS=${args}"
+                   -DCODE=${code} "-DREGEX=${regex}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cases/expect_exit.cmake)
+  set_tests_properties(mpi.exit.${name} PROPERTIES LABELS mpi ENVIRONMENT "${FE_MPI_ENV}")
+endfunction()
+
+# bad input: every process reads the case and finds the error; process 0 says it
+fe_mpi_exit(malformed 3 2 [=[malformed\.xml:17: malformed XML: opening and ending tag mismatch]=]
+            --check ${CMAKE_CURRENT_SOURCE_DIR}/bad_input/malformed.xml)
+fe_mpi_exit(bad_mesh 2 2 [=[data/mesh/degenerate\.msh: element 41 \(triangle of surface 1\) is degenerate]=]
+            --check ${CMAKE_CURRENT_SOURCE_DIR}/bad_input/mesh_degenerate.xml)
+# what runs on one process only yet: refused before anything is written
+fe_mpi_exit(fluxes 2 1 [=[wall_flux/case\.xml: <fluxes> runs on one process only in this version, not on 2; run it without mpirun]=]
+            --output ${FE_MPI_OUT}/fluxes ${PROJECT_SOURCE_DIR}/cases/wall_flux/case.xml)
+fe_mpi_exit(fct 2 1 [=[stabilisation="fct" runs on one process only]=]
+            --output ${FE_MPI_OUT}/fct ${PROJECT_SOURCE_DIR}/cases/channel_top_hat/case.xml)
+fe_mpi_exit(periodic 2 1 [=[a periodic mesh runs on one process only]=]
+            --output ${FE_MPI_OUT}/periodic ${PROJECT_SOURCE_DIR}/cases/periodic_square/case.xml)
+fe_mpi_exit(cuda 2 1 [=[backend 'cuda' on 2 processes: only the cpu backend runs on several processes yet]=]
+            --backend cuda --output ${FE_MPI_OUT}/cuda ${PROJECT_SOURCE_DIR}/cases/diffusion_gaussian/case.xml)
+# a solver that fails: every process sees the same reduced residuals and stops at the same step,
+# the last good state kept in a checkpoint that process 0 writes
+fe_mpi_exit(cg 2 3 [=[did not converge at step 1]=]
+            --force --output ${FE_MPI_OUT}/cg ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/max_iterations_1.xml)
+# an output directory process 0 cannot create: its error, every process stopped (MPI_Abort)
+fe_mpi_exit(resource 2 4 [=[cannot create the output directory '/proc/fesim-none']=]
+            --output /proc/fesim-none ${PROJECT_SOURCE_DIR}/cases/diffusion_gaussian/case.xml)

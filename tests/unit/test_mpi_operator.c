@@ -1,0 +1,225 @@
+/* Every strategy's operator on a mesh cut into as many parts as mpirun starts processes (label
+ * mpi: 1 to 4), each process applying it on its part (io/partition.h: the cells at its owned
+ * nodes, the other processes' nodes as ghosts of a halo), against the same operator applied on
+ * the whole mesh by one process: the apply, the apply without Dirichlet masking (the lifting),
+ * the diagonal, equal at every node of the part, owned and ghost (the ghosts take their
+ * owners' values), to 1e-13 relative; the mass, the diffusion matrix M + tau K with a random
+ * anisotropic tensor per cell, the advection with a random velocity, and the lumped mass, in
+ * 2D and 3D, with Dirichlet nodes on part of the boundary; the halo's reverse sum. */
+#include "solvers/comm_mpi.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assembly/operator.h"
+#include "assembly/space.h"
+#include "backends/backends.h"
+#include "core/error.h"
+#include "io/partition.h"
+#include "meshgen.h"
+#include "solvers/halo.h"
+#include "test.h"
+
+struct problem {
+  struct fe_mesh *m;
+  unsigned char *isd;  /* n_nodes: Dirichlet flags */
+  double *diff, *vel;  /* per cell, per node */
+  double *x;           /* a field, per node */
+};
+
+static void make_problem(int dim, int n, struct problem *p)
+{
+  unsigned seed = 4242u + (unsigned)dim;
+  p->m = meshgen(dim, n, 0.3, seed);
+  const int ns = FE_NSYM(dim);
+  p->isd = calloc((size_t)p->m->n_nodes, 1);
+  for (int i = 0; i < p->m->n_nodes; i++)
+    p->isd[i] = meshgen_on_boundary(p->m, i) && p->m->coords[i * dim] < 0.6;
+  p->diff = malloc(sizeof(double) * p->m->n_cells * ns);
+  for (int c = 0; c < p->m->n_cells; c++) {
+    double *s = p->diff + c * ns;
+    for (int k = 0; k < ns; k++) s[k] = 0.2 * (meshgen_rand(&seed) - 0.5);
+    s[0] += 1.0;
+    s[dim == 2 ? 2 : 3] += 2.0;
+    if (dim == 3) s[5] += 0.5;
+  }
+  p->vel = malloc(sizeof(double) * p->m->n_nodes * dim);
+  for (int i = 0; i < p->m->n_nodes * dim; i++) p->vel[i] = meshgen_rand(&seed) - 0.5;
+  p->x = malloc(sizeof(double) * p->m->n_nodes);
+  for (int i = 0; i < p->m->n_nodes; i++) p->x[i] = meshgen_rand(&seed) - 0.3;
+}
+
+static void free_problem(struct problem *p)
+{
+  meshgen_free(p->m);
+  free(p->isd);
+  free(p->diff);
+  free(p->vel);
+  free(p->x);
+}
+
+/* An operator of the form on a space of mesh m (cell data of cells global_cell, node data of
+ * nodes global_node: the whole mesh's arrays picked for the part; NULL: the whole mesh). */
+struct side {
+  const struct fe_backend *be;
+  struct fe_space *space;
+  double *diff, *vel; /* on the backend */
+  struct fe_vec *x, *y;
+};
+
+static void make_side(const struct fe_backend *be, const struct problem *p,
+                      const struct fe_mesh *m, struct side *s)
+{
+  const int dim = m->dim, ns = FE_NSYM(dim);
+  const int *gn = m->global_node, *gc = m->global_cell;
+  unsigned char *isd = malloc((size_t)m->n_nodes + 1);
+  double *diff = malloc(sizeof(double) * ((size_t)m->n_cells * ns + 1));
+  double *vel = malloc(sizeof(double) * ((size_t)m->n_nodes * dim + 1));
+  double *x = malloc(sizeof(double) * ((size_t)m->n_nodes + 1));
+  for (long i = 0; i < m->n_nodes; i++) {
+    const long g = gn ? gn[i] : i;
+    isd[i] = p->isd[g];
+    x[i] = p->x[g];
+    for (int a = 0; a < dim; a++) vel[i * dim + a] = p->vel[g * dim + a];
+  }
+  for (long c = 0; c < m->n_cells; c++)
+    for (int k = 0; k < ns; k++) diff[c * ns + k] = p->diff[(gc ? gc[c] : c) * ns + k];
+  *s = (struct side){.be = be};
+  CHECK_OK(fe_space_create(be, m, isd, &s->space));
+  CHECK_OK(fe_backend_alloc(be, sizeof(double) * ((size_t)m->n_cells * ns + 1), diff, &s->diff));
+  CHECK_OK(fe_backend_alloc(be, sizeof(double) * ((size_t)m->n_nodes * dim + 1), vel, &s->vel));
+  CHECK_OK(fe_space_vec_create(s->space, &s->x));
+  CHECK_OK(fe_space_vec_create(s->space, &s->y));
+  CHECK_OK(fe_vec_upload(s->x, x));
+  free(isd);
+  free(diff);
+  free(vel);
+  free(x);
+}
+
+static void free_side(struct side *s)
+{
+  fe_vec_destroy(s->x);
+  fe_vec_destroy(s->y);
+  fe_backend_free(s->be, s->diff);
+  fe_backend_free(s->be, s->vel);
+  fe_space_destroy(s->space);
+}
+
+/* kind 0: apply, 1: apply without masking, 2: diagonal; the result on the host. */
+static void act(struct fe_op *op, struct side *s, int kind, double *out)
+{
+  if (kind == 0) CHECK_OK(fe_op_apply(op, s->x, s->y));
+  if (kind == 1) CHECK_OK(fe_op_apply_full(op, s->x, s->y));
+  if (kind == 2) CHECK_OK(fe_op_diagonal(op, s->y));
+  CHECK_OK(fe_vec_download(s->y, out));
+}
+
+static void compare(const struct fe_comm *comm, const struct problem *p, const struct fe_mesh *pm,
+                    struct side *whole, struct side *part, enum fe_strategy strategy,
+                    const struct fe_form *form, const char *what)
+{
+  const struct fe_coefficients cw = {.diffusivity = whole->diff, .velocity = whole->vel};
+  const struct fe_coefficients cp = {.diffusivity = part->diff, .velocity = part->vel};
+  struct fe_op *a = NULL, *b = NULL;
+  CHECK_OK(fe_operator_create(whole->space, strategy, &a));
+  CHECK_OK(fe_operator_create(part->space, strategy, &b));
+  if (!a || !b) return;
+  CHECK_OK(fe_operator_assemble(a, form, &cw));
+  CHECK_OK(fe_operator_assemble(b, form, &cp));
+  double *ya = malloc(sizeof(double) * (size_t)p->m->n_nodes);
+  double *yb = malloc(sizeof(double) * ((size_t)pm->n_nodes + 1));
+  for (int kind = 0; kind < 3; kind++) {
+    act(a, whole, kind, ya);
+    act(b, part, kind, yb);
+    double scale = 0, worst = 0;
+    for (long i = 0; i < p->m->n_nodes; i++) scale = fmax(scale, fabs(ya[i]));
+    for (long i = 0; i < pm->n_nodes; i++)
+      worst = fmax(worst, fabs(yb[i] - ya[pm->global_node[i]]));
+    if (!(worst <= 1e-13 * scale))
+      fprintf(stderr, "process %d of %d: %s %s, %s: differs by %g (scale %g)\n", comm->rank,
+              comm->size, fe_strategy_name(strategy), what,
+              kind == 0 ? "apply" : kind == 1 ? "apply_full" : "diagonal", worst, scale);
+    CHECK(worst <= 1e-13 * scale);
+  }
+  free(ya);
+  free(yb);
+  fe_op_destroy(a);
+  fe_op_destroy(b);
+}
+
+/* The reverse sum: every process adds 1 at each of its nodes; the owners then hold the count
+ * of the parts that hold the node. */
+static void check_reverse_sum(const struct fe_comm *comm, const struct problem *p,
+                              const struct fe_partition *part, const struct side *s)
+{
+  const struct fe_mesh *pm = s->space->mesh;
+  int *holders = calloc((size_t)p->m->n_nodes, sizeof(int));
+  for (int r = 0; r < comm->size; r++) {
+    struct fe_part q;
+    CHECK_OK(fe_partition_part(part, p->m, r, &q));
+    for (long i = 0; i < q.n_owned + q.n_ghost; i++) holders[q.nodes[i]]++;
+    fe_part_free(&q);
+  }
+  CHECK_OK(fe_vec_set(s->y, 1.0));
+  CHECK_OK(fe_halo_sum(s->space->halo, s->y->a));
+  double *y = malloc(sizeof(double) * ((size_t)pm->n_nodes + 1));
+  CHECK_OK(fe_vec_download(s->y, y));
+  int bad = 0;
+  for (long i = 0; i < pm->n_nodes - pm->n_ghost; i++) bad += y[i] != holders[pm->global_node[i]];
+  CHECK(bad == 0);
+  free(y);
+  free(holders);
+}
+
+static void check_dim(const struct fe_comm *comm, const struct fe_backend *self,
+                      const struct fe_backend *be, int dim, int n)
+{
+  struct problem p;
+  make_problem(dim, n, &p);
+  struct fe_partition *part = NULL;
+  struct fe_mesh *pm = NULL;
+  CHECK_OK(fe_partition_create(p.m, comm->size, &part));
+  if (part) CHECK_OK(fe_partition_mesh(part, p.m, comm->rank, &pm));
+  if (pm) {
+    struct side whole, mine;
+    make_side(self, &p, p.m, &whole);
+    make_side(be, &p, pm, &mine);
+    const struct fe_form mass = {.mass = 1}, lumped = {.mass = 1, .lumped = 1},
+                         diffusion = {.mass = 1, .diffusion = 0.05},
+                         advection = {.advection = 1};
+    for (int s = 0; s < FE_STRATEGY_AUTO; s++) {
+      compare(comm, &p, pm, &whole, &mine, (enum fe_strategy)s, &mass, "mass");
+      compare(comm, &p, pm, &whole, &mine, (enum fe_strategy)s, &lumped, "lumped mass");
+      compare(comm, &p, pm, &whole, &mine, (enum fe_strategy)s, &diffusion, "diffusion");
+      compare(comm, &p, pm, &whole, &mine, (enum fe_strategy)s, &advection, "advection");
+    }
+    check_reverse_sum(comm, &p, part, &mine);
+    free_side(&whole);
+    free_side(&mine);
+  }
+  fe_mesh_destroy(pm);
+  fe_partition_destroy(part);
+  free_problem(&p);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  struct fe_comm *comm = NULL;
+  struct fe_backend *self = NULL, *be = NULL;
+  CHECK_OK(fe_comm_mpi_create(MPI_COMM_WORLD, &comm));
+  const struct fe_backend_options one = {.device = -1}, all = {.device = -1, .comm = comm};
+  CHECK_OK(fe_backend_create(FE_BACKEND_CPU, &one, &self));
+  if (comm) CHECK_OK(fe_backend_create(FE_BACKEND_CPU, &all, &be));
+  if (self && be) {
+    check_dim(comm, self, be, 2, 20);
+    check_dim(comm, self, be, 3, 6);
+  }
+  fe_backend_destroy(self);
+  fe_backend_destroy(be);
+  fe_comm_mpi_destroy(comm);
+  MPI_Finalize();
+  TEST_DONE();
+}
