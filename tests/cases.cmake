@@ -612,3 +612,40 @@ fe_case_gpu_check(channel_budget budget_fct budget --stabilisation fct)
 fe_case_gpu_check(channel_budget budget_theta budget --scheme advection=theta)
 fe_case_gpu_check(wall_flux analytic budget --expect diffusive_flux%hot=0.05
                   --expect diffusive_flux%cold=-0.05)
+
+# fe_case_mpi(NAME [TEST SUFFIX] ARGS...): cases/NAME on 2 and 3 processes (mpirun, the CPU
+# backend, a thread each) against its serial run: every stat row, every dump of the series and
+# every probes row to 1e-10, the solvers' iteration counts within 1 (run_case.py mpi);
+# mpi.case.NAME, or mpi.case.NAME.SUFFIX for a variant (ARGS: run_case.py's overrides).  Label
+# mpi; registered only where MPI was found, skipped without mpirun.
+function(fe_case_mpi name)
+  if(NOT FESIM_HAVE_MPI)
+    return()
+  endif()
+  cmake_parse_arguments(PARSE_ARGV 1 X "" "TEST" "")
+  set(test mpi.case.${name})
+  if(X_TEST)
+    set(test ${test}.${X_TEST})
+  endif()
+  add_test(NAME ${test}
+           COMMAND ${FE_SYSTEM_PYTHON} ${FE_RUN_CASE} $<TARGET_FILE:fesim>
+                   ${PROJECT_SOURCE_DIR}/cases/${name} mpi --ranks 2,3 ${X_UNPARSED_ARGUMENTS})
+  set_tests_properties(${test} PROPERTIES LABELS mpi SKIP_RETURN_CODE 77 PROCESSORS 3)
+endfunction()
+
+# The cases as shipped (serial runs of 0.1 to 13 s with one thread), but rotating_gaussian, whose
+# revolution takes 52 s: an eighth of it (79 steps, 8 dumps, its ten probes; 3 to 13 s), with each
+# strategy.  PROCESSORS 3: the most processes a test starts (ctest -j2 runs it alone).
+fe_case_mpi(diffusion_gaussian)
+fe_case_mpi(anisotropic_diffusion)
+fe_case_mpi(advection_diffusion_3d)
+fe_case_mpi(manufactured)
+fe_case_mpi(mms_advdiff_steady)
+fe_case_mpi(decay)
+fe_case_mpi(boundary_layer)
+fe_case_mpi(accelerating_flow)
+fe_case_mpi(several_tracers)
+fe_case_mpi(rotating_gaussian --end 0.7853981633974483)
+foreach(strategy addto matfree)
+  fe_case_mpi(rotating_gaussian TEST ${strategy} --end 0.7853981633974483 --assembly ${strategy})
+endforeach()

@@ -72,6 +72,17 @@ CHECK is one of
                 fesim's rule) to --rtol of the field's largest value; at every row, the tracer
                 within --max-error of the case's <exact> at the probe's point; with --backend
                 cuda, also the CPU's probes file to --cpu-rtol
+  mpi           the case (its dumps as shipped, or every --every steps) run serially on the CPU
+                backend, then with `mpirun -n K` for each K of --ranks (default 2,3; a thread
+                each, more processes than cores allowed, as root too; each run stopped after
+                --timeout seconds, default 300): each run's stat file, every dump its .vtk.series
+                lists and its probes file equal the serial run's: the same header, rows, dumps,
+                times and mesh, each value within --rtol (default 1e-10) relative to the larger
+                of the two and the largest |value| of its column (stat, probes) or field (dumps),
+                for a tracer's values (min, max, errors, T_error, probe columns) at least the
+                tracer's largest |value|; wall_seconds skipped, the solvers' iteration columns
+                within 1 (the processes' reductions sum in another order); exit 77 (skip)
+                without mpirun
 The restart and signal checks compare NAME.probes.csv byte for byte too when the case has
 <probes> (a restart keeps its rows up to the checkpoint's step, as the stat file's).
 Options --size, --dt, --end, --splitting, --every, --probes-every, --probe NAME=X,Y[,Z] (a
@@ -87,6 +98,8 @@ import argparse
 import json
 import math
 import os
+import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -194,13 +207,31 @@ def mesh_info(fesim, path):
 SKIP = 77
 
 
-def run(fesim, path, extra=(), skip_without_gpu=False):
-    proc = subprocess.run([fesim, "--quiet", *extra, path], capture_output=True, text=True)
+def run(fesim, path, extra=(), skip_without_gpu=False, launcher=(), timeout=None):
+    """fesim --quiet EXTRA PATH, behind launcher (mpirun -n K ...) when given; exit 1 with its
+    stderr when it fails, or after timeout seconds (the launcher's whole process group stopped)."""
+    command = [*launcher, fesim, "--quiet", *extra, path]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=timeout is not None)
+    try:
+        stderr = proc.communicate(timeout=timeout)[1]
+    except subprocess.TimeoutExpired:
+        proc.terminate()  # mpirun stops its processes and waits for them
+        try:
+            proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # what is left of the group
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        sys.exit(f"{' '.join(command)} still running after {timeout:g} s: stopped")
     if proc.returncode == 4 and skip_without_gpu:
-        print(f"skipped: {proc.stderr.strip()}")
+        print(f"skipped: {stderr.strip()}")
         sys.exit(SKIP)
     if proc.returncode != 0:
-        sys.exit(f"fesim {' '.join(extra)} {path} exited {proc.returncode}:\n{proc.stderr}")
+        sys.exit(f"{' '.join([*launcher, 'fesim', *extra])} {path} exited {proc.returncode}:\n{stderr}")
 
 
 def read_stat(outdir, name):
@@ -210,11 +241,12 @@ def read_stat(outdir, name):
     return rows
 
 
-def read_vtk_field(path, field):
-    """Point scalar `field` (double) from a binary legacy VTK file written by fesim."""
+def vtk_point_fields(path):
+    """{name: values} of every point field of a binary legacy VTK file written by fesim, in its
+    order: SCALARS as they are, VECTORS flattened (x0, y0, z0, x1, ...)."""
     with open(path, "rb") as f:
         data = f.read()
-    pos, count = 0, 0
+    pos, count, section, fields = 0, 0, None, {}
 
     def line():
         nonlocal pos
@@ -225,6 +257,10 @@ def read_vtk_field(path, field):
 
     def width(typ):
         return 8 if typ == "double" else 4
+
+    def values(n, typ):
+        fmt = ">%d%s" % (n, {"double": "d", "float": "f"}.get(typ, "i"))
+        return struct.unpack(fmt, data[pos:pos + struct.calcsize(fmt)])
 
     while pos < len(data):
         words = line()
@@ -242,15 +278,23 @@ def read_vtk_field(path, field):
                 _, comps, tuples, typ = line()
                 pos += int(comps) * int(tuples) * width(typ)
         elif key in ("POINT_DATA", "CELL_DATA"):
-            count = int(words[1])
-        elif key == "SCALARS":
-            line()  # LOOKUP_TABLE
-            if words[1] == field and words[2] == "double":
-                return struct.unpack(">%dd" % count, data[pos:pos + 8 * count])
-            pos += count * width(words[2])
-        elif key == "VECTORS":
-            pos += count * 3 * width(words[2])
-    sys.exit(f"{path}: no point field {field}")
+            section, count = key, int(words[1])
+        elif key in ("SCALARS", "VECTORS"):
+            if key == "SCALARS":
+                line()  # LOOKUP_TABLE
+            n = count * (3 if key == "VECTORS" else 1)
+            if section == "POINT_DATA":
+                fields[words[1]] = values(n, words[2])
+            pos += n * width(words[2])
+    return fields
+
+
+def read_vtk_field(path, field):
+    """Point scalar `field` from a binary legacy VTK file written by fesim."""
+    fields = vtk_point_fields(path)
+    if field not in fields:
+        sys.exit(f"{path}: no point field {field}")
+    return fields[field]
 
 
 def read_vtk_mesh(path):
@@ -688,19 +732,207 @@ def compare_runs(out_a, out_b, name, tracer):
     return rows, relative_difference(field_a, field_b, scale)
 
 
+def largest_difference(x, y, scale):
+    """(the largest |p - q| / max(|p|, |q|, scale) over the pairs of x and y, its index; None
+    where all are equal); inf where one of a pair is NaN and the other is not."""
+    worst, at = 0.0, None
+    for i, (p, q) in enumerate(zip(x, y)):
+        if p == q or (math.isnan(p) and math.isnan(q)):
+            continue
+        d = abs(p - q) / max(abs(p), abs(q), scale)
+        d = math.inf if math.isnan(d) else d
+        if d > worst:
+            worst, at = d, i
+    return worst, at
+
+
+def magnitude(values):
+    """The largest finite |value|, 0 for none."""
+    return max((abs(v) for v in values if math.isfinite(v)), default=0.0)
+
+
+def read_csv(path):
+    """(header, rows as lists of numbers) of a CSV file fesim writes (the stat and probes files)."""
+    with open(path) as f:
+        header = f.readline().strip().split(",")
+        return header, [[float(v) for v in line.split(",")] for line in f if line.strip()]
+
+
+def tracer_magnitudes(outdir, name, tracers):
+    """{tracer: its largest |min| or |max| over the rows of the stat file}."""
+    header, rows = read_csv(os.path.join(outdir, name + ".stat"))
+    cols = {t: tracer_columns(header, t) for t in tracers}
+    return {t: magnitude([r[c["min"]] for r in rows] + [r[c["max"]] for r in rows]) for t, c in cols.items()}
+
+
+def column_scales(file, header, columns, magnitudes):
+    """The scale of each column of a stat or probes file (columns: each column's values over
+    both runs): its largest |value|, and for a tracer's values at least the tracer's largest
+    |value| over the run (magnitudes: tracer_magnitudes): in the stat file its min, max, l2_error
+    and linf_error, in the probes file its columns (and velocity's against all of velocity's),
+    so that a minimum or an error of round-off size (1e-15), or a probe the tracer has not
+    reached (5e-11), is measured against the tracer, not against itself."""
+    scales = [magnitude(c) for c in columns]
+    if file.endswith(".probes.csv"):
+        field = [c.split("%")[0] for c in header]
+        return [max([scales[j] for j in range(len(header)) if field[j] == f] + [magnitudes.get(f, 0.0)])
+                for f in field]
+    for t, floor in magnitudes.items():
+        cols = tracer_columns(header, t)
+        for c in ("min", "max", "l2_error", "linf_error"):
+            if c in cols:
+                scales[cols[c]] = max(scales[cols[c]], floor)
+    return scales
+
+
+def compare_tables(file, serial, parallel, ranks, rtol, failures, magnitudes):
+    """The CSV file `file` (stat, probes) of the run on `ranks` processes against the serial
+    run's: the same header and rows, each value within rtol relative to the larger of the two
+    and its column's scale (column_scales: a tracer's minimum of 1e-17 is measured against
+    the tracer), but for the wall-clock column (skipped) and solver iteration counts (within 1:
+    on several processes a reduction sums in another order).  Failures are appended to
+    failures; returns a summary."""
+    if not os.path.exists(os.path.join(parallel, file)):
+        failures.append(f"{file}: the serial run wrote it, the run on {ranks} processes did not")
+        return f"{file} missing"
+    (header, rows), (header_k, rows_k) = read_csv(os.path.join(serial, file)), read_csv(os.path.join(parallel, file))
+    if header != header_k or len(rows) != len(rows_k):
+        failures.append(f"{file}: {len(rows)} rows of columns {','.join(header)} serially, {len(rows_k)} rows of "
+                        f"{','.join(header_k)} on {ranks} processes")
+        return f"{file} differs in shape"
+
+    def where(i):
+        return f"row {i}" + (f" (step {rows[i][0]:g})" if header[0] == "step" else "")
+
+    scales = column_scales(file, header, [[r[j] for r in rows + rows_k] for j in range(len(header))], magnitudes)
+    worst, iterations = 0.0, None
+    for j, column in enumerate(header):
+        x, y = [r[j] for r in rows], [r[j] for r in rows_k]
+        if column.endswith("wall_seconds"):
+            continue
+        if column.endswith("_iterations"):
+            d, i = max(((abs(p - q), i) for i, (p, q) in enumerate(zip(x, y))), default=(0.0, 0),
+                       key=lambda e: math.inf if math.isnan(e[0]) else e[0])
+            iterations = max(iterations or 0.0, d)
+            if not d <= 1:
+                failures.append(f"{file}: column {column}, {where(i)}: {x[i]:g} iterations serially, {y[i]:g} on "
+                                f"{ranks} processes (more than 1 apart)")
+            continue
+        d, i = largest_difference(x, y, scales[j])
+        worst = max(worst, d)
+        if d > rtol:
+            failures.append(f"{file}: column {column}, {where(i)}: serial {x[i]!r}, on {ranks} processes {y[i]!r} "
+                            f"(relative difference {d:.3e} > {rtol:g})")
+    return (f"{file} {len(rows)} rows within {worst:.3e}"
+            + (f" (iterations within {iterations:g})" if iterations is not None else ""))
+
+
+def read_series(outdir, name):
+    """[(file, time)] of the dumps NAME.vtk.series lists."""
+    with open(os.path.join(outdir, name + ".vtk.series")) as f:
+        return [(d["name"], d["time"]) for d in json.load(f)["files"]]
+
+
+def compare_dumps(name, serial, parallel, ranks, rtol, failures):
+    """Every dump of NAME.vtk.series of the run on `ranks` processes against the serial run's: the
+    same files at the same times (to rtol of the last time), the first dump's mesh (points to
+    rtol, cells identical), each point field within rtol, relative as in compare_tables: to the
+    field's largest |value| in that dump over both runs, for T_exact and T_error at least T's
+    (an error of round-off size is measured against the tracer).  Failures are appended to
+    failures; returns a summary."""
+    series = name + ".vtk.series"
+    if not os.path.exists(os.path.join(parallel, series)):
+        failures.append(f"{series}: the serial run wrote it, the run on {ranks} processes did not")
+        return f"{series} missing"
+    dumped, dumped_k = read_series(serial, name), read_series(parallel, name)
+    files, files_k = [f for f, _ in dumped], [f for f, _ in dumped_k]
+    if files != files_k:
+        first = next((i for i, (f, g) in enumerate(zip(files, files_k)) if f != g), min(len(files), len(files_k)))
+        failures.append(f"{series}: {len(files)} dumps serially, {len(files_k)} on {ranks} processes; the first "
+                        f"that differs, number {first}: {files[first:first + 1]} serially, "
+                        f"{files_k[first:first + 1]} on {ranks} processes")
+        return f"{series} differs"
+    times, times_k = [t for _, t in dumped], [t for _, t in dumped_k]
+    worst, i = largest_difference(times, times_k, magnitude(times))
+    if worst > rtol:
+        failures.append(f"{series}: {files[i]} at time {times[i]!r} serially, {times_k[i]!r} on {ranks} processes "
+                        f"(relative difference {worst:.3e} > {rtol:g})")
+    (points, cells), (points_k, cells_k) = (read_vtk_mesh(os.path.join(out, files[0])) for out in (serial, parallel))
+    flat, flat_k = [c for p in points for c in p], [c for p in points_k for c in p]
+    d, i = largest_difference(flat, flat_k, magnitude(flat))
+    if len(flat) != len(flat_k) or cells != cells_k:
+        failures.append(f"{files[0]}: not the serial run's mesh: {len(points)} points and {len(cells)} cells serially, "
+                        f"{len(points_k)} and {len(cells_k)} on {ranks} processes"
+                        + ("; the cells differ" if cells != cells_k else ""))
+    elif d > rtol:
+        failures.append(f"{files[0]}: not the serial run's mesh: point {i // 3} at {points[i // 3]} serially, "
+                        f"{points_k[i // 3]} on {ranks} processes")
+    for file, t in dumped:
+        fields, fields_k = (vtk_point_fields(os.path.join(out, file)) for out in (serial, parallel))
+        if [(f, len(v)) for f, v in fields.items()] != [(f, len(v)) for f, v in fields_k.items()]:
+            failures.append(f"{file}: point fields {list(fields)} serially, {list(fields_k)} on {ranks} processes "
+                            f"(or of other lengths)")
+            continue
+        for field, x in fields.items():
+            y = fields_k[field]
+            tracer = field.rsplit("_", 1)[0] if field.endswith(("_error", "_exact")) else None
+            scale = magnitude(x + y + (fields[tracer] + fields_k[tracer] if tracer in fields else ()))
+            d, i = largest_difference(x, y, scale)
+            worst = max(worst, d)
+            if d > rtol:
+                at = f"point {i // 3} component {'xyz'[i % 3]}" if len(x) == 3 * len(points) else f"point {i}"
+                failures.append(f"{file} (t = {t!r}): field {field}, {at}: serial {x[i]!r}, on {ranks} processes "
+                                f"{y[i]!r} (relative difference {d:.3e} > {rtol:g})")
+    return f"{len(files)} dumps within {worst:.3e}"
+
+
+def check_mpi(a, work, over, extra):
+    """The case run serially, then under mpirun on each of --ranks processes (the CPU backend, a
+    thread each): every run's stat file, every dump of its series and its probes file equal the
+    serial run's to --rtol (default 1e-10)."""
+    if a.backend not in (None, "cpu"):
+        sys.exit("mpi: runs on several processes are on the CPU backend (--backend cpu or none)")
+    os.environ["OMP_NUM_THREADS"] = "1"
+    rtol = a.rtol if a.rtol is not None else 1e-10
+    output = ET.parse(os.path.join(a.case_dir, "case.xml")).getroot().find("output")
+    shipped = output.get("every") if output is not None else None  # its dumps as shipped
+    path, name, serial = make_case(a.case_dir, work, "serial", **dict(over, every=a.every or shipped))
+    cpu = extra if a.backend else [*extra, "--backend", "cpu"]
+    run(a.fesim, path, [*cpu, "--output", serial], timeout=a.timeout)
+    magnitudes = tracer_magnitudes(serial, name, tracer_names(path))
+    ok = True
+    for k in a.ranks:
+        parallel = os.path.join(work, f"ranks{k}")
+        launcher = [shutil.which("mpirun"), "-n", str(k), "--oversubscribe", "--allow-run-as-root",
+                    "-x", "OMP_NUM_THREADS=1"]
+        run(a.fesim, path, [*cpu, "--output", parallel], launcher=launcher, timeout=a.timeout)
+        failures = []
+        summary = [compare_tables(name + ".stat", serial, parallel, k, rtol, failures, magnitudes),
+                   compare_dumps(name, serial, parallel, k, rtol, failures)]
+        if os.path.exists(os.path.join(serial, name + ".probes.csv")):
+            summary.append(compare_tables(name + ".probes.csv", serial, parallel, k, rtol, failures, magnitudes))
+        print(f"{k} processes against the serial run: " + "; ".join(summary) + ("" if not failures else "  <- FAIL"))
+        for f in failures[:20]:
+            print("FAIL: " + f)
+        if len(failures) > 20:
+            print(f"FAIL: ... and {len(failures) - 20} more")
+        ok = ok and not failures
+    return ok
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("fesim")
     p.add_argument("case_dir")
     p.add_argument("check", choices=["error", "order", "time-order", "conservation", "strategies", "backends",
                                      "velocity-files", "advection-forms", "formats",
-                                      "restart", "signal", "bounds", "cfl", "probes", "tracers", "budget"])
+                                      "restart", "signal", "bounds", "cfl", "probes", "tracers", "budget", "mpi"])
     p.add_argument("--every-checkpoint", type=int, default=10)
     p.add_argument("--size", type=float)
     p.add_argument("--dt", type=float)
     p.add_argument("--end", type=float)
     p.add_argument("--splitting")
-    p.add_argument("--every", type=int, help="probes: dumps every N steps (default 10)")
+    p.add_argument("--every", type=int, help="probes: dumps every N steps (default 10); mpi: (default the case's)")
     p.add_argument("--probes-every", type=int, help="<probes every>: a probes row every N steps")
     p.add_argument("--probe", action="append", default=[], help="NAME=X,Y[,Z]: a <probe> added to the case")
     p.add_argument("--tracer", action="append", default=[],
@@ -743,6 +975,9 @@ def main():
     p.add_argument("--max-diff", type=float)
     p.add_argument("--expect", action="append", default=[], help="budget: COLUMN=VALUE in every step")
     p.add_argument("--expect-rtol", type=float, default=1e-12)
+    p.add_argument("--ranks", type=lambda s: [int(x) for x in s.split(",")], default=[2, 3],
+                   help="mpi: the numbers of processes to compare with the serial run (default 2,3)")
+    p.add_argument("--timeout", type=float, default=300, help="mpi: seconds each run may take (default 300)")
     a = p.parse_args()
     scheme = (["--stabilisation", a.stabilisation] if a.stabilisation else []) + (["--loads", a.loads] if a.loads else [])
     extra = (["--assembly", a.assembly] if a.assembly else []) + scheme
@@ -808,7 +1043,6 @@ def main():
             print(f"integral {i0:.17g} -> {i1:.17g}, largest relative drift {drift:.3e}")
             ok = drift <= a.rtol
         elif a.check == "restart":
-            import shutil
             k = a.every_checkpoint
             by_time = ET.parse(os.path.join(a.case_dir, "case.xml")).getroot().find("output[@period]") is not None
             path, name, out = make_case(a.case_dir, work, "full", every=None if by_time else k, checkpoint=k,
@@ -837,7 +1071,6 @@ def main():
                   f"final dump {last} identical: {same_vtk}{same_probes[1]}")
             ok = full == again and same_vtk and same_probes[0]
         elif a.check == "signal":
-            import signal
             import time
             path, name, out = make_case(a.case_dir, work, "full", **over)
             run(a.fesim, path, extra)
@@ -942,6 +1175,11 @@ def main():
             ok = check_probes(a, work, over, extra)
         elif a.check == "tracers":
             ok = check_tracers(a, work, over, extra)
+        elif a.check == "mpi":
+            if shutil.which("mpirun") is None:
+                print("skipped: no mpirun on PATH")
+                return SKIP
+            ok = check_mpi(a, work, over, extra)
         elif a.check == "budget":
             ok = check_budget(a, work, over, [*scheme, *(["--deterministic"] if a.deterministic else [])])
         elif a.check == "backends":
