@@ -185,9 +185,9 @@ static int create_bcs(struct fe_sim *s)
 {
   s->n_tracers = s->c->n_tracers;
   FE_CALLOC(s->n_tracers, &s->bcs);
+  s->whole_bcs = s->bcs;
   for (int k = 0; k < s->n_tracers; k++)
     FE_CALL(fe_bcs_create(s->c, &s->c->tracers[k], s->m, &s->bcs[k]));
-  s->whole_bcs = s->bcs;
   return FE_SUCCESS;
 }
 
@@ -916,7 +916,7 @@ static void destroy_space(struct fe_sim *s, int k)
 
 static void sim_destroy(struct fe_sim *s)
 {
-  if (s->whole_bcs != s->bcs) {
+  if (s->whole_bcs && s->whole_bcs != s->bcs) {
     for (int k = 0; k < s->n_tracers; k++) fe_bcs_destroy(s->whole_bcs[k]);
     free(s->whole_bcs);
   }

@@ -649,3 +649,13 @@ fe_case_mpi(rotating_gaussian --end 0.7853981633974483)
 foreach(strategy addto matfree)
   fe_case_mpi(rotating_gaussian TEST ${strategy} --end 0.7853981633974483 --assembly ${strategy})
 endforeach()
+
+# Checkpoints across process counts (1 -> 2, 2 -> 3, 2 -> 1) and SIGTERM to the processes of a
+# run on 2, continued on 3: each ends with the serial run's outputs (run_case.py mpi-restart).
+if(FESIM_HAVE_MPI)
+  add_test(NAME mpi.case.manufactured.restart
+           COMMAND ${FE_SYSTEM_PYTHON} ${FE_RUN_CASE} $<TARGET_FILE:fesim>
+                   ${PROJECT_SOURCE_DIR}/cases/manufactured mpi-restart --every-checkpoint 30)
+  set_tests_properties(mpi.case.manufactured.restart PROPERTIES LABELS mpi SKIP_RETURN_CODE 77
+                       PROCESSORS 3)
+endif()

@@ -83,6 +83,11 @@ CHECK is one of
                 tracer's largest |value|; wall_seconds skipped, the solvers' iteration columns
                 within 1 (the processes' reductions sum in another order); exit 77 (skip)
                 without mpirun
+  mpi-restart   checkpoints across process counts: a run on P processes checkpointed every
+                --every-checkpoint steps continued from its first checkpoint on Q processes,
+                for each P:Q of --restarts (default 1:2,2:3,2:1), and a run on 2 whose
+                processes get SIGTERM (exit 143, a checkpoint) continued on 3: each ends with
+                the serial run's outputs, compared as by mpi
 The restart and signal checks compare NAME.probes.csv byte for byte too when the case has
 <probes> (a restart keeps its rows up to the checkpoint's step, as the stat file's).
 Options --size, --dt, --end, --splitting, --every, --probes-every, --probe NAME=X,Y[,Z] (a
@@ -903,21 +908,73 @@ def check_mpi(a, work, over, extra):
     ok = True
     for k in a.ranks:
         parallel = os.path.join(work, f"ranks{k}")
-        launcher = [shutil.which("mpirun"), "-n", str(k), "--oversubscribe", "--allow-run-as-root",
-                    "-x", "OMP_NUM_THREADS=1"]
-        run(a.fesim, path, [*cpu, "--output", parallel], launcher=launcher, timeout=a.timeout)
-        failures = []
-        summary = [compare_tables(name + ".stat", serial, parallel, k, rtol, failures, magnitudes),
-                   compare_dumps(name, serial, parallel, k, rtol, failures)]
-        if os.path.exists(os.path.join(serial, name + ".probes.csv")):
-            summary.append(compare_tables(name + ".probes.csv", serial, parallel, k, rtol, failures, magnitudes))
-        print(f"{k} processes against the serial run: " + "; ".join(summary) + ("" if not failures else "  <- FAIL"))
-        for f in failures[:20]:
-            print("FAIL: " + f)
-        if len(failures) > 20:
-            print(f"FAIL: ... and {len(failures) - 20} more")
-        ok = ok and not failures
+        run(a.fesim, path, [*cpu, "--output", parallel], launcher=mpi_launcher(k), timeout=a.timeout)
+        ok = compare_mpi(name, serial, parallel, k, rtol, magnitudes, f"{k} processes") and ok
     return ok
+
+
+def mpi_launcher(k):
+    return [shutil.which("mpirun"), "-n", str(k), "--oversubscribe", "--allow-run-as-root", "-x", "OMP_NUM_THREADS=1"]
+
+
+def compare_mpi(name, serial, parallel, k, rtol, magnitudes, what):
+    """The outputs in parallel (of a run on k processes) against the serial run's; prints a line."""
+    failures = []
+    summary = [compare_tables(name + ".stat", serial, parallel, k, rtol, failures, magnitudes),
+               compare_dumps(name, serial, parallel, k, rtol, failures)]
+    if os.path.exists(os.path.join(serial, name + ".probes.csv")):
+        summary.append(compare_tables(name + ".probes.csv", serial, parallel, k, rtol, failures, magnitudes))
+    print(f"{what} against the serial run: " + "; ".join(summary) + ("" if not failures else "  <- FAIL"))
+    for f in failures[:20]:
+        print("FAIL: " + f)
+    return not failures
+
+
+def check_mpi_restart(a, work, over, extra):
+    """Checkpoints across process counts: a run on P processes checkpointed every
+    --every-checkpoint steps, continued from its first checkpoint on Q processes, for each P:Q of
+    --restarts (default 1:2,2:3,2:1), ends with the serial run's outputs (to --rtol); then SIGTERM
+    to the processes of a run on 2 (what a batch system sends): every process stops after the
+    same step with exit 143, process 0 writes the checkpoint it names, and a run on 3 continues
+    it to the serial run's outputs."""
+    import time
+    os.environ["OMP_NUM_THREADS"] = "1"
+    rtol = a.rtol if a.rtol is not None else 1e-10
+    k = a.every_checkpoint
+    cpu = extra if a.backend else [*extra, "--backend", "cpu"]
+    path, name, serial = make_case(a.case_dir, work, "serial", checkpoint=k, **over)
+    run(a.fesim, path, [*cpu, "--output", serial], timeout=a.timeout)
+    magnitudes = tracer_magnitudes(serial, name, tracer_names(path))
+    ok = True
+    for pair in a.restarts.split(","):
+        p, q = (int(x) for x in pair.split(":"))
+        out = os.path.join(work, f"from{p}to{q}")
+        run(a.fesim, path, [*cpu, "--output", out], launcher=mpi_launcher(p), timeout=a.timeout)
+        ckpt = os.path.join(out, f"{name}_checkpoint_{k:06d}.bin")
+        run(a.fesim, path, [*cpu, "--output", out, "--restart", ckpt], launcher=mpi_launcher(q),
+            timeout=a.timeout)
+        ok = compare_mpi(name, serial, out, q, rtol, magnitudes,
+                         f"checkpoint of step {k} on {p} processes continued on {q}") and ok
+    part = os.path.join(work, "signal")
+    proc = subprocess.Popen([*mpi_launcher(2), "--quiet", a.fesim, "--quiet", *cpu, "--output", part, path],
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    stat = os.path.join(part, name + ".stat")
+    deadline = time.time() + a.timeout
+    while time.time() < deadline and proc.poll() is None:
+        if os.path.exists(stat) and len(open(stat).read().splitlines()) > 3:
+            break
+        time.sleep(0.01)
+    children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    for child in children:  # the fesim processes, not mpirun (which would end the job itself)
+        os.kill(int(child), signal.SIGTERM)
+    err = proc.communicate(timeout=a.timeout)[1]
+    ckpts = sorted(f for f in os.listdir(part) if "_checkpoint_" in f and f.endswith(".bin"))
+    print(f"SIGTERM to the {len(children)} processes of a run on 2: exit {proc.returncode}; {err.strip()}")
+    if proc.returncode != 143 or not ckpts or len(children) != 2:
+        return False
+    run(a.fesim, path, [*cpu, "--output", part, "--restart", os.path.join(part, ckpts[-1])],
+        launcher=mpi_launcher(3), timeout=a.timeout)
+    return compare_mpi(name, serial, part, 3, rtol, magnitudes, f"{ckpts[-1]} continued on 3 processes") and ok
 
 
 def main():
@@ -926,7 +983,8 @@ def main():
     p.add_argument("case_dir")
     p.add_argument("check", choices=["error", "order", "time-order", "conservation", "strategies", "backends",
                                      "velocity-files", "advection-forms", "formats",
-                                      "restart", "signal", "bounds", "cfl", "probes", "tracers", "budget", "mpi"])
+                                      "restart", "signal", "bounds", "cfl", "probes", "tracers", "budget", "mpi",
+                                     "mpi-restart"])
     p.add_argument("--every-checkpoint", type=int, default=10)
     p.add_argument("--size", type=float)
     p.add_argument("--dt", type=float)
@@ -978,6 +1036,7 @@ def main():
     p.add_argument("--ranks", type=lambda s: [int(x) for x in s.split(",")], default=[2, 3],
                    help="mpi: the numbers of processes to compare with the serial run (default 2,3)")
     p.add_argument("--timeout", type=float, default=300, help="mpi: seconds each run may take (default 300)")
+    p.add_argument("--restarts", default="1:2,2:3,2:1", help="mpi-restart: P:Q,... processes before and after")
     a = p.parse_args()
     scheme = (["--stabilisation", a.stabilisation] if a.stabilisation else []) + (["--loads", a.loads] if a.loads else [])
     extra = (["--assembly", a.assembly] if a.assembly else []) + scheme
@@ -1175,11 +1234,11 @@ def main():
             ok = check_probes(a, work, over, extra)
         elif a.check == "tracers":
             ok = check_tracers(a, work, over, extra)
-        elif a.check == "mpi":
+        elif a.check in ("mpi", "mpi-restart"):
             if shutil.which("mpirun") is None:
                 print("skipped: no mpirun on PATH")
                 return SKIP
-            ok = check_mpi(a, work, over, extra)
+            ok = (check_mpi if a.check == "mpi" else check_mpi_restart)(a, work, over, extra)
         elif a.check == "budget":
             ok = check_budget(a, work, over, [*scheme, *(["--deterministic"] if a.deterministic else [])])
         elif a.check == "backends":
