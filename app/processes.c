@@ -79,12 +79,14 @@ int fe_processes_start(int *argc, char ***argv, struct fe_processes *p)
 #endif
 }
 
-int fe_processes_finish(struct fe_processes *p, int err)
+int fe_processes_finish(struct fe_processes *p, int err, const struct fe_run_report *report)
 {
   if (!p->comm) return err;
 #ifdef FESIM_HAVE_MPI
+  const int agreed = err && report->agreed;
   const int together = err == FE_SUCCESS || err == FE_ERR_USAGE || err == FE_ERR_INPUT ||
-                       err == FE_ERR_NUMERICAL || err == FE_ERR_INTERRUPTED;
+                       err == FE_ERR_NUMERICAL || err == FE_ERR_INTERRUPTED || agreed;
+  if (agreed && !report->reported && p->rank) show_held(p);
   if (!together) {
     if (p->rank) show_held(p);
     fflush(NULL);
@@ -94,6 +96,8 @@ int fe_processes_finish(struct fe_processes *p, int err)
   p->comm = NULL;
   MPI_Finalize();
   if (p->held) fclose(p->held);
+#else
+  (void)report;
 #endif
   return err;
 }

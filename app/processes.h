@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "app/run.h"
 #include "solvers/comm.h"
 
 struct fe_processes {
@@ -21,10 +22,11 @@ struct fe_processes {
 int fe_processes_start(int *argc, char ***argv, struct fe_processes *p);
 
 /* The end of the run whose result is err on this process, and the exit code: the errors that
- * every process meets at the same point (bad input, a solver that fails, a stop signal) end
- * every process with their code, reported by process 0; any other (out of memory, a file that
- * cannot be written) may be this process's alone: its message is shown, naming the process,
- * and MPI_Abort stops every process with its code. */
-int fe_processes_finish(struct fe_processes *p, int err);
+ * every process meets at the same point (bad input, a solver that fails, a stop signal, and
+ * those agreed by every process: report->agreed) end every process with their code, reported
+ * by process 0 (or, where it did not fail, by the processes that did, each named); any other
+ * (out of memory, a file that cannot be written) may be this process's alone: its message is
+ * shown, naming the process, and MPI_Abort stops every process with its code. */
+int fe_processes_finish(struct fe_processes *p, int err, const struct fe_run_report *report);
 
 #endif

@@ -236,6 +236,22 @@ static int read_mesh(struct fe_sim *s)
   return fe_mesh_read(s->c->mesh_file, &mo, &s->m);
 }
 
+/* What process 0 alone did (lock, open the outputs) or any process may fail at alone (its GPU),
+ * known to every process: the largest exit code of any, which process 0 has reported if it
+ * failed, else the processes that failed (app/processes.h). */
+static int agree(const struct fe_sim *s, int err)
+{
+  const struct fe_comm *comm = s->dist ? s->dist->comm : s->opt->comm;
+  if (!comm || comm->size == 1) return err;
+  double code[2] = {err, comm->rank == 0 ? err : 0}; /* any process's, process 0's */
+  FE_CALL(fe_comm_allreduce(comm, code, 2, FE_REDUCE_MAX));
+  if (code[0] != 0 && s->opt->report) {
+    s->opt->report->agreed = 1;
+    s->opt->report->reported = code[1] != 0;
+  }
+  return (int)code[0];
+}
+
 /* Everything checked before the first output is written. */
 static int setup(struct fe_sim *s)
 {
@@ -271,7 +287,7 @@ static int setup(struct fe_sim *s)
   FE_CALL(fe_case_probes_locate(c, s->m, &s->probe_loc));
   FE_CALL(create_bcs(s));
   FE_CALL(distribute(s));
-  FE_CALL(pick_backend(s));
+  FE_CALL(agree(s, pick_backend(s)));
   FE_CALL(fe_outputs_prepare(&s->out, s->whole, s->dist, s->be));
   if (fe_case_has_velocity(c)) /* velocity files read and checked */
     FE_CALL(fe_velocity_create(c, s->m, s->be, o->verbosity, &s->velocity));
@@ -943,16 +959,6 @@ static void sim_destroy(struct fe_sim *s)
   if (s->whole != s->opt->mesh) fe_mesh_destroy(s->whole);
   if (s->c != s->opt->case_data) fe_case_destroy(s->c);
   fe_backend_destroy(s->be);
-}
-
-/* What process 0 alone did (lock, open the outputs), known to every process: the largest
- * exit code of any, which the process that failed has reported. */
-static int agree(const struct fe_sim *s, int err)
-{
-  if (!s->dist) return err;
-  double code = err;
-  FE_CALL(fe_comm_allreduce(s->dist->comm, &code, 1, FE_REDUCE_MAX));
-  return (int)code;
 }
 
 /* Read-only until fe_outputs_lock: a run refused before it (bad case, mesh,

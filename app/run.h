@@ -17,6 +17,9 @@ struct fe_run_report {
   double advection, diffusion;      /* the split scheme's two parts, assembly and solves included */
   double cg;                        /* inside CG solves */
   long cg_iterations, advection_iterations, diffusion_iterations;
+  /* Several processes: the run's error was agreed by every process at one point (each returns
+   * it), and process 0 reported it (it failed itself); app/processes.h */
+  int agreed, reported;
 };
 
 struct fe_options {

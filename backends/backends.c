@@ -93,7 +93,7 @@ static int checked(int err, struct fe_backend **be)
 static int create_cuda(const struct fe_backend_options *o, struct fe_backend **be)
 {
 #ifdef FESIM_HAVE_CUDA
-  return checked(fe_backend_cuda_create(o ? o->device : -1, be), be);
+  return checked(fe_backend_cuda_create(o ? o->device : -1, o ? o->comm : NULL, be), be);
 #else
   (void)o, (void)be;
   FE_RAISE(FE_ERR_RESOURCE, "backend 'cuda' was asked for, but this fesim was built without the "
@@ -113,18 +113,6 @@ int fe_backend_create(enum fe_backend_kind kind, const struct fe_backend_options
                       struct fe_backend **be)
 {
   *be = NULL;
-  const int processes = o && o->comm ? o->comm->size : 1;
-  FE_CHECK(kind != FE_BACKEND_CUDA || processes == 1, FE_ERR_USAGE,
-           "backend 'cuda' on %d processes: only the cpu backend runs on several processes yet "
-           "(the cuda backend's exchanges need NCCL); use --backend cpu",
-           processes);
-  if (kind == FE_BACKEND_AUTO && processes > 1) {
-    if (o->verbosity > 0)
-      fprintf(stderr, "fesim: note: backend auto on %d processes runs on the CPU (the cuda "
-                      "backend runs on one process only yet)\n",
-              processes);
-    return create_cpu(o, be);
-  }
   switch (kind) {
   case FE_BACKEND_CPU: return create_cpu(o, be);
   case FE_BACKEND_CUDA: return create_cuda(o, be);

@@ -76,6 +76,9 @@ static int use_lookahead(const struct fe_cg *cg, const struct fe_cg_options *opt
 {
   if (!cg->be->asynchronous || opt->lookahead == FE_CG_LOOKAHEAD_OFF) return 0;
   if (opt->lookahead == FE_CG_LOOKAHEAD_ON) return 1;
+  /* on several processes every one must queue the same iterations (each holds a collective
+   * exchange and sum), which a timing of each process's own cannot promise: ahead always */
+  if (cg->be->comm->size > 1) return 1;
   return cg->iteration_seconds < FE_CG_WAIT_SECONDS * FE_CG_TYPICAL_ITERATIONS;
 }
 

@@ -32,11 +32,18 @@ static int gather_self(const struct fe_comm *comm, const double *send, int count
   return FE_SUCCESS;
 }
 
+static int bcast_self(const struct fe_comm *comm, void *bytes, int n)
+{
+  (void)comm, (void)bytes, (void)n;
+  return FE_SUCCESS;
+}
+
 static const struct fe_comm_ops ops_self = {
     .allreduce = allreduce_self,
     .allreduce_sum_device = allreduce_sum_device_self,
     .exchange = exchange_self,
     .gather = gather_self,
+    .bcast = bcast_self,
 };
 
 static const struct fe_comm comm_self = {.rank = 0, .size = 1, .ops = &ops_self, .ctx = 0};
@@ -57,6 +64,11 @@ int fe_comm_exchange(const struct fe_comm *comm, int n, const int *ranks, const 
                      const int *send_ptr, double *recv, const int *recv_ptr)
 {
   return comm->ops->exchange(comm, n, ranks, send, send_ptr, recv, recv_ptr);
+}
+
+int fe_comm_bcast(const struct fe_comm *comm, void *bytes, int n)
+{
+  return comm->ops->bcast(comm, bytes, n);
 }
 
 int fe_comm_gather(const struct fe_comm *comm, const double *send, int count, double *recv,

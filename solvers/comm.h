@@ -29,6 +29,8 @@ struct fe_comm_ops {
    * (counts[r] of them); recv, counts and displs are read on process 0 only. */
   int (*gather)(const struct fe_comm *comm, const double *send, int count, double *recv,
                 const int *counts, const int *displs);
+  /* Every process receives process 0's n bytes (NCCL's unique id) */
+  int (*bcast)(const struct fe_comm *comm, void *bytes, int n);
 };
 
 struct fe_comm {
@@ -44,6 +46,7 @@ int fe_comm_allreduce(const struct fe_comm *comm, double *v, int n, enum fe_redu
 int fe_comm_allreduce_sum_device(const struct fe_comm *comm, double *v, int n);
 int fe_comm_exchange(const struct fe_comm *comm, int n, const int *ranks, const double *send,
                      const int *send_ptr, double *recv, const int *recv_ptr);
+int fe_comm_bcast(const struct fe_comm *comm, void *bytes, int n);
 /* One process: recv = send (count values). */
 int fe_comm_gather(const struct fe_comm *comm, const double *send, int count, double *recv,
                    const int *counts, const int *displs);

@@ -56,11 +56,18 @@ static int gather_mpi(const struct fe_comm *comm, const double *send, int count,
   return rc == MPI_SUCCESS ? FE_SUCCESS : mpi_error(rc, "MPI_Gatherv");
 }
 
+static int bcast_mpi(const struct fe_comm *comm, void *bytes, int n)
+{
+  const int rc = MPI_Bcast(bytes, n, MPI_BYTE, 0, mpi_of(comm));
+  return rc == MPI_SUCCESS ? FE_SUCCESS : mpi_error(rc, "MPI_Bcast");
+}
+
 static const struct fe_comm_ops ops_mpi = {
     .allreduce = allreduce_mpi,
     .allreduce_sum_device = allreduce_sum_device_mpi,
     .exchange = exchange_mpi,
     .gather = gather_mpi,
+    .bcast = bcast_mpi,
 };
 
 int fe_comm_mpi_create(MPI_Comm mpi_comm, struct fe_comm **out)

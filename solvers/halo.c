@@ -95,8 +95,8 @@ int fe_halo_create_remote(const struct fe_backend *be, size_t n_owned, size_t n_
   if (!err) err = copy_ints(n_send, send, &h->send_host);
   if (!err) err = upload(be, (size_t)n_send, send, &h->send);
   if (!err)
-    err = fe_malloc(((size_t)n_send + n_ghost + 1) * FE_HALO_MAX_COMP * sizeof *h->buffer,
-                    &h->buffer);
+    err = fe_backend_alloc(be, ((size_t)n_send + n_ghost + 1) * FE_HALO_MAX_COMP * sizeof(double),
+                           NULL, &h->buffer);
   if (!err) err = fe_malloc(2 * ((size_t)n_neighbours + 1) * sizeof(int), &h->scaled_ptr);
   /* the lists of copies within the process: none */
   if (!err) err = upload(be, 0, NULL, &h->owner);
@@ -119,7 +119,7 @@ void fe_halo_destroy(struct fe_halo *h)
   free(h->send_ptr);
   free(h->recv_ptr);
   free(h->send_host);
-  free(h->buffer);
+  fe_backend_free(h->be, h->buffer);
   free(h->scaled_ptr);
   fe_backend_free(h->be, h->owner);
   fe_backend_free(h->be, h->shared);

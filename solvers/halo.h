@@ -28,7 +28,7 @@ struct fe_halo {
   int *neighbours;          /* ranks, ascending */
   int *send_ptr, *recv_ptr; /* n_neighbours + 1 */
   int *send_host, *send;    /* send_ptr[n_neighbours] owned entries: host, backend */
-  double *buffer;           /* host: FE_HALO_MAX_COMP (send_ptr[n] + recv_ptr[n]) values */
+  double *buffer;           /* backend: FE_HALO_MAX_COMP (send_ptr[n] + recv_ptr[n]) values */
   int *scaled_ptr;          /* host: 2 (n_neighbours + 1), send_ptr and recv_ptr in values */
 };
 

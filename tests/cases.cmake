@@ -659,3 +659,33 @@ if(FESIM_HAVE_MPI)
   set_tests_properties(mpi.case.manufactured.restart PROPERTIES LABELS mpi SKIP_RETURN_CODE 77
                        PROCESSORS 3)
 endif()
+
+# fe_case_mpi_gpu(NAME [TEST SUFFIX] ARGS...): cases/NAME on 2 GPUs, a process each (NCCL),
+# against its run on one GPU, to 1e-9 (the GPU's atomic scatters sum in any order); label
+# mpi-gpu, skipped where fewer than 2 GPUs are present.
+function(fe_case_mpi_gpu name)
+  if(NOT FESIM_HAVE_MPI OR NOT FESIM_HAVE_CUDA)
+    return()
+  endif()
+  cmake_parse_arguments(PARSE_ARGV 1 X "" "TEST" "")
+  set(test mpi-gpu.case.${name})
+  if(X_TEST)
+    set(test ${test}.${X_TEST})
+  endif()
+  add_test(NAME ${test}
+           COMMAND ${FE_SYSTEM_PYTHON} ${FE_RUN_CASE} $<TARGET_FILE:fesim>
+                   ${PROJECT_SOURCE_DIR}/cases/${name} mpi --backend cuda --ranks 2 --rtol 1e-9
+                   ${X_UNPARSED_ARGUMENTS})
+  set_tests_properties(${test} PROPERTIES LABELS mpi-gpu SKIP_RETURN_CODE 77 PROCESSORS 2)
+endfunction()
+
+fe_case_mpi_gpu(diffusion_gaussian)
+fe_case_mpi_gpu(advection_diffusion_3d)
+fe_case_mpi_gpu(manufactured)
+fe_case_mpi_gpu(decay)
+fe_case_mpi_gpu(several_tracers)
+fe_case_mpi_gpu(rotating_gaussian --end 0.7853981633974483)
+foreach(strategy addto matfree)
+  fe_case_mpi_gpu(rotating_gaussian TEST ${strategy} --end 0.7853981633974483 --assembly ${strategy})
+endforeach()
+fe_case_mpi_gpu(rotating_gaussian TEST deterministic --end 0.7853981633974483 --deterministic)

@@ -123,9 +123,24 @@ static int create(struct fe_cuda_ctx *c, int device)
   return FE_SUCCESS;
 }
 
+/* NCCL's set-up is collective: every process's GPU is known to be usable first. */
+static int connect(struct fe_cuda_ctx *c, const struct fe_comm *comm, int err)
+{
+  double failed = err != FE_SUCCESS;
+  const int agreed = fe_comm_allreduce(comm, &failed, 1, FE_REDUCE_MAX);
+  if (err) return err;
+  FE_CALL(agreed);
+  FE_CHECK(!failed, FE_ERR_RESOURCE,
+           "backend 'cuda' on %d processes: another process could not use its GPU; each "
+           "process needs a usable GPU",
+           comm->size);
+  return fe_cuda_comm_create(c, comm);
+}
+
 static void destroy(struct fe_backend *be)
 {
   struct fe_cuda_ctx *c = fe_cuda_ctx(be);
+  fe_cuda_comm_destroy(c);
   if (c->sparse) cusparseDestroy(c->sparse);
   cudaFree(c->partials);
   cudaFree(c->result);
@@ -138,7 +153,8 @@ static void destroy(struct fe_backend *be)
   free(c);
 }
 
-extern "C" int fe_backend_cuda_create(int device, struct fe_backend **be)
+extern "C" int fe_backend_cuda_create(int device, const struct fe_comm *comm,
+                                      struct fe_backend **be)
 {
   struct fe_cuda_ctx *c = (struct fe_cuda_ctx *)calloc(1, sizeof *c);
   FE_CHECK(c, FE_ERR_RESOURCE, "out of host memory");
@@ -152,5 +168,6 @@ extern "C" int fe_backend_cuda_create(int device, struct fe_backend **be)
   c->backend.destroy = destroy;
   c->backend.ctx = c;
   *be = &c->backend;
-  return create(c, device);
+  const int err = create(c, device);
+  return comm && comm->size > 1 ? connect(c, comm, err) : err;
 }

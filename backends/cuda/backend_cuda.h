@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 #include <cusparse.h>
+#include <nccl.h>
 
 #include "assembly/kernels.h"
 #include "solvers/backend.h"
@@ -26,8 +27,20 @@ struct fe_cuda_ctx {
   cusparseHandle_t sparse;            /* addto's SpMV, on the stream */
   int element_epb[2], element_tpe[2]; /* element kernel of 2D, 3D: elements per block,
                                          threads per element; 0, 0: one thread per element */
+  /* several processes (backends/cuda/comm.cu): their GPUs' NCCL communicator, the backend's
+   * communicator (the device's sums and the halo's exchanges by NCCL on the stream, the
+   * host's values through host_comm) */
+  ncclComm_t nccl;
+  const struct fe_comm *host_comm;
+  struct fe_comm comm;
   struct fe_backend backend;
 };
+
+/* backends/cuda/comm.cu */
+int fe_cuda_comm_create(struct fe_cuda_ctx *c, const struct fe_comm *host);
+void fe_cuda_comm_destroy(struct fe_cuda_ctx *c);
+int fe_cuda_halo_update(const struct fe_halo *h, int ncomp, double *x);
+int fe_cuda_halo_sum(const struct fe_halo *h, double *x);
 
 static inline struct fe_cuda_ctx *fe_cuda_ctx(const struct fe_backend *be)
 {

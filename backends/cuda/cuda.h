@@ -13,8 +13,10 @@ extern "C" {
 int fe_cuda_device_count(void);
 /* The backend on GPU `device` (-1: the process's local rank's, modulo the
  * devices, or 0), with its own stream; FE_ERR_RESOURCE naming the reason when
- * no usable GPU is present. */
-int fe_backend_cuda_create(int device, struct fe_backend **be);
+ * no usable GPU is present.  comm: the run's processes (NULL: this one); on
+ * several, an NCCL communicator of their GPUs for the device reductions and
+ * the halo's exchanges, the host's values through comm. */
+int fe_backend_cuda_create(int device, const struct fe_comm *comm, struct fe_backend **be);
 
 #ifdef __cplusplus
 }

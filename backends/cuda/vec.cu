@@ -202,8 +202,7 @@ __global__ void ghost_update_kernel(long n_owned, long n_ghost, const int *owner
 
 int fe_vec_ghost_update_cuda(const struct fe_halo *h, int ncomp, double *x)
 {
-  FE_CHECK(!h->n_neighbours, FE_ERR_USAGE,
-           "the CUDA backend exchanges no halo with other processes yet");
+  if (h->n_neighbours) return fe_cuda_halo_update(h, ncomp, x);
   ghost_update_kernel<<<fe_cuda_blocks(h->n_ghost, 256), 256, 0, fe_cuda_stream(h->be)>>>(
       (long)h->n_owned, (long)h->n_ghost, h->owner, ncomp, x);
   FE_CUDA_LAUNCHED("ghost_update_kernel");
@@ -223,8 +222,7 @@ __global__ void ghost_sum_kernel(long n_shared, const int *shared, const int *pt
 
 int fe_vec_ghost_sum_cuda(const struct fe_halo *h, double *x)
 {
-  FE_CHECK(!h->n_neighbours, FE_ERR_USAGE,
-           "the CUDA backend exchanges no halo with other processes yet");
+  if (h->n_neighbours) return fe_cuda_halo_sum(h, x);
   if (!h->n_shared) return FE_SUCCESS;
   ghost_sum_kernel<<<fe_cuda_blocks(h->n_shared, 256), 256, 0, fe_cuda_stream(h->be)>>>(
       (long)h->n_shared, h->shared, h->shared_ptr, h->shared_ghost, x);

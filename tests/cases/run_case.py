@@ -82,7 +82,8 @@ CHECK is one of
                 for a tracer's values (min, max, errors, T_error, probe columns) at least the
                 tracer's largest |value|; wall_seconds skipped, the solvers' iteration columns
                 within 1 (the processes' reductions sum in another order); exit 77 (skip)
-                without mpirun
+                without mpirun; with --backend cuda a GPU per process (NCCL) against the run on
+                one GPU, skipped where fewer GPUs than processes are present
   mpi-restart   checkpoints across process counts: a run on P processes checkpointed every
                 --every-checkpoint steps continued from its first checkpoint on Q processes,
                 for each P:Q of --restarts (default 1:2,2:3,2:1), and a run on 2 whose
@@ -895,8 +896,12 @@ def check_mpi(a, work, over, extra):
     """The case run serially, then under mpirun on each of --ranks processes (the CPU backend, a
     thread each): every run's stat file, every dump of its series and its probes file equal the
     serial run's to --rtol (default 1e-10)."""
-    if a.backend not in (None, "cpu"):
-        sys.exit("mpi: runs on several processes are on the CPU backend (--backend cpu or none)")
+    if a.backend == "cuda":  # a GPU per process: the serial run on one GPU is the reference
+        gpus = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.count("GPU ") \
+            if shutil.which("nvidia-smi") else 0
+        if gpus < max(a.ranks):
+            print(f"skipped: {gpus} GPUs here, {max(a.ranks)} needed")
+            sys.exit(SKIP)
     os.environ["OMP_NUM_THREADS"] = "1"
     rtol = a.rtol if a.rtol is not None else 1e-10
     output = ET.parse(os.path.join(a.case_dir, "case.xml")).getroot().find("output")
@@ -914,7 +919,10 @@ def check_mpi(a, work, over, extra):
 
 
 def mpi_launcher(k):
-    return [shutil.which("mpirun"), "-n", str(k), "--oversubscribe", "--allow-run-as-root", "-x", "OMP_NUM_THREADS=1"]
+    """mpirun of k processes, a thread each, NVLink multicast off in NCCL, the library path passed on."""
+    os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
+    return [shutil.which("mpirun"), "-n", str(k), "--oversubscribe", "--allow-run-as-root", "-x", "OMP_NUM_THREADS=1",
+            "-x", "NCCL_NVLS_ENABLE=0", *(["-x", "LD_LIBRARY_PATH"] if "LD_LIBRARY_PATH" in os.environ else [])]
 
 
 def compare_mpi(name, serial, parallel, k, rtol, magnitudes, what):

@@ -2,11 +2,17 @@
 # On the GPU machine, from the repository root with build/ and .device-libs/
 # carried: the gpu CTest label, the operator benchmark, and whole runs of the
 # 1M-cell benchmark cases with each strategy on the GPU and on all CPU cores.
-#   tools/bench/device_run.sh [labels|bench|runs|profile|profile-lma]...   (default: labels bench runs)
+#   tools/bench/device_run.sh [labels|bench|runs|profile|profile-lma|mpi|scaling]...
+#   (default: labels bench runs).  mpi: the mpi-gpu CTest label (2 GPUs); scaling: whole runs on
+#   1 and 2 GPUs (tools/bench/scaling.sh).  The packed libraries leave MPI and NCCL out: the
+#   machine's own OpenMPI and the NCCL of its Python environment are used.
 set -u
 out=${OUT:-/tmp/fesim-device}
 mkdir -p "$out" /tmp/dl
 tar -xJf .device-libs/libs.tar.xz -C /tmp/dl && export LD_LIBRARY_PATH=/tmp/dl:${LD_LIBRARY_PATH:-}
+nccl=$(python3 -c "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib'))" 2>/dev/null) &&
+  export LD_LIBRARY_PATH=$nccl:$LD_LIBRARY_PATH
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -x /usr/bin/python3 ] || ln -s "$(command -v python3)" /usr/bin/python3
 [ -x /usr/bin/cmake ] || ln -s "$(command -v cmake)" /usr/bin/cmake   # the -P scripts of some tests
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv
@@ -14,6 +20,8 @@ steps=${*:-labels bench runs}
 for step in $steps; do
   case $step in
   labels) (cd build && ctest -L gpu --output-on-failure -j3) 2>&1 | tee "$out/gpu.log" ;;
+  mpi) (cd build && ctest -L mpi-gpu --output-on-failure) 2>&1 | tee "$out/mpi_gpu.log" ;;
+  scaling) tools/bench/scaling.sh 2>&1 | tee "$out/scaling.log" ;;
   bench)
     for size in "2 3000" "3 160" "2 500" "3 40"; do
       # shellcheck disable=SC2086
