@@ -196,12 +196,10 @@ static int create_bcs(struct fe_sim *s)
 static int check_distributable(const struct fe_sim *s, int processes)
 {
   const struct fe_case *c = s->c;
-  const char *what = s->m->n_aliased                              ? "a periodic mesh"
-                     : c->fluxes                                  ? "<fluxes>"
-                     : fe_scheme_advects(c) && c->stabilisation == FE_STABILISATION_FCT
-                         ? "stabilisation=\"fct\""
+  const char *what = s->m->n_aliased                                  ? "a periodic mesh"
+                     : c->fluxes                                      ? "<fluxes>"
                      : fe_case_has_velocity(c) && c->n_velocity_files ? "a velocity from files"
-                                                                   : NULL;
+                                                                      : NULL;
   FE_CHECK(!what, FE_ERR_USAGE,
            "%s: %s runs on one process only in this version, not on %d; run it without mpirun",
            c->path, what, processes);

@@ -649,6 +649,13 @@ fe_case_mpi(rotating_gaussian --end 0.7853981633974483)
 foreach(strategy addto matfree)
   fe_case_mpi(rotating_gaussian TEST ${strategy} --end 0.7853981633974483 --assembly ${strategy})
 endforeach()
+# FCT: its limited steps' exchanges between their loops (assembly/fct.c) and the low-order
+# Courant number over the processes; bounded as the serial run is, as the comparison of every
+# stat row's min and max shows.  channel_top_hat with lumped mass (no Galerkin rate) too;
+# solid_body_rotation (consistent mass) over 100 of its 1257 steps (11 s serially).
+fe_case_mpi(channel_top_hat)
+fe_case_mpi(channel_top_hat TEST lumped --scheme mass=lumped)
+fe_case_mpi(solid_body_rotation --end 0.5)
 
 # Checkpoints across process counts (1 -> 2, 2 -> 3, 2 -> 1) and SIGTERM to the processes of a
 # run on 2, continued on 3: each ends with the serial run's outputs (run_case.py mpi-restart).

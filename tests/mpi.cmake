@@ -29,8 +29,6 @@ fe_mpi_exit(bad_mesh 2 2 [=[data/mesh/degenerate\.msh: element 41 \(triangle of 
 # what runs on one process only yet: refused before anything is written
 fe_mpi_exit(fluxes 2 1 [=[wall_flux/case\.xml: <fluxes> runs on one process only in this version, not on 2; run it without mpirun]=]
             --output ${FE_MPI_OUT}/fluxes ${PROJECT_SOURCE_DIR}/cases/wall_flux/case.xml)
-fe_mpi_exit(fct 2 1 [=[stabilisation="fct" runs on one process only]=]
-            --output ${FE_MPI_OUT}/fct ${PROJECT_SOURCE_DIR}/cases/channel_top_hat/case.xml)
 fe_mpi_exit(periodic 2 1 [=[a periodic mesh runs on one process only]=]
             --output ${FE_MPI_OUT}/periodic ${PROJECT_SOURCE_DIR}/cases/periodic_square/case.xml)
 fe_mpi_exit(cuda 2 1 [=[backend 'cuda' on 2 processes: only the cpu backend runs on several processes yet]=]
