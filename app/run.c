@@ -197,7 +197,6 @@ static int check_distributable(const struct fe_sim *s, int processes)
 {
   const struct fe_case *c = s->c;
   const char *what = s->m->n_aliased                                  ? "a periodic mesh"
-                     : c->fluxes                                      ? "<fluxes>"
                      : fe_case_has_velocity(c) && c->n_velocity_files ? "a velocity from files"
                                                                       : NULL;
   FE_CHECK(!what, FE_ERR_USAGE,

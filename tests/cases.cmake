@@ -656,6 +656,18 @@ endforeach()
 fe_case_mpi(channel_top_hat)
 fe_case_mpi(channel_top_hat TEST lumped --scheme mass=lumped)
 fe_case_mpi(solid_body_rotation --end 0.5)
+# <fluxes>: each cell and boundary facet counted by the process that owns its first vertex, the
+# node sums (Dirichlet reactions, loads) over the owned nodes (app/budget.c); every budget
+# column against the serial run's.  channel_budget: advection, diffusion, a source, absorption,
+# Neumann fluxes, Dirichlet inflow; with FCT (its reaction at the Dirichlet nodes), the
+# non-conservative form (the divergence's cell integrals), the theta advection and the
+# interpolated loads too.  wall_flux: the reaction fluxes of steady conduction.
+fe_case_mpi(channel_budget)
+fe_case_mpi(channel_budget TEST fct --stabilisation fct)
+fe_case_mpi(channel_budget TEST nonconservative --conservative 0)
+fe_case_mpi(channel_budget TEST theta --scheme advection=theta)
+fe_case_mpi(channel_budget TEST interpolated --loads interpolated --scheme mass=lumped)
+fe_case_mpi(wall_flux)
 
 # Checkpoints across process counts (1 -> 2, 2 -> 3, 2 -> 1) and SIGTERM to the processes of a
 # run on 2, continued on 3: each ends with the serial run's outputs (run_case.py mpi-restart).

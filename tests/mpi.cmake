@@ -27,8 +27,6 @@ fe_mpi_exit(malformed 3 2 [=[malformed\.xml:17: malformed XML: opening and endin
 fe_mpi_exit(bad_mesh 2 2 [=[data/mesh/degenerate\.msh: element 41 \(triangle of surface 1\) is degenerate]=]
             --check ${CMAKE_CURRENT_SOURCE_DIR}/bad_input/mesh_degenerate.xml)
 # what runs on one process only yet: refused before anything is written
-fe_mpi_exit(fluxes 2 1 [=[wall_flux/case\.xml: <fluxes> runs on one process only in this version, not on 2; run it without mpirun]=]
-            --output ${FE_MPI_OUT}/fluxes ${PROJECT_SOURCE_DIR}/cases/wall_flux/case.xml)
 fe_mpi_exit(periodic 2 1 [=[a periodic mesh runs on one process only]=]
             --output ${FE_MPI_OUT}/periodic ${PROJECT_SOURCE_DIR}/cases/periodic_square/case.xml)
 fe_mpi_exit(cuda 2 1 [=[backend 'cuda' on 2 processes: only the cpu backend runs on several processes yet]=]
