@@ -668,6 +668,11 @@ fe_case_mpi(channel_budget TEST nonconservative --conservative 0)
 fe_case_mpi(channel_budget TEST theta --scheme advection=theta)
 fe_case_mpi(channel_budget TEST interpolated --loads interpolated --scheme mass=lumped)
 fe_case_mpi(wall_flux)
+# Velocity from files: every process reads each snapshot matched to the whole mesh and keeps its
+# part's values (app/velocity.c); the dumps' velocity against the serial run's too.  With FCT
+# as well (the conservative form).
+fe_case_mpi(offline_tracer --flow flow.xml)
+fe_case_mpi(offline_tracer TEST fct --flow flow.xml --stabilisation fct)
 
 # Checkpoints across process counts (1 -> 2, 2 -> 3, 2 -> 1) and SIGTERM to the processes of a
 # run on 2, continued on 3: each ends with the serial run's outputs (run_case.py mpi-restart).
