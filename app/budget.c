@@ -12,8 +12,14 @@
 
 /* ---------------------------------------------------------------- set-up */
 
-/* The boundary facets of the groups, group after group (facets inside the domain, or of no
- * cell, have no outward normal and are left out): d vertices and the opposite vertex each. */
+/* Whether this process counts a cell or facet whose first vertex is node n of its mesh: on
+ * several processes the process that owns n, which holds every cell at n (io/partition.h), so
+ * that each is counted by one process; with one, all. */
+static int counted(const struct fe_mesh *m, int n) { return n < m->n_nodes - m->n_ghost; }
+
+/* The boundary facets of the groups that this process counts, group after group (facets inside
+ * the domain, or of no cell, have no outward normal and are left out): d vertices and the
+ * opposite vertex each. */
 static int facet_list(struct fe_budget *b, const struct fe_mesh *m)
 {
   const int d = m->dim;
@@ -26,7 +32,7 @@ static int facet_list(struct fe_budget *b, const struct fe_mesh *m)
     for (int f = 0; f < m->n_facets; f++) {
       const int *facet = m->facets + (long)f * d;
       if (m->facet_group[f] != m->groups[b->groups[g]].tag ||
-          (m->facet_cells && m->facet_cells[f] != 1))
+          (m->facet_cells && m->facet_cells[f] != 1) || !counted(m, facet[0]))
         continue;
       const int opposite = fe_mesh_facet_opposite(m, ptr, inc, facet);
       if (opposite < 0) continue;
@@ -58,7 +64,8 @@ static int weights(const struct fe_backend *be, size_t n, const double *w, struc
 
 /* Per group: 1 at the Dirichlet nodes it sets, and each Neumann slot's weight in the flux it
  * loads (by quadrature the slot holds int_F N_v g; interpolated, g at the vertex, and the
- * facet mass matrix gives the facet |F| / d sum_v g_v). */
+ * facet mass matrix gives the facet |F| / d sum_v g_v), 0 at the facets another process
+ * counts. */
 static int group_weights(struct fe_budget *b, const struct fe_case *c, const struct fe_bcs *bcs,
                          struct fe_budget_tracer *bt)
 {
@@ -78,11 +85,28 @@ static int group_weights(struct fe_budget *b, const struct fe_case *c, const str
     err = weights(b->be, (size_t)m->n_nodes, w, &bt->dirichlet[g]);
     for (long k = 0; !err && k < n_slots; k++) {
       const int *facet = m->facets + (long)bcs->neumann_facet[k / d] * d;
-      const int mine = m->facet_group[bcs->neumann_facet[k / d]] == m->groups[b->groups[g]].tag;
+      const int mine = m->facet_group[bcs->neumann_facet[k / d]] == m->groups[b->groups[g]].tag &&
+                       counted(m, facet[0]);
       w[k] = !mine ? 0.0 : c->loads == FE_LOADS_QUADRATURE ? 1.0 : fe_facet_measure(m, facet) / d;
     }
     if (!err && n_slots) err = weights(b->be, (size_t)n_slots, w, &bt->slots[g]);
   }
+  free(w);
+  return err;
+}
+
+/* 1 at the cells this process counts, 0 at the others; NULL where it counts every cell. */
+static int cell_weights(struct fe_budget *b)
+{
+  const struct fe_mesh *m = b->space->mesh;
+  long c = 0;
+  while (c < m->n_cells && counted(m, m->cells[c * m->nv])) c++;
+  if (c == m->n_cells) return FE_SUCCESS;
+  double *w;
+  FE_MALLOC(m->n_cells, &w);
+  for (c = 0; c < m->n_cells; c++) w[c] = counted(m, m->cells[c * m->nv]);
+  int err = fe_vec_create(b->be, (size_t)m->n_cells, &b->own_cells);
+  if (!err) err = fe_vec_upload(b->own_cells, w);
   free(w);
   return err;
 }
@@ -133,6 +157,7 @@ int fe_budget_create(const struct fe_case *c, const struct fe_space *space, int 
   n = n > space->n_nodes ? n : space->n_nodes;
   if (!err) err = fe_vec_create(b->be, (size_t)n, &b->ones);
   if (!err) err = fe_vec_set(b->ones, 1.0);
+  if (!err) err = cell_weights(b);
   b->source_weights = c->loads == FE_LOADS_QUADRATURE ? b->ones : lumped;
   if (!err) err = fe_calloc((size_t)c->n_tracers, sizeof *b->tracers, &b->tracers);
   for (int k = 0; !err && k < c->n_tracers; k++)
@@ -167,6 +192,7 @@ void fe_budget_destroy(struct fe_budget *b)
   for (int k = 0; b->tracers && k < b->n_tracers; k++) tracer_destroy(b, &b->tracers[k]);
   free(b->tracers);
   fe_vec_destroy(b->ones);
+  fe_vec_destroy(b->own_cells);
   fe_backend_free(b->be, b->facet_nodes);
   free(b->first_facet);
   free(b);
@@ -248,11 +274,11 @@ static int tracer_sums(const struct fe_budget *b, int k, double *sums)
 {
   const struct fe_backend *be = b->be;
   const struct fe_budget_tracer *bt = &b->tracers[k];
-  const double *ones = b->ones->a;
-  /* node sums over the owned entries: a periodic unknown's copies (numbered last) hold its
-   * values again */
-  const size_t n = (size_t)(b->space->n_nodes - b->space->mesh->n_aliased),
-               cells = (size_t)b->space->n_cells;
+  const double *ones = b->ones->a, *own_cells = b->own_cells ? b->own_cells->a : ones;
+  /* node sums over the owned entries (a periodic unknown's copies, numbered last, hold its
+   * values again; a part's ghosts are other processes' nodes, their sums incomplete); cell and
+   * facet sums over those this process counts */
+  const size_t n = (size_t)b->space->n_owned, cells = (size_t)b->space->n_cells;
   for (int g = 0; g < b->n_groups; g++) {
     const long first = b->first_facet[g], count = b->first_facet[g + 1] - first;
     double *adv = &sums[2 * g], *diff = &sums[2 * g + 1];
@@ -264,8 +290,8 @@ static int tracer_sums(const struct fe_budget *b, int k, double *sums)
   }
   double *rest = &sums[2 * b->n_groups];
   if (bt->source) FE_CALL(partial(be, n, bt->source->a, b->source_weights->a, &rest[0]));
-  if (bt->absorption) FE_CALL(partial(be, cells, bt->absorption->a, ones, &rest[1]));
-  if (b->advected) FE_CALL(partial(be, cells, bt->divergence->a, ones, &rest[2]));
+  if (bt->absorption) FE_CALL(partial(be, cells, bt->absorption->a, own_cells, &rest[1]));
+  if (b->advected) FE_CALL(partial(be, cells, bt->divergence->a, own_cells, &rest[2]));
   return FE_SUCCESS;
 }
 

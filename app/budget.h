@@ -4,7 +4,9 @@
  * to round-off, I = int T_h = lumped . T, every term a rate averaged over the step, positive
  * into the domain.  The scheme (app/scheme.c) adds each term into the vectors named below with
  * the weights its integrators use, on the backend; fe_budget_end reduces them once per step,
- * per boundary group, through the backend's communicator. */
+ * per boundary group, through the backend's communicator.  On several processes each cell and
+ * boundary facet is counted by the process that owns its first vertex (its part holds every
+ * cell at the nodes it owns), each node sum over the owned nodes (complete there). */
 #ifndef FE_BUDGET_H
 #define FE_BUDGET_H
 
@@ -39,11 +41,15 @@ struct fe_budget {
   const struct fe_space *space; /* any of the tracers' (the kernels read only the mesh) */
   int n_groups;
   const int *groups;           /* indices in the mesh's groups, not owned */
-  long n_facets;               /* the groups' boundary facets, group after group */
+  long n_facets;               /* the groups' boundary facets, group after group (on several
+                                  processes those whose first vertex this process owns) */
   long *first_facet;           /* n_groups + 1: where each group's facets start */
   int *facet_nodes;            /* backend: each facet's d vertices, then the opposite vertex */
   int advected;                /* advective terms: a velocity that advects the tracers */
   struct fe_vec *ones;         /* ones, as many as the most of facets, cells and nodes */
+  struct fe_vec *own_cells;    /* per cell: 1 where this process counts it (its first vertex
+                                  owned: a part holds cells of other processes), else 0; NULL:
+                                  every cell (one process) */
   const struct fe_vec *lumped; /* int phi_n (the stat file's integral), not owned */
   const struct fe_vec *source_weights; /* the sources' sum: ones (loads by quadrature), or
                                           lumped (nodal values: sum_i (M f)_i = lumped . f) */

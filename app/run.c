@@ -133,7 +133,7 @@ static int evaluate_tracer(struct fe_sim *s, int k, const double *velocity, doub
 /* The velocity at t at the nodes of the whole mesh (host). */
 static int whole_velocity(const struct fe_sim *s, double t, double *out)
 {
-  return s->dist ? fe_eval_velocity(s->c, s->whole, t, out) : fe_velocity_host(s->velocity, t, out);
+  return fe_velocity_host_whole(s->velocity, t, out);
 }
 
 /* Every expression once on the whole mesh at the start (a later velocity is not evaluated
@@ -196,15 +196,10 @@ static int create_bcs(struct fe_sim *s)
 static int check_distributable(const struct fe_sim *s, int processes)
 {
   const struct fe_case *c = s->c;
-  const char *what = s->m->n_aliased                              ? "a periodic mesh"
-                     : c->fluxes                                  ? "<fluxes>"
-                     : fe_scheme_advects(c) && c->stabilisation == FE_STABILISATION_FCT
-                         ? "stabilisation=\"fct\""
-                     : fe_case_has_velocity(c) && c->n_velocity_files ? "a velocity from files"
-                                                                   : NULL;
-  FE_CHECK(!what, FE_ERR_USAGE,
-           "%s: %s runs on one process only in this version, not on %d; run it without mpirun",
-           c->path, what, processes);
+  FE_CHECK(!s->m->n_aliased, FE_ERR_USAGE,
+           "%s: a periodic mesh runs on one process only in this version, not on %d; run it "
+           "without mpirun",
+           c->path, processes);
   return FE_SUCCESS;
 }
 
@@ -289,7 +284,9 @@ static int setup(struct fe_sim *s)
   FE_CALL(distribute(s));
   FE_CALL(agree(s, pick_backend(s)));
   FE_CALL(fe_outputs_prepare(&s->out, s->whole, s->dist, s->be));
-  if (fe_case_has_velocity(c)) /* velocity files read and checked */
+  if (fe_case_has_velocity(c) && s->dist) /* velocity files read and checked */
+    FE_CALL(fe_velocity_create_part(c, s->dist, s->be, o->verbosity, &s->velocity));
+  else if (fe_case_has_velocity(c))
     FE_CALL(fe_velocity_create(c, s->m, s->be, o->verbosity, &s->velocity));
   return evaluate_expressions(s);
 }

@@ -14,26 +14,40 @@
 
 struct fe_velocity {
   const struct fe_case *c;
-  const struct fe_mesh *m;
+  const struct fe_mesh *m;            /* the nodes of its values: the whole mesh, or a part */
+  const struct fe_distribution *dist; /* several processes: m is this process's part; NULL */
+  const struct fe_mesh *whole;        /* the mesh the files are matched to: m, or dist's */
   const struct fe_backend *be;
   int n; /* snapshots; 0: the case's expressions */
   const struct fe_velocity_file *files;
   struct fe_snapshot_reader *reader;
-  size_t len;                  /* n_nodes * dim */
+  size_t len;                  /* m's n_nodes * dim */
+  size_t whole_len;            /* the whole mesh's */
   uint64_t *hash;              /* of each snapshot's values, as read at the start */
   int held[2];                 /* the snapshot in each slot, -1 for none */
-  double *host[2];             /* its values on the host */
-  struct fe_vec *dev[2];       /* and on the backend, from the first fe_velocity_at */
+  double *host[2];             /* its values on the host, at the whole mesh's nodes */
+  double *part;                /* several processes: a slot's values at m's nodes, uploaded */
+  struct fe_vec *dev[2];       /* and on the backend, at m's nodes, from the first
+                                  fe_velocity_at */
   struct fe_program *programs; /* expressions: their programs on the backend, from the first
                                   fe_velocity_at */
 };
 
-/* A snapshot's values at the nodes, a periodic unknown's copies given their owner's. */
+/* A snapshot's values at the whole mesh's nodes, a periodic unknown's copies given their
+ * owner's: on several processes every process reads the whole file, and meets its faults. */
 static int read_snapshot(struct fe_velocity *v, const char *path, double *values)
 {
   FE_CALL(fe_snapshot_read(v->reader, path, v->c->velocity_field, values));
-  fe_mesh_copy_owners(v->m, v->m->dim, values);
+  fe_mesh_copy_owners(v->whole, v->whole->dim, values);
   return FE_SUCCESS;
+}
+
+/* Slot s's values onto the backend, at m's nodes. */
+static int upload(struct fe_velocity *v, int s)
+{
+  if (!v->dist) return fe_vec_upload(v->dev[s], v->host[s]);
+  fe_distribution_restrict(v->dist, v->m->dim, v->host[s], v->part);
+  return fe_vec_upload(v->dev[s], v->part);
 }
 
 /* Snapshot k into slot s (host and backend), checked against what it held at the start. */
@@ -43,11 +57,11 @@ static int load(struct fe_velocity *v, int k, int s)
   v->held[s] = -1;
   FE_CALL(read_snapshot(v, f->path, v->host[s]));
   char q[FE_QUOTE_SIZE];
-  FE_CHECK(fe_hash64(v->host[s], v->len * sizeof(double), 0) == v->hash[k], FE_ERR_INPUT,
+  FE_CHECK(fe_hash64(v->host[s], v->whole_len * sizeof(double), 0) == v->hash[k], FE_ERR_INPUT,
            "velocity file %s changed during the run: its values differ from those read when the "
            "run started; expected the velocity files to stay as they are until the run ends",
            fe_quote(f->path, FE_QUOTE_MAX, q, sizeof q));
-  if (v->dev[s]) FE_CALL(fe_vec_upload(v->dev[s], v->host[s]));
+  if (v->dev[s]) FE_CALL(upload(v, s));
   v->held[s] = k;
   return FE_SUCCESS;
 }
@@ -100,7 +114,7 @@ static int read_all(struct fe_velocity *v)
 {
   for (int k = 0; k < v->n; k++) {
     FE_CALL(read_snapshot(v, v->files[k].path, v->host[0]));
-    v->hash[k] = fe_hash64(v->host[0], v->len * sizeof(double), 0);
+    v->hash[k] = fe_hash64(v->host[0], v->whole_len * sizeof(double), 0);
   }
   return FE_SUCCESS;
 }
@@ -127,19 +141,23 @@ static int create_files(struct fe_velocity *v)
   v->n = c->n_velocity_files;
   v->files = c->velocity_files;
   v->len = (size_t)v->m->n_nodes * (size_t)v->m->dim;
+  v->whole_len = (size_t)v->whole->n_nodes * (size_t)v->whole->dim;
   v->held[0] = v->held[1] = -1;
-  FE_CALL(fe_snapshot_reader_create(v->m, &v->reader));
+  FE_CALL(fe_snapshot_reader_create(v->whole, &v->reader));
   FE_MALLOC(v->n, &v->hash);
-  for (int s = 0; s < 2; s++) FE_MALLOC(v->len, &v->host[s]);
+  for (int s = 0; s < 2; s++) FE_MALLOC(v->whole_len, &v->host[s]);
+  if (v->dist) FE_MALLOC(v->len, &v->part);
   return read_all(v);
 }
 
-int fe_velocity_create(const struct fe_case *c, const struct fe_mesh *m,
-                       const struct fe_backend *be, int verbosity, struct fe_velocity **out)
+static int create(const struct fe_case *c, const struct fe_mesh *m,
+                  const struct fe_distribution *dist, const struct fe_backend *be, int verbosity,
+                  struct fe_velocity **out)
 {
   struct fe_velocity *v;
   FE_CALLOC(1, &v);
-  *v = (struct fe_velocity){.c = c, .m = m, .be = be};
+  *v =
+      (struct fe_velocity){.c = c, .m = m, .dist = dist, .whole = dist ? dist->whole : m, .be = be};
   const int err = c->n_velocity_files ? create_files(v) : FE_SUCCESS;
   if (err) {
     fe_velocity_destroy(v);
@@ -150,11 +168,24 @@ int fe_velocity_create(const struct fe_case *c, const struct fe_mesh *m,
   return FE_SUCCESS;
 }
 
+int fe_velocity_create(const struct fe_case *c, const struct fe_mesh *m,
+                       const struct fe_backend *be, int verbosity, struct fe_velocity **v)
+{
+  return create(c, m, NULL, be, verbosity, v);
+}
+
+int fe_velocity_create_part(const struct fe_case *c, const struct fe_distribution *dist,
+                            const struct fe_backend *be, int verbosity, struct fe_velocity **v)
+{
+  return create(c, dist->part, dist, be, verbosity, v);
+}
+
 void fe_velocity_destroy(struct fe_velocity *v)
 {
   if (!v) return;
   fe_snapshot_reader_destroy(v->reader);
   free(v->hash);
+  free(v->part);
   for (int s = 0; s < 2; s++) {
     free(v->host[s]);
     fe_vec_destroy(v->dev[s]);
@@ -168,15 +199,33 @@ int fe_velocity_time_dependent(const struct fe_velocity *v)
   return v->n ? v->n > 1 : fe_case_time_dependent_velocity(v->c);
 }
 
-int fe_velocity_host(struct fe_velocity *v, double t, double *out)
+/* out = u(t) at the nodes of mesh m, m or the whole mesh (node i of m is global_node[i] of the
+ * whole mesh, global_node NULL: i). */
+static int host_at(struct fe_velocity *v, const struct fe_mesh *m, const int *global_node, double t,
+                   double *out)
 {
-  if (!v->n) return fe_eval_velocity(v->c, v->m, t, out);
+  if (!v->n) return fe_eval_velocity(v->c, m, t, out);
   int s0, s1;
   double w;
   FE_CALL(slots_at(v, t, &s0, &s1, &w));
   const double *a = v->host[s0], *b = s1 < 0 ? NULL : v->host[s1];
-  for (size_t i = 0; i < v->len; i++) out[i] = b ? w * b[i] + (1 - w) * a[i] : a[i];
+  const int d = m->dim;
+  for (long n = 0; n < m->n_nodes; n++)
+    for (int c = 0; c < d; c++) {
+      const long i = n * d + c, j = (global_node ? global_node[n] : n) * (long)d + c;
+      out[i] = b ? w * b[j] + (1 - w) * a[j] : a[j];
+    }
   return FE_SUCCESS;
+}
+
+int fe_velocity_host(struct fe_velocity *v, double t, double *out)
+{
+  return host_at(v, v->m, v->dist ? v->m->global_node : NULL, t, out);
+}
+
+int fe_velocity_host_whole(struct fe_velocity *v, double t, double *out)
+{
+  return host_at(v, v->whole, NULL, t, out);
 }
 
 /* The expressions' programs at the nodes of space (any space of the mesh: they share its
@@ -199,7 +248,7 @@ int fe_velocity_at(struct fe_velocity *v, const struct fe_space *space, double t
   for (int s = 0; s < 2; s++) { /* the backend's slots, with what the host has */
     if (v->dev[s]) continue;
     FE_CALL(fe_vec_create(v->be, v->len, &v->dev[s]));
-    if (v->held[s] >= 0) FE_CALL(fe_vec_upload(v->dev[s], v->host[s]));
+    if (v->held[s] >= 0) FE_CALL(upload(v, s));
   }
   int s0, s1;
   double w;

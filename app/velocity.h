@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "app/distribution.h"
 #include "assembly/space.h"
 #include "io/case.h"
 #include "solvers/vec.h"
@@ -23,13 +24,22 @@ struct fe_velocity;
  * 0) says where the run's time span goes beyond the snapshots'. */
 int fe_velocity_create(const struct fe_case *c, const struct fe_mesh *m,
                        const struct fe_backend *be, int verbosity, struct fe_velocity **v);
+/* On several processes: u at the nodes of this process's part, dist->part.  The files are read
+ * and matched to the whole mesh, dist->whole, on every process, which so finds the same faults
+ * as the others (process 0's message is shown), and the part's values taken from the whole
+ * mesh's (fe_distribution_restrict). */
+int fe_velocity_create_part(const struct fe_case *c, const struct fe_distribution *dist,
+                            const struct fe_backend *be, int verbosity, struct fe_velocity **v);
 void fe_velocity_destroy(struct fe_velocity *v);
 
 /* Whether u changes in time: an expression of t, or more than one snapshot. */
 int fe_velocity_time_dependent(const struct fe_velocity *v);
 
-/* out = u(t) on the host: n_nodes * dim values. */
+/* out = u(t) on the host: n_nodes * dim values of its mesh (the part's on several processes). */
 int fe_velocity_host(struct fe_velocity *v, double t, double *out);
+/* out = u(t) on the host at the whole mesh's nodes (the mesh's with one process): the checks
+ * of the start and --check, which every process makes on the whole mesh. */
+int fe_velocity_host_whole(struct fe_velocity *v, double t, double *out);
 
 /* out = u(t) on the backend: n_nodes * dim entries; expressions are evaluated at the nodes of
  * space (a space of the mesh on the velocity's backend; unread with files).  A snapshot file

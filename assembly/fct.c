@@ -6,6 +6,7 @@
 
 #include "assembly/kernels.h"
 #include "core/error.h"
+#include "solvers/halo.h"
 #include "solvers/vec.h"
 
 struct fe_fct {
@@ -32,6 +33,7 @@ int fe_fct_create(struct fe_space *space, double conservative, struct fe_fct **o
   if (!err) err = fe_backend_alloc(be, nc * nv * sizeof(double), NULL, &f->cell_diag);
   if (!err) err = fe_backend_alloc(be, nc * np * sizeof(double), NULL, &f->flux);
   if (!err) err = be->assembly->fct.lumped_mass(space, f->ml->a);
+  if (!err) err = fe_halo_complete(space->halo, 1, f->ml->a);
   if (err) {
     fe_fct_destroy(f);
     return err;
@@ -50,10 +52,22 @@ void fe_fct_destroy(struct fe_fct *f)
   free(f);
 }
 
+/* Several processes: the ghosts of what a node loop of the step wrote take their owners'
+ * values before a cell loop reads them (the node loops' sums are complete at owned nodes only;
+ * the ratios read T^L, the limiting R+ and R-, at every vertex of their cells). */
+static int exchange(const struct fe_fct_arrays *a, enum fe_fct_phase phase)
+{
+  const struct fe_halo *halo = a->ctx;
+  if (phase == FE_FCT_LOW) return fe_halo_complete(halo, 1, a->ulow);
+  FE_CALL(fe_halo_complete(halo, 1, a->r_plus));
+  return fe_halo_complete(halo, 1, a->r_minus);
+}
+
 int fe_fct_step(struct fe_fct *f, const double *velocity, const struct fe_vec *u,
                 const struct fe_vec *udot, double dt, struct fe_vec *out, double *courant,
                 struct fe_vec *reaction)
 {
+  const struct fe_halo *halo = f->space->halo;
   const struct fe_fct_arrays a = {.velocity = velocity,
                                   .conservative = f->conservative,
                                   .u = u->a,
@@ -70,10 +84,14 @@ int fe_fct_step(struct fe_fct *f, const double *velocity, const struct fe_vec *u
                                   .r_minus = f->r_minus->a,
                                   .courant = courant ? f->courant->a : NULL,
                                   .reaction = reaction ? reaction->a : NULL,
-                                  .out = out->a};
-  FE_CALL(fe_vec_update_ghosts(u)); /* the cells read the copies of periodic unknowns */
-  if (udot) FE_CALL(fe_vec_update_ghosts(udot));
+                                  .out = out->a,
+                                  .exchange = fe_halo_remote(halo) ? exchange : NULL,
+                                  .ctx = halo};
+  FE_CALL(fe_vec_update_ghosts(u)); /* the cells read the copies of periodic unknowns, the */
+  if (udot) FE_CALL(fe_vec_update_ghosts(udot)); /* ghosts of other processes' nodes */
   FE_CALL(f->space->be->assembly->fct.step(f->space, &a));
+  FE_CALL(fe_halo_complete(halo, 1, out->a));
+  if (reaction) FE_CALL(fe_halo_complete(halo, 1, reaction->a));
   if (!courant) return FE_SUCCESS;
   double lo;
   return fe_vec_minmax(f->courant, &lo, courant);

@@ -51,6 +51,11 @@ extern "C" {
 
 #define FE_FCT_PAIRS(d) ((d) * ((d) + 1) / 2) /* vertex pairs i < j of a cell */
 
+/* The loops of a limited step after which the ghosts other processes own take their owners'
+ * values (fe_fct_arrays.exchange): T^L, read by the ratios at the vertices of a node's cells,
+ * and R+ and R-, read by the cell limiting at its vertices. */
+enum fe_fct_phase { FE_FCT_LOW, FE_FCT_RATIOS };
+
 /* The arrays of one limited step, on the backend. */
 struct fe_fct_arrays {
   const double *velocity; /* P1, d values per node */
@@ -70,6 +75,12 @@ struct fe_fct_arrays {
                                have made there (the consistent flux that holds the value), or
                                NULL: not wanted; the other entries are not written */
   double *out;              /* n_nodes: the step's result */
+  /* On several processes (else NULL): a node loop sums over this process's cells, complete at
+   * the owned nodes only, so the step calls exchange(a, phase) after the node low-order loop
+   * and after the ratios, before a cell loop reads their outputs at its ghost vertices (the
+   * exchanges are assembly/fct.c's; a host function, called between the loops, not in them). */
+  int (*exchange)(const struct fe_fct_arrays *a, enum fe_fct_phase phase);
+  const void *ctx; /* what exchange needs: the space's halo */
 };
 
 /* Whether node n keeps its value: a Dirichlet node (the mask bit of its first cell entry),
@@ -274,7 +285,9 @@ void fe_fct_destroy(struct fe_fct *fct);
  * creates no new extrema.  reaction, unless NULL, receives on the Dirichlet nodes minus the
  * change dt ((L u)_i + sum_j alpha_ij f_ij) the step would have made there, had they not kept
  * their values (its other entries are left): the step's consistent flux there, as the sums
- * over all nodes of L u and of the limited fluxes are those of A u and 0. */
+ * over all nodes of L u and of the limited fluxes are those of A u and 0.  On several
+ * processes the courant number is the largest over the processes, and out's and reaction's
+ * ghosts take their owners' values, as an operator's output's (assembly/operator.c). */
 int fe_fct_step(struct fe_fct *fct, const double *velocity, const struct fe_vec *u,
                 const struct fe_vec *udot, double dt, struct fe_vec *out, double *courant,
                 struct fe_vec *reaction);

@@ -93,7 +93,8 @@ struct fe_fct_kernels {
   /* ml[n] = the lumped mass of node n */
   int (*lumped_mass)(const struct fe_space *s, double *ml);
   /* one limited step, its five loops in order: cell fluxes, node low-order values, node
-   * ratios, cell limiting, node update */
+   * ratios, cell limiting, node update; a->exchange, unless NULL, called after the node
+   * low-order values (FE_FCT_LOW) and after the ratios (FE_FCT_RATIOS), its error returned */
   int (*step)(const struct fe_space *s, const struct fe_fct_arrays *a);
 };
 

@@ -649,6 +649,30 @@ fe_case_mpi(rotating_gaussian --end 0.7853981633974483)
 foreach(strategy addto matfree)
   fe_case_mpi(rotating_gaussian TEST ${strategy} --end 0.7853981633974483 --assembly ${strategy})
 endforeach()
+# FCT: its limited steps' exchanges between their loops (assembly/fct.c) and the low-order
+# Courant number over the processes; bounded as the serial run is, as the comparison of every
+# stat row's min and max shows.  channel_top_hat with lumped mass (no Galerkin rate) too;
+# solid_body_rotation (consistent mass) over 100 of its 1257 steps (11 s serially).
+fe_case_mpi(channel_top_hat)
+fe_case_mpi(channel_top_hat TEST lumped --scheme mass=lumped)
+fe_case_mpi(solid_body_rotation --end 0.5)
+# <fluxes>: each cell and boundary facet counted by the process that owns its first vertex, the
+# node sums (Dirichlet reactions, loads) over the owned nodes (app/budget.c); every budget
+# column against the serial run's.  channel_budget: advection, diffusion, a source, absorption,
+# Neumann fluxes, Dirichlet inflow; with FCT (its reaction at the Dirichlet nodes), the
+# non-conservative form (the divergence's cell integrals), the theta advection and the
+# interpolated loads too.  wall_flux: the reaction fluxes of steady conduction.
+fe_case_mpi(channel_budget)
+fe_case_mpi(channel_budget TEST fct --stabilisation fct)
+fe_case_mpi(channel_budget TEST nonconservative --conservative 0)
+fe_case_mpi(channel_budget TEST theta --scheme advection=theta)
+fe_case_mpi(channel_budget TEST interpolated --loads interpolated --scheme mass=lumped)
+fe_case_mpi(wall_flux)
+# Velocity from files: every process reads each snapshot matched to the whole mesh and keeps its
+# part's values (app/velocity.c); the dumps' velocity against the serial run's too.  With FCT
+# as well (the conservative form).
+fe_case_mpi(offline_tracer --flow flow.xml)
+fe_case_mpi(offline_tracer TEST fct --flow flow.xml --stabilisation fct)
 
 # Checkpoints across process counts (1 -> 2, 2 -> 3, 2 -> 1) and SIGTERM to the processes of a
 # run on 2, continued on 3: each ends with the serial run's outputs (run_case.py mpi-restart).
