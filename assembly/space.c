@@ -78,8 +78,20 @@ static int copies(const struct fe_mesh *m, struct fe_space *s)
 static int ghosts(const struct fe_mesh *m, struct fe_space *s)
 {
   s->n_owned = m->n_nodes - m->n_ghost;
-  return fe_halo_create_remote(s->be, (size_t)s->n_owned, (size_t)m->n_ghost, m->n_neighbours,
-                               m->neighbours, m->send_ptr, m->send, m->recv_ptr, &s->halo);
+  FE_CALL(fe_halo_create_remote(s->be, (size_t)s->n_owned, (size_t)m->n_ghost, m->n_neighbours,
+                                m->neighbours, m->send_ptr, m->send, m->recv_ptr, &s->halo));
+  /* one exchange and one device sum now: NCCL connects its peers at their first use (about 2 s
+   * on 2 GPUs), which belongs to the set-up, not to the first step's solves */
+  double *x;
+  FE_CALL(fe_backend_alloc(s->be, ((size_t)m->n_nodes * FE_HALO_MAX_COMP + 1) * sizeof(double),
+                           NULL, &x));
+  int err = s->be->vec->set(s->be, (size_t)m->n_nodes * FE_HALO_MAX_COMP + 1, 0.0, x);
+  if (!err) err = fe_halo_update(s->halo, FE_HALO_MAX_COMP, x);
+  if (!err) err = fe_halo_update(s->halo, 1, x);
+  if (!err) err = fe_comm_allreduce_sum_device(s->be->comm, x, 1);
+  if (!err) err = fe_backend_sync(s->be);
+  fe_backend_free(s->be, x);
+  return err;
 }
 
 int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,

@@ -74,9 +74,11 @@ template <int D> static int step(const struct fe_space *s, const struct fe_fct_a
   FE_CUDA_LAUNCHED("fct_fluxes_kernel");
   fct_low_kernel<D><<<bn, THREADS, 0, st>>>(s->n_nodes, s->inc_ptr, s->inc, s->dmask, *a);
   FE_CUDA_LAUNCHED("fct_low_kernel");
+  if (a->exchange) FE_CALL(a->exchange(a, FE_FCT_LOW)); /* several processes: on the stream */
   fct_ratios_kernel<D>
       <<<bn, THREADS, 0, st>>>(s->n_nodes, s->inc_ptr, s->inc, s->cells, s->dmask, *a);
   FE_CUDA_LAUNCHED("fct_ratios_kernel");
+  if (a->exchange) FE_CALL(a->exchange(a, FE_FCT_RATIOS));
   fct_limit_kernel<D><<<bc, THREADS, 0, st>>>(s->n_cells, s->cells, *a);
   FE_CUDA_LAUNCHED("fct_limit_kernel");
   fct_update_kernel<D><<<bn, THREADS, 0, st>>>(s->n_nodes, s->inc_ptr, s->inc, s->dmask, *a);

@@ -899,6 +899,8 @@ def check_mpi(a, work, over, extra):
     if a.backend == "cuda":  # a GPU per process: the serial run on one GPU is the reference
         gpus = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.count("GPU ") \
             if shutil.which("nvidia-smi") else 0
+        if os.environ.get("CUDA_VISIBLE_DEVICES") is not None:  # those this process may use
+            gpus = min(gpus, len([d for d in os.environ["CUDA_VISIBLE_DEVICES"].split(",") if d.strip()]))
         if gpus < max(a.ranks):
             print(f"skipped: {gpus} GPUs here, {max(a.ranks)} needed")
             sys.exit(SKIP)

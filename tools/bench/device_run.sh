@@ -19,7 +19,7 @@ nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=c
 steps=${*:-labels bench runs}
 for step in $steps; do
   case $step in
-  labels) (cd build && ctest -L gpu --output-on-failure -j3) 2>&1 | tee "$out/gpu.log" ;;
+  labels) (cd build && ctest -L '^gpu$' --output-on-failure -j3) 2>&1 | tee "$out/gpu.log" ;;
   mpi) (cd build && ctest -L mpi-gpu --output-on-failure) 2>&1 | tee "$out/mpi_gpu.log" ;;
   scaling) tools/bench/scaling.sh 2>&1 | tee "$out/scaling.log" ;;
   bench)
