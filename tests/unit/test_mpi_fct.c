@@ -5,7 +5,7 @@
  * Dirichlet nodes and the low-order Courant number (the largest over the processes) equal bit
  * for bit: the part's owned sums are the whole mesh's, in the same order.  2D and 3D, with and
  * without the Galerkin rate, a compressible velocity with the conservative form. */
-#include "solvers/comm_mpi.h"
+#include "mpi_backends.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -113,22 +113,13 @@ static void check(const struct fe_comm *comm, const struct fe_backend *self,
 
 int main(int argc, char **argv)
 {
-  MPI_Init(&argc, &argv);
-  struct fe_comm *comm = NULL;
-  struct fe_backend *self = NULL, *be = NULL;
-  CHECK_OK(fe_comm_mpi_create(MPI_COMM_WORLD, &comm));
-  const struct fe_backend_options one = {.device = -1}, all = {.device = -1, .comm = comm};
-  CHECK_OK(fe_backend_create(FE_BACKEND_CPU, &one, &self));
-  if (comm) CHECK_OK(fe_backend_create(FE_BACKEND_CPU, &all, &be));
-  if (self && be)
+  struct mpi_backends b;
+  if (mpi_backends_start(&argc, &argv, &b))
     for (int with_udot = 0; with_udot < 2; with_udot++) {
-      check(comm, self, be, 2, 20, with_udot, 0, 0.0);
-      check(comm, self, be, 2, 20, with_udot, 1, 1.0);
-      check(comm, self, be, 3, 6, with_udot, 1, 0.5);
+      check(b.comm, b.self, b.all, 2, 20, with_udot, 0, 0.0);
+      check(b.comm, b.self, b.all, 2, 20, with_udot, 1, 1.0);
+      check(b.comm, b.self, b.all, 3, 6, with_udot, 1, 0.5);
     }
-  fe_backend_destroy(self);
-  fe_backend_destroy(be);
-  fe_comm_mpi_destroy(comm);
-  MPI_Finalize();
+  mpi_backends_end(&b);
   TEST_DONE();
 }

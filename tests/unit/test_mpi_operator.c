@@ -6,7 +6,7 @@
  * owners' values), to 1e-13 relative; the mass, the diffusion matrix M + tau K with a random
  * anisotropic tensor per cell, the advection with a random velocity, and the lumped mass, in
  * 2D and 3D, with Dirichlet nodes on part of the boundary; the halo's reverse sum. */
-#include "solvers/comm_mpi.h"
+#include "mpi_backends.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -206,20 +206,11 @@ static void check_dim(const struct fe_comm *comm, const struct fe_backend *self,
 
 int main(int argc, char **argv)
 {
-  MPI_Init(&argc, &argv);
-  struct fe_comm *comm = NULL;
-  struct fe_backend *self = NULL, *be = NULL;
-  CHECK_OK(fe_comm_mpi_create(MPI_COMM_WORLD, &comm));
-  const struct fe_backend_options one = {.device = -1}, all = {.device = -1, .comm = comm};
-  CHECK_OK(fe_backend_create(FE_BACKEND_CPU, &one, &self));
-  if (comm) CHECK_OK(fe_backend_create(FE_BACKEND_CPU, &all, &be));
-  if (self && be) {
-    check_dim(comm, self, be, 2, 20);
-    check_dim(comm, self, be, 3, 6);
+  struct mpi_backends b;
+  if (mpi_backends_start(&argc, &argv, &b)) {
+    check_dim(b.comm, b.self, b.all, 2, 20);
+    check_dim(b.comm, b.self, b.all, 3, 6);
   }
-  fe_backend_destroy(self);
-  fe_backend_destroy(be);
-  fe_comm_mpi_destroy(comm);
-  MPI_Finalize();
+  mpi_backends_end(&b);
   TEST_DONE();
 }
