@@ -1,9 +1,11 @@
 #include "app/distribution.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "io/mesh_pack.h"
 #include "solvers/halo.h"
 
 /* Process 0: each process's owned nodes, in its order (ascending in the mesh's). */
@@ -22,6 +24,24 @@ static int gather_order(struct fe_distribution *d)
   for (long n = 0; n < d->whole->n_nodes; n++) d->order[start[p->node_owner[n]]++] = (int)n;
   free(start);
   return FE_SUCCESS;
+}
+
+enum { SHARE_CHUNK = 1 << 30 }; /* bytes of one broadcast (its count is an int) */
+
+int fe_distribution_share_mesh(const struct fe_comm *comm, struct fe_mesh **m)
+{
+  unsigned char *bytes = NULL;
+  size_t size = 0;
+  if (comm->rank == 0) FE_CALL(fe_mesh_pack(*m, &bytes, &size));
+  uint64_t n = size;
+  int err = fe_comm_bcast(comm, &n, (int)sizeof n);
+  size = (size_t)n;
+  if (!err && comm->rank != 0) err = fe_malloc(size + 1, &bytes);
+  for (size_t at = 0; !err && at < size; at += SHARE_CHUNK)
+    err = fe_comm_bcast(comm, bytes + at, (int)(size - at < SHARE_CHUNK ? size - at : SHARE_CHUNK));
+  if (!err && comm->rank != 0) err = fe_mesh_unpack(bytes, size, m);
+  free(bytes);
+  return err;
 }
 
 int fe_distribution_create(const struct fe_comm *comm, const struct fe_mesh *whole,

@@ -28,6 +28,10 @@ struct fe_distribution {
   double *received;     /* whole->n_nodes * FE_HALO_MAX_COMP */
 };
 
+/* Process 0's mesh (*m, read or meshed there once) handed to every other process (*m made
+ * there), as bytes (io/mesh_pack.h) broadcast by the communicator. */
+int fe_distribution_share_mesh(const struct fe_comm *comm, struct fe_mesh **m);
+
 /* Cut `whole` into comm->size parts and make this process's (FE_ERR_USAGE for a periodic mesh;
  * FE_ERR_INPUT for more processes than cells, or a part without a cell). */
 int fe_distribution_create(const struct fe_comm *comm, const struct fe_mesh *whole,

@@ -247,6 +247,16 @@ static int agree(const struct fe_sim *s, int err)
   return (int)code[0];
 }
 
+/* On several processes process 0 reads (meshes) the mesh once, through the confined reader, and
+ * hands it to the others; its errors are every process's (said by process 0). */
+static int read_shared_mesh(struct fe_sim *s)
+{
+  const struct fe_comm *comm = s->opt->comm;
+  if (!comm || comm->size == 1) return read_mesh(s);
+  FE_CALL(agree(s, comm->rank == 0 ? read_mesh(s) : FE_SUCCESS));
+  return agree(s, fe_distribution_share_mesh(comm, &s->m));
+}
+
 /* Everything checked before the first output is written. */
 static int setup(struct fe_sim *s)
 {
@@ -276,7 +286,7 @@ static int setup(struct fe_sim *s)
   if (o->mesh)
     s->m = o->mesh;
   else
-    FE_CALL(read_mesh(s));
+    FE_CALL(read_shared_mesh(s));
   s->whole = s->m;
   FE_CALL(check_dimensions(s));
   FE_CALL(fe_case_probes_locate(c, s->m, &s->probe_loc));
