@@ -31,7 +31,8 @@ struct fe_space {
                              set before operators are created */
   long n_nodes, n_cells;
   long n_owned;         /* nodes that hold an unknown: all but the aliased copies */
-  struct fe_halo *halo; /* the aliased copies as ghosts of their owners; NULL: none */
+  struct fe_halo *halo; /* the aliased copies as ghosts of their owners, or on a part of a mesh
+                           (several processes) the other processes' nodes; NULL: none */
   struct fe_reference ref;
   struct fe_quadrature cell_rule, facet_rule; /* the loads' rules (assembly/load.h) */
   /* on the backend */

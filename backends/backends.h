@@ -12,7 +12,7 @@ struct fe_backend_options {
   int verbosity; /* > 0: a note when auto falls back to the CPU */
   const struct fe_comm *comm; /* the run's processes; NULL: this one alone (fe_comm_self).  A
                                  host communicator (solvers/comm_mpi.h) serves the CPU backend;
-                                 the CUDA backend on several processes needs NCCL's (not yet) */
+                                 the CUDA backend makes an NCCL communicator from it */
 };
 
 /* A backend of the kind asked for.  cuda: FE_ERR_RESOURCE naming why there is

@@ -1,8 +1,9 @@
 /* The ghosts of vectors and where their values come from (Fluidity's halos, deal.II's
  * partitioner): a vector of a halo holds n_owned owned entries, then n_ghost ghosts, ghost k a
  * copy of owned entry owner[k].  With one process the ghosts are the copies that periodic
- * boundaries make (the aliased nodes of io/mesh.h); with several they will be the entries
- * other processes own, and the update and the sum their exchanges through the communicator. */
+ * boundaries make (the aliased nodes of io/mesh.h); with several they are the entries other
+ * processes own (a part of a mesh, io/partition.h), and the update and the sum are exchanges
+ * through the communicator (the CPU backend's MPI, the CUDA backend's NCCL). */
 #ifndef FE_HALO_H
 #define FE_HALO_H
 
