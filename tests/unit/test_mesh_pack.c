@@ -40,11 +40,9 @@ static void check_mesh(int dim, int n, int ids)
   struct fe_mesh *m = NULL, *back = NULL;
   CHECK_OK(fe_mesh_create_structured(dim, n, 0.2, 3, &m));
   if (!m) return;
-  if (ids) { /* the optional arrays of a mesh read from a file */
+  if (ids) { /* the Gmsh node tags of a mesh read from a file (a structured mesh has none) */
     m->node_id = malloc(sizeof *m->node_id * (size_t)m->n_nodes);
     for (int i = 0; i < m->n_nodes; i++) m->node_id[i] = 100 + (size_t)i;
-    m->cell_id = malloc(sizeof *m->cell_id * (size_t)m->n_cells);
-    for (int c = 0; c < m->n_cells; c++) m->cell_id[c] = 7 + (size_t)c;
   }
   unsigned char *bytes = NULL;
   size_t size = 0;
