@@ -6,8 +6,11 @@
 # sizes given: transfinite squares of 2 N^2 triangles, cubes of 6 N^3 tetrahedra.
 #   tools/bench/scaling.sh ["DIM N STRATEGIES"]...
 #   default: "2 2236 lma addto" (10.0M triangles) "3 119 lma" (10.1M tetrahedra)
-# On the 2-GPU machine, from the repository root, with tools/bench/device_run.sh's environment
-# (its step `scaling`).  Every process reads (meshes) the whole mesh: the set-up includes it.
+# On a GPU machine, from the repository root, with tools/bench/device_run.sh's environment (its
+# step `scaling`); BACKEND=cpu runs the same on the CPU backend (a process per core group,
+# OMP_NUM_THREADS threads each).  Process 0 meshes the whole mesh and hands it to the others:
+# the set-up includes it.  Weak scaling at 5M cells per GPU in 2D: "2 1581 lma" on 1 GPU,
+# "2 2236 lma" on 2, "2 3162 lma" on 4, "2 4472 lma" on 8 (PROCESSES set for each).
 set -u
 fesim=${FESIM:-build/bin/fesim}
 work=${WORK:-/tmp/fesim-scaling}
@@ -23,9 +26,9 @@ for spec in "${specs[@]}"; do
   cells=$([ "$dim" = 2 ] && echo $((2 * n * n)) || echo $((6 * n * n * n)))
   for strategy in $strategies; do
     for np in ${PROCESSES:-1 2}; do
-      echo "== ${dim}D, $cells cells, $strategy, $np GPU(s)"
-      timeout 560 mpirun --allow-run-as-root -n "$np" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE=0 \
-        "$fesim" --backend cuda --assembly "$strategy" --force --output "$work/out" \
+      echo "== ${dim}D, $cells cells, $strategy, $np process(es), ${BACKEND:-cuda}"
+      timeout 560 mpirun --allow-run-as-root --oversubscribe -n "$np" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE=0 \
+        -x OMP_NUM_THREADS "$fesim" --backend "${BACKEND:-cuda}" --assembly "$strategy" --force --output "$work/out" \
         "$work/case_${dim}d_$n.xml" 2>&1 |
         grep -E "steps to|set-up|per step|advection|diffusion" |
         awk '/advection|diffusion/ {print; for (i = 1; i <= NF; i++) if ($i == "s,") {t = $(i - 1); it = $(i + 1)}
