@@ -13,14 +13,15 @@ static int gather_order(struct fe_distribution *d)
 {
   const struct fe_partition *p = d->partition;
   const int np = p->n_parts;
+  FE_CALLOC(np + 1, &d->owned);
   FE_CALLOC(np + 1, &d->counts);
   FE_CALLOC(np + 1, &d->displs);
   FE_MALLOC(d->whole->n_nodes + 1, &d->order);
   FE_MALLOC((long)d->whole->n_nodes * FE_HALO_MAX_COMP + 1, &d->received);
   int *start;
   FE_CALLOC(np + 1, &start);
-  for (long n = 0; n < d->whole->n_nodes; n++) start[p->node_owner[n] + 1]++;
-  for (int r = 0; r < np; r++) start[r + 1] += start[r];
+  for (long n = 0; n < d->whole->n_nodes; n++) d->owned[p->node_owner[n]]++;
+  for (int r = 0; r < np; r++) start[r + 1] = start[r] + d->owned[r];
   for (long n = 0; n < d->whole->n_nodes; n++) d->order[start[p->node_owner[n]]++] = (int)n;
   free(start);
   return FE_SUCCESS;
@@ -67,6 +68,7 @@ void fe_distribution_destroy(struct fe_distribution *d)
   if (!d) return;
   fe_partition_destroy(d->partition);
   fe_mesh_destroy(d->part);
+  free(d->owned);
   free(d->counts);
   free(d->displs);
   free(d->order);
@@ -80,12 +82,11 @@ int fe_distribution_gather(const struct fe_distribution *d, int ncomp, const dou
   FE_CHECK(ncomp >= 1 && ncomp <= FE_HALO_MAX_COMP, FE_ERR_USAGE,
            "a gather of %d values per node", ncomp);
   const long owned = (long)(d->part->n_nodes - d->part->n_ghost) * ncomp;
-  if (d->comm->rank == 0) {
-    const struct fe_partition *p = d->partition;
-    for (int r = 0; r < p->n_parts; r++) d->counts[r] = 0;
-    for (long n = 0; n < d->whole->n_nodes; n++) d->counts[p->node_owner[n]] += ncomp;
-    for (int r = 1; r < p->n_parts; r++) d->displs[r] = d->displs[r - 1] + d->counts[r - 1];
-  }
+  if (d->comm->rank == 0)
+    for (int r = 0; r < d->partition->n_parts; r++) {
+      d->counts[r] = d->owned[r] * ncomp;
+      d->displs[r] = r ? d->displs[r - 1] + d->counts[r - 1] : 0;
+    }
   FE_CALL(fe_comm_gather(d->comm, part, (int)owned, d->received, d->counts, d->displs));
   if (d->comm->rank != 0) return FE_SUCCESS;
   for (long i = 0; i < d->whole->n_nodes; i++)

@@ -23,6 +23,7 @@ struct fe_distribution {
   struct fe_partition *partition;
   struct fe_mesh *part; /* this process's */
   /* process 0: the owned nodes of every process, in the order the gather receives them */
+  int *owned;           /* n_parts: the nodes each process owns */
   int *counts, *displs; /* n_parts: values from each process, and where they start (scaled) */
   int *order;           /* whole->n_nodes: the mesh node of each value received */
   double *received;     /* whole->n_nodes * FE_HALO_MAX_COMP */

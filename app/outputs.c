@@ -298,21 +298,14 @@ int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m,
   o->dist = dist;
   o->part = dist ? dist->part : m;
   const struct fe_mesh *pm = o->part;
-  if (dist) {
-    FE_MALLOC((long)pm->n_nodes * FE_HALO_MAX_COMP, &o->h_part);
-    FE_CALL(fe_halo_create_remote(be, (size_t)(pm->n_nodes - pm->n_ghost), (size_t)pm->n_ghost,
-                                  pm->n_neighbours, pm->neighbours, pm->send_ptr, pm->send,
-                                  pm->recv_ptr, &o->halo));
-  }
+  if (dist) FE_MALLOC((long)pm->n_nodes * FE_HALO_MAX_COMP, &o->h_part);
+  FE_CALL(fe_mesh_halo_create(be, pm, &o->halo));
   o->n_tracers = c->n_tracers;
   FE_CALL(name_outputs(o));
   FE_CALL(reserve_dumps(o, 1));
   FE_MALLOC(n * nt, &o->h_tracers);
   FE_CALLOC(nt, &o->row_tracers);
   if (fe_case_has_velocity(c)) FE_MALLOC(n * m->dim, &o->h_velocity);
-  if (m->n_aliased)
-    FE_CALL(fe_halo_create(be, (size_t)(n - m->n_aliased), (size_t)m->n_aliased, m->alias_of,
-                           &o->halo));
   if (fe_case_any_exact(c)) {
     FE_MALLOC(n * nt, &o->h_exact);
     FE_MALLOC(n * nt, &o->h_error);

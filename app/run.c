@@ -130,12 +130,6 @@ static int evaluate_tracer(struct fe_sim *s, int k, const double *velocity, doub
   return fe_inflow_warn(c, c->n_tracers > 1 ? tr->name : NULL, m, bcs, t, velocity);
 }
 
-/* The velocity at t at the nodes of the whole mesh (host). */
-static int whole_velocity(const struct fe_sim *s, double t, double *out)
-{
-  return fe_velocity_host_whole(s->velocity, t, out);
-}
-
 /* Every expression once on the whole mesh at the start (a later velocity is not evaluated
  * before its time: it may not be finite yet): every process finds the same errors. */
 static int evaluate_expressions(struct fe_sim *s)
@@ -152,7 +146,7 @@ static int evaluate_expressions(struct fe_sim *s)
   int err = fe_malloc((size_t)most * sizeof *work, &work);
   if (!err && s->velocity)
     err = fe_malloc((size_t)m->n_nodes * m->dim * sizeof *velocity, &velocity);
-  if (!err && s->velocity) err = whole_velocity(s, c->t_start, velocity);
+  if (!err && s->velocity) err = fe_velocity_host_whole(s->velocity, c->t_start, velocity);
   for (int k = 0; !err && k < s->n_tracers; k++)
     err = evaluate_tracer(s, k, fe_scheme_advects(c) ? velocity : NULL, work);
   free(work);
@@ -667,7 +661,7 @@ static int print_check(const struct fe_sim *s)
   struct fe_step first;
   if (advects) {
     FE_MALLOC(m->n_nodes * m->dim, &velocity);
-    int err = whole_velocity(s, c->t_start, velocity);
+    int err = fe_velocity_host_whole(s->velocity, c->t_start, velocity);
     if (!err) err = courant_rate_host(s, velocity, &rate);
     const enum fe_steps_status status =
         err ? FE_STEPS_OK : fe_schedule_next(&s->sched, 0, c->t_start, rate, &first);

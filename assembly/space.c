@@ -54,18 +54,15 @@ static int upload(const struct fe_space *s, size_t bytes, const void *host, void
   return fe_backend_alloc(s->be, bytes ? bytes : 1, bytes ? host : NULL, dev);
 }
 
-/* The copies of an unknown: a halo of the aliased nodes, the owner of every node on the
- * backend, a Dirichlet flag alike at every copy. */
+/* The copies of an unknown (the aliased nodes, ghosts of the space's halo): the owner of every
+ * node on the backend, a Dirichlet flag alike at every copy. */
 static int copies(const struct fe_mesh *m, struct fe_space *s)
 {
-  s->n_owned = m->n_nodes - m->n_aliased;
   if (!m->n_aliased) return FE_SUCCESS;
-  FE_CHECK(!m->n_ghost, FE_ERR_USAGE, "a part of a periodic mesh");
   for (int n = (int)s->n_owned; n < m->n_nodes; n++)
     FE_CHECK(s->is_dirichlet_host[n] == s->is_dirichlet_host[fe_mesh_owner(m, n)], FE_ERR_USAGE,
              "node %d is a copy of node %d, and only one of them is a Dirichlet node", n,
              fe_mesh_owner(m, n));
-  FE_CALL(fe_halo_create(s->be, (size_t)s->n_owned, (size_t)m->n_aliased, m->alias_of, &s->halo));
   int *owner;
   FE_MALLOC(m->n_nodes, &owner);
   for (int n = 0; n < m->n_nodes; n++) owner[n] = fe_mesh_owner(m, n);
@@ -74,19 +71,29 @@ static int copies(const struct fe_mesh *m, struct fe_space *s)
   return err;
 }
 
-/* A part of a mesh on several processes: the other processes' nodes as ghosts of a halo. */
-static int ghosts(const struct fe_mesh *m, struct fe_space *s)
+int fe_mesh_halo_create(const struct fe_backend *be, const struct fe_mesh *m,
+                        struct fe_halo **halo)
 {
-  s->n_owned = m->n_nodes - m->n_ghost;
-  FE_CALL(fe_halo_create_remote(s->be, (size_t)s->n_owned, (size_t)m->n_ghost, m->n_neighbours,
-                                m->neighbours, m->send_ptr, m->send, m->recv_ptr, &s->halo));
-  /* one exchange and one device sum now: NCCL connects its peers at their first use (about 2 s
-   * on 2 GPUs), which belongs to the set-up, not to the first step's solves */
+  *halo = NULL;
+  FE_CHECK(!m->n_aliased || !m->n_ghost, FE_ERR_USAGE, "a part of a periodic mesh");
+  if (m->n_aliased)
+    return fe_halo_create(be, (size_t)(m->n_nodes - m->n_aliased), (size_t)m->n_aliased,
+                          m->alias_of, halo);
+  if (!m->n_ghost && !m->n_neighbours) return FE_SUCCESS;
+  return fe_halo_create_remote(be, (size_t)(m->n_nodes - m->n_ghost), (size_t)m->n_ghost,
+                               m->n_neighbours, m->neighbours, m->send_ptr, m->send,
+                               m->recv_ptr, halo);
+}
+
+/* A part of a mesh on several processes: one exchange and one device sum now, as NCCL connects
+ * its peers at their first use (about 2 s on 2 GPUs), which belongs to the set-up, not to the
+ * first step's solves. */
+static int connect_ghosts(const struct fe_mesh *m, struct fe_space *s)
+{
+  if (!fe_halo_remote(s->halo)) return FE_SUCCESS;
   double *x;
-  FE_CALL(fe_backend_alloc(s->be, ((size_t)m->n_nodes * FE_HALO_MAX_COMP + 1) * sizeof(double),
-                           NULL, &x));
-  int err = s->be->vec->set(s->be, (size_t)m->n_nodes * FE_HALO_MAX_COMP + 1, 0.0, x);
-  if (!err) err = fe_halo_update(s->halo, FE_HALO_MAX_COMP, x);
+  FE_CALL(fe_backend_alloc(s->be, ((size_t)m->n_nodes + 1) * sizeof(double), NULL, &x));
+  int err = s->be->vec->set(s->be, (size_t)m->n_nodes + 1, 0.0, x);
   if (!err) err = fe_halo_update(s->halo, 1, x);
   if (!err) err = fe_comm_allreduce_sum_device(s->be->comm, x, 1);
   if (!err) err = fe_backend_sync(s->be);
@@ -118,8 +125,10 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
   if (!err) err = fe_malloc((size_t)m->n_cells + 1, &dmask);
   if (!err) err = fe_calloc((size_t)m->n_nodes + 1, 1, &s->is_dirichlet_host);
   if (!err && is_dirichlet) memcpy(s->is_dirichlet_host, is_dirichlet, (size_t)m->n_nodes);
+  s->n_owned = m->n_nodes - m->n_aliased - m->n_ghost;
+  if (!err) err = fe_mesh_halo_create(be, m, &s->halo);
   if (!err) err = copies(m, s);
-  if (!err && m->n_ghost + m->n_neighbours) err = ghosts(m, s);
+  if (!err) err = connect_ghosts(m, s);
   if (!err) {
     build_dmask(m, is_dirichlet, ptr, inc, dmask);
     for (int n = 0; n < m->n_nodes; n++) s->n_dirichlet += s->is_dirichlet_host[n] != 0;
