@@ -201,6 +201,7 @@ int fe_operator_create(struct fe_space *s, enum fe_strategy strategy, struct fe_
   FE_CALLOC(1, &op);
   op->be = s->be;
   op->n = (size_t)s->n_nodes;
+  op->version = fe_op_next_version();
   op->ops = strategy == FE_STRATEGY_ADDTO ? &ops_addto : strategy == FE_STRATEGY_MATFREE ? &ops_matfree : &ops_lma;
   int err = create(s, strategy, op);
   if (err) {
@@ -234,7 +235,7 @@ int fe_operator_assemble(struct fe_op *op, const struct fe_form *form,
   a->form = f;
   a->coef = *coef;
   op->is_diagonal = form->lumped && form->diffusion == 0 && form->advection == 0 && form->supg == 0;
-  op->version++;
+  op->version = fe_op_next_version();
   return FE_SUCCESS;
 }
 

@@ -8,7 +8,11 @@
 #ifndef FE_BACKEND_H
 #define FE_BACKEND_H
 
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
+
+#include "core/host_device.h"
 
 #include "solvers/comm.h"
 
@@ -58,25 +62,81 @@ struct fe_vec_ops {
   int (*ghost_sum)(const struct fe_halo *h, double *x);
 };
 
+/* CG's scalars, on the backend where its kernels read and write them (solvers/cg.c). */
+struct fe_cg_state {
+  double bb, rr0; /* b . b and the first residual's r . r (sums over the processes) */
+  double rz[2];   /* r . z and r . r after the latest update (this process's part until summed) */
+  double rz_old;  /* r . z before it */
+  double pq;      /* p . q */
+  double done2;   /* converged once r . r <= done2 */
+  double rr[3];   /* the last values of r . r, newest first (set by direction) */
+  int iterations; /* directions taken in this solve */
+  int max_iterations;
+  int go_on;      /* start's verdict: the first residual is above the target */
+  struct fe_cg_device_loop {
+    unsigned long long condition; /* the loop's condition (CUDA: a cudaGraphConditionalHandle) */
+    int on;                       /* the iterations run as a loop on the device: direction says
+                                     whether to go on */
+  } loop;
+};
+
+/* Start's arithmetic on every backend, from bb and rr0: the target max(rtol |b|, atol)
+ * squared, r . r as the first iteration reads it, no iterations yet; whether to iterate. */
+FE_HOST_DEVICE static inline int fe_cg_state_start(struct fe_cg_state *s, double rtol, double atol,
+                                                   int max_iterations)
+{
+  const double target = fmax(rtol * sqrt(s->bb), atol), rnorm = sqrt(s->rr0);
+  s->done2 = target * target;
+  s->rz[1] = rnorm * rnorm;
+  s->iterations = 0;
+  s->max_iterations = max_iterations;
+  s->go_on = !(rnorm <= target) && max_iterations > 0;
+  return s->go_on;
+}
+
+/* Direction's bookkeeping on every backend: the iteration counted and its r . r recorded.
+ * Whether a loop on the device goes on: not converged, below the iteration limit, and r . r
+ * finite (neither NaN nor infinite compares in range). */
+FE_HOST_DEVICE static inline int fe_cg_state_record(struct fe_cg_state *s)
+{
+  const double rr = s->rz[1];
+  s->rr[2] = s->rr[1];
+  s->rr[1] = s->rr[0];
+  s->rr[0] = rr;
+  s->iterations++;
+  return rr > s->done2 && rr <= DBL_MAX && s->iterations < s->max_iterations;
+}
+
 /* The kernels of CG, whose scalars stay on the backend so that the GPU copies
- * back only the residual norm (solvers/cg.c). */
+ * back only the residual norm (solvers/cg.c).  s is on the backend. */
 struct fe_cg_ops {
   /* *out = x . y (this process's part), out on the backend */
   int (*dot)(const struct fe_backend *be, size_t n, const double *x, const double *y, double *out);
-  /* alpha = rz / pq; x += alpha p; r -= alpha q; z = r .* dinv (or r when dinv is
-   * NULL); rz_rr[0] = r . z, rz_rr[1] = r . r.  rz, pq, rz_rr on the backend.
-   * Converged already (rz[1], the previous r . r, <= done2): x, r, z are left
-   * alone and rz_rr = rz, so that an iteration queued past convergence changes nothing. */
-  int (*update)(const struct fe_backend *be, size_t n, const double *rz, const double *pq,
-                const double *p, const double *q, double *x, double *r, const double *dinv,
-                double *z, double *rz_rr, double done2);
-  /* p = z + (rz_new / rz_old) p, unless converged (rz_new[1] <= done2) */
-  int (*direction)(const struct fe_backend *be, size_t n, const double *rz_new,
-                   const double *rz_old, const double *z, double *p, double done2);
+  /* fe_cg_state_start; in a loop on the device (condition: its handle, on: 1) it sets s->loop
+   * and whether the loop runs at all */
+  int (*start)(const struct fe_backend *be, struct fe_cg_state *s, double rtol, double atol,
+               int max_iterations, unsigned long long condition, int on);
+  /* alpha = rz[0] / pq; x += alpha p; r -= alpha q; z = r .* dinv (or r when dinv is NULL);
+   * then rz_old = rz[0], rz = (r . z, r . r).  Converged already (rz[1] <= done2): nothing
+   * changes, so that an iteration queued past convergence changes nothing. */
+  int (*update)(const struct fe_backend *be, size_t n, struct fe_cg_state *s, const double *p,
+                const double *q, double *x, double *r, const double *dinv, double *z);
+  /* p = z + (rz[0] / rz_old) p, unless converged (rz[1] <= done2); fe_cg_state_record, and
+   * in a loop on the device it says whether to go on. */
+  int (*direction)(const struct fe_backend *be, size_t n, struct fe_cg_state *s, const double *z,
+                   double *p);
   /* A scalar to the host in two steps, so that the host can queue more work in
    * between: post starts copying *dev into slot (0 or 1), wait returns it. */
   int (*scalar_post)(const struct fe_backend *be, int slot, const double *dev);
   int (*scalar_wait)(const struct fe_backend *be, int slot, const double *dev, double *value);
+  /* Optional (NULL where the host queues each iteration): a whole solve on the device (CUDA:
+   * one graph), what `start` queues (given the loop's condition) and then a loop of what
+   * `iteration` queues, while direction says so; built into *loop on the first call with it. */
+  int (*loop_prepare)(const struct fe_backend *be, void **loop,
+                      int (*start)(void *arg, const unsigned long long *condition),
+                      int (*iteration)(void *arg), void *arg);
+  int (*loop_launch)(const struct fe_backend *be, void *loop);
+  void (*loop_destroy)(const struct fe_backend *be, void *loop);
 };
 
 struct fe_assembly_kernels; /* assembly/kernels.h */
@@ -87,6 +147,8 @@ struct fe_backend {
   int asynchronous;      /* queued work runs while the host goes on (CUDA): CG may look ahead */
   int atomic_scatter;    /* the LMA and matrix-free scatters use atomics unless the space
                             asks for determinism (fe_space.deterministic) */
+  int device_loops;      /* cg->loop_prepare works here (CUDA: a driver with graphs' while nodes,
+                            launches not synchronised for debugging) */
   const struct fe_vec_ops *vec;
   const struct fe_cg_ops *cg;
   const struct fe_assembly_kernels *assembly;

@@ -1,18 +1,40 @@
 #include "solvers/cg.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "core/timer.h"
 #include "solvers/jacobi.h"
 
+/* Loops on the device kept per (operator at its version, solution, preconditioner): a time
+ * step solves a few systems again and again, each with its own graph. */
+#define FE_CG_LOOPS 16
+
+struct fe_cg_loop_key {
+  const struct fe_op *a;
+  long version;
+  const double *b;
+  double *x;
+  const double *dinv;
+  double rtol, atol;
+  int max_iterations;
+};
+
 struct fe_cg {
   const struct fe_backend *be;
   struct fe_vec *r, *z, *p, *q;
   struct fe_jacobi *jacobi;
-  double *scalars;             /* on the backend: two (r.z, r.r) pairs used in turn, then p.q */
-  double iteration_seconds;    /* of the last solve, for FE_CG_LOOKAHEAD_AUTO */
+  struct fe_cg_state *state;   /* on the backend */
+  double iteration_seconds;    /* of the last host-driven solve, for FE_CG_DRIVE_AUTO */
+  struct {
+    struct fe_cg_loop_key key;
+    void *loop;
+    long used; /* the solve that used it last */
+  } loops[FE_CG_LOOPS];
+  long solves;
 };
 
 /* The cost of waiting for a residual before queueing the next iteration: the
@@ -34,8 +56,8 @@ int fe_cg_create(const struct fe_vec *like, struct fe_cg **cg)
   if (!err) err = fe_vec_create_like(like, &s->p);
   if (!err) err = fe_vec_create_like(like, &s->q);
   if (!err) err = fe_jacobi_create(like, &s->jacobi);
-  const double zeros[5] = {0, 0, 0, 0, 0};
-  if (!err) err = fe_backend_alloc(s->be, sizeof zeros, zeros, &s->scalars);
+  const struct fe_cg_state zero = {.iterations = 0};
+  if (!err) err = fe_backend_alloc(s->be, sizeof zero, &zero, &s->state);
   if (err) {
     fe_cg_destroy(s);
     return err;
@@ -52,7 +74,9 @@ void fe_cg_destroy(struct fe_cg *cg)
   fe_vec_destroy(cg->p);
   fe_vec_destroy(cg->q);
   fe_jacobi_destroy(cg->jacobi);
-  fe_backend_free(cg->be, cg->scalars);
+  fe_backend_free(cg->be, cg->state);
+  for (int k = 0; k < FE_CG_LOOPS; k++)
+    if (cg->loops[k].loop) cg->be->cg->loop_destroy(cg->be, cg->loops[k].loop);
   free(cg);
 }
 
@@ -72,75 +96,183 @@ static int dot_keep(const struct fe_backend *be, size_t n, const double *x, cons
   return fe_comm_allreduce_sum_device(be->comm, out, 1);
 }
 
-static int use_lookahead(const struct fe_cg *cg, const struct fe_cg_options *opt)
+/* *how: FE_CG_DRIVE_SYNC, _AHEAD or _DEVICE for this solve. */
+static int drive(const struct fe_cg *cg, const struct fe_cg_options *opt, int *how)
 {
-  if (!cg->be->asynchronous || opt->lookahead == FE_CG_LOOKAHEAD_OFF) return 0;
-  if (opt->lookahead == FE_CG_LOOKAHEAD_ON) return 1;
+  const struct fe_backend *be = cg->be;
+  const int device = be->device_loops && be->cg->loop_prepare && be->comm->size == 1;
+  if (!be->asynchronous)
+    *how = FE_CG_DRIVE_SYNC;
+  else if (opt->drive == FE_CG_DRIVE_SYNC || opt->drive == FE_CG_DRIVE_AHEAD)
+    *how = opt->drive;
+  else if (opt->drive == FE_CG_DRIVE_DEVICE || device)
+    *how = FE_CG_DRIVE_DEVICE;
   /* on several processes every one must queue the same iterations (each holds a collective
    * exchange and sum), which a timing of each process's own cannot promise: ahead always */
-  if (cg->be->comm->size > 1) return 1;
-  return cg->iteration_seconds < FE_CG_WAIT_SECONDS * FE_CG_TYPICAL_ITERATIONS;
+  else if (be->comm->size > 1)
+    *how = FE_CG_DRIVE_AHEAD;
+  else
+    *how = cg->iteration_seconds < FE_CG_WAIT_SECONDS * FE_CG_TYPICAL_ITERATIONS
+               ? FE_CG_DRIVE_AHEAD
+               : FE_CG_DRIVE_SYNC;
+  FE_CHECK(*how != FE_CG_DRIVE_DEVICE || device, FE_ERR_USAGE,
+           "CG driven by the device, where the %s backend cannot loop by itself (on %d "
+           "process%s)", be->name, be->comm->size, be->comm->size == 1 ? "" : "es");
+  return FE_SUCCESS;
+}
+
+/* A solve's arguments, for the functions that queue its kernels. */
+struct solve {
+  struct fe_cg *cg;
+  struct fe_op *a;
+  const struct fe_vec *b;
+  struct fe_vec *x;
+  const struct fe_vec *jacobi; /* 1 / diag(A), or NULL */
+  const double *dinv;          /* its entries */
+  const struct fe_cg_options *opt;
+};
+
+/* The start, queued: r = b - A x, z = r .* dinv (or r), p = z, the sums b . b, r . r and
+ * r . z, and start's arithmetic (fe_cg_state_start); condition: the device loop's, or NULL. */
+static int queue_start(void *arg, const unsigned long long *condition)
+{
+  const struct solve *sv = arg;
+  struct fe_cg *cg = sv->cg;
+  const struct fe_backend *be = cg->be;
+  struct fe_cg_state *s = cg->state;
+  const size_t n = cg->r->n_owned; /* the kernels reduce over the owned entries */
+  struct fe_vec *r = cg->r, *z = cg->z;
+  FE_CALL(fe_op_apply(sv->a, sv->x, cg->q));
+  FE_CALL(fe_vec_copy(sv->b, r));
+  FE_CALL(fe_vec_axpy(r, -1.0, cg->q));
+  FE_CALL(dot_keep(be, n, sv->b->a, sv->b->a, &s->bb));
+  FE_CALL(dot_keep(be, n, r->a, r->a, &s->rr0));
+  if (sv->jacobi)
+    FE_CALL(fe_vec_pointwise_mult(z, r, sv->jacobi));
+  else
+    FE_CALL(fe_vec_copy(r, z));
+  FE_CALL(fe_vec_copy(z, cg->p));
+  FE_CALL(dot_keep(be, n, r->a, z->a, &s->rz[0]));
+  return be->cg->start(be, s, sv->opt->rtol, sv->opt->atol, sv->opt->max_iterations,
+                       condition ? *condition : 0, condition != NULL);
+}
+
+/* One iteration, queued: q = A p, pq = p . q, the update and the direction. */
+static int queue_iteration(void *arg)
+{
+  const struct solve *sv = arg;
+  struct fe_cg *cg = sv->cg;
+  const struct fe_backend *be = cg->be;
+  struct fe_cg_state *s = cg->state;
+  const size_t n = cg->r->n_owned;
+  FE_CALL(fe_op_apply(sv->a, cg->p, cg->q));
+  FE_CALL(dot_keep(be, n, cg->p->a, cg->q->a, &s->pq));
+  FE_CALL(be->cg->update(be, n, s, cg->p->a, cg->q->a, sv->x->a, cg->r->a, sv->dinv, cg->z->a));
+  FE_CALL(fe_comm_allreduce_sum_device(be->comm, s->rz, 2));
+  return be->cg->direction(be, n, s, cg->z->a, cg->p->a);
+}
+
+/* The device's solve of this operator, right-hand side, solution, preconditioner and
+ * options: built on first use, the one used longest ago replaced when all are taken. */
+static void **device_loop(struct fe_cg *cg, const struct fe_cg_loop_key *key)
+{
+  int pick = 0;
+  for (int k = 0; k < FE_CG_LOOPS; k++) {
+    if (cg->loops[k].loop && !memcmp(&cg->loops[k].key, key, sizeof *key)) {
+      pick = k;
+      break;
+    }
+    if (cg->loops[k].used < cg->loops[pick].used) pick = k;
+  }
+  if (memcmp(&cg->loops[pick].key, key, sizeof *key) && cg->loops[pick].loop) {
+    cg->be->cg->loop_destroy(cg->be, cg->loops[pick].loop);
+    cg->loops[pick].loop = NULL;
+  }
+  cg->loops[pick].key = *key;
+  cg->loops[pick].used = ++cg->solves;
+  return &cg->loops[pick].loop;
+}
+
+/* The norms of the start from the state: the right-hand side's, the first residual's, and
+ * whether that is converged already (the arithmetic of fe_cg_state_start). */
+static void read_start(const struct fe_cg_state *s, const struct fe_cg_options *opt,
+                       struct fe_cg_result *res)
+{
+  res->rhs_norm = sqrt(s->bb);
+  fe_cg_result_record(res, sqrt(s->rr0));
+  res->converged = res->residual <= fmax(opt->rtol * res->rhs_norm, opt->atol);
+}
+
+/* The whole solve on the device: the host launches it and reads the state once. */
+static int solve_on_device(struct solve *sv, struct fe_cg_result *res)
+{
+  struct fe_cg *cg = sv->cg;
+  const struct fe_backend *be = cg->be;
+  struct fe_cg_loop_key key;
+  memset(&key, 0, sizeof key); /* padding compared too */
+  key.a = sv->a;
+  key.version = sv->a->version;
+  key.b = sv->b->a;
+  key.x = sv->x->a;
+  key.dinv = sv->dinv;
+  key.rtol = sv->opt->rtol;
+  key.atol = sv->opt->atol;
+  key.max_iterations = sv->opt->max_iterations;
+  void **loop = device_loop(cg, &key);
+  FE_CALL(be->cg->loop_prepare(be, loop, queue_start, queue_iteration, sv));
+  FE_CALL(be->cg->loop_launch(be, *loop));
+  struct fe_cg_state s;
+  FE_CALL(be->vec->to_host(be, &s, cg->state, sizeof s));
+  read_start(&s, sv->opt, res);
+  if (!s.go_on) return FE_SUCCESS;
+  res->iterations = s.iterations;
+  for (int k = s.iterations < 3 ? s.iterations : 3; k > 0; k--)
+    fe_cg_result_record(res, sqrt(s.rr[k - 1]));
+  res->converged = s.rr[0] <= s.done2;
+  return FE_SUCCESS;
 }
 
 static int iterate(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
                    const struct fe_cg_options *opt, struct fe_cg_result *res)
 {
-  struct fe_vec *r = cg->r, *z = cg->z, *p = cg->p, *q = cg->q;
   const struct fe_backend *be = b->be;
-  const struct fe_vec *jacobi = NULL;
-  double *pair[2] = {cg->scalars, cg->scalars + 2}, *pq = cg->scalars + 4;
-  const size_t n = b->n_owned; /* the kernels reduce over the owned entries */
   *res = (struct fe_cg_result){0};
-  FE_CALL(fe_vec_norm(b, &res->rhs_norm));
-  if (a->is_diagonal) return fe_jacobi_solve_diagonal(cg->jacobi, a, b, x, z, res);
-  if (opt->jacobi) FE_CALL(fe_jacobi_inverse(cg->jacobi, a, z, &jacobi));
-  const double *dinv = jacobi ? jacobi->a : NULL;
-
-  const double target = fmax(opt->rtol * res->rhs_norm, opt->atol);
-  double rnorm;
-  FE_CALL(fe_op_apply(a, x, q));
-  FE_CALL(fe_vec_copy(b, r));
-  FE_CALL(fe_vec_axpy(r, -1.0, q));
-  FE_CALL(fe_vec_norm(r, &rnorm));
-  fe_cg_result_record(res, rnorm);
-  if (rnorm <= target) {
-    res->converged = 1;
-    return FE_SUCCESS;
+  if (a->is_diagonal) {
+    FE_CALL(fe_vec_norm(b, &res->rhs_norm));
+    return fe_jacobi_solve_diagonal(cg->jacobi, a, b, x, cg->z, res);
   }
-  if (dinv)
-    FE_CALL(fe_vec_pointwise_mult(z, r, jacobi));
-  else
-    FE_CALL(fe_vec_copy(r, z));
-  FE_CALL(fe_vec_copy(z, p));
-  FE_CALL(dot_keep(be, n, r->a, z->a, pair[1]));
-  const double rr0 = rnorm * rnorm, done2 = target * target;
-  FE_CALL(be->vec->to_device(be, pair[1] + 1, &rr0, sizeof rr0)); /* r.r beside r.z */
+  const struct fe_vec *jacobi = NULL;
+  if (opt->jacobi) FE_CALL(fe_jacobi_inverse(cg->jacobi, a, cg->z, &jacobi));
+  struct solve sv = {.cg = cg, .a = a, .b = b, .x = x, .jacobi = jacobi,
+                     .dinv = jacobi ? jacobi->a : NULL, .opt = opt};
+  FE_CALL(drive(cg, opt, &res->drive));
+  if (res->drive == FE_CG_DRIVE_DEVICE) return solve_on_device(&sv, res);
+
+  FE_CALL(queue_start(&sv, NULL));
+  struct fe_cg_state s;
+  FE_CALL(be->vec->to_host(be, &s, cg->state, sizeof s));
+  read_start(&s, opt, res);
+  if (!s.go_on) return FE_SUCCESS;
+  const double done2 = s.done2;
   /* Iteration it is queued, then the residual of iteration it - ahead is read:
    * with ahead = 1 the GPU already runs the next iteration while the host
-   * waits.  An iteration queued past convergence leaves x alone (done2). */
-  const int ahead = use_lookahead(cg, opt);
-  const double start = fe_wtime();
-  res->lookahead = ahead;
+   * waits.  An iteration queued past convergence leaves x alone. */
+  const int ahead = res->drive == FE_CG_DRIVE_AHEAD;
+  const double t0 = fe_wtime();
   for (int it = 1; it <= opt->max_iterations + ahead; it++) {
     if (it <= opt->max_iterations) {
-      double *rz_old = pair[it % 2 ? 1 : 0], *rz_new = pair[it % 2 ? 0 : 1];
-      FE_CALL(fe_op_apply(a, p, q));
-      FE_CALL(dot_keep(be, n, p->a, q->a, pq));
-      FE_CALL(be->cg->update(be, n, rz_old, pq, p->a, q->a, x->a, r->a, dinv, z->a, rz_new, done2));
-      FE_CALL(fe_comm_allreduce_sum_device(be->comm, rz_new, 2));
-      FE_CALL(be->cg->direction(be, n, rz_new, rz_old, z->a, p->a, done2)); /* p = z + beta p */
-      FE_CALL(be->cg->scalar_post(be, it % 2, rz_new + 1));
+      FE_CALL(queue_iteration(&sv));
+      FE_CALL(be->cg->scalar_post(be, it % 2, &cg->state->rz[1]));
     }
     const int done = it - ahead; /* the iteration whose residual is read now */
     if (done < 1) continue;
     double rr;
-    FE_CALL(be->cg->scalar_wait(be, done % 2, pair[done % 2 ? 0 : 1] + 1, &rr));
-    rnorm = sqrt(rr);
-    fe_cg_result_record(res, rnorm);
+    FE_CALL(be->cg->scalar_wait(be, done % 2, &cg->state->rz[1], &rr));
+    fe_cg_result_record(res, sqrt(rr));
     res->iterations = done;
-    cg->iteration_seconds = (fe_wtime() - start) / done;
-    if (!isfinite(rnorm)) return FE_SUCCESS;
-    if (rnorm <= target) {
+    cg->iteration_seconds = (fe_wtime() - t0) / done;
+    if (!(rr <= DBL_MAX)) return FE_SUCCESS; /* NaN or infinite */
+    if (rr <= done2) {
       res->converged = 1;
       return FE_SUCCESS;
     }

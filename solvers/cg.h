@@ -8,21 +8,24 @@ struct fe_cg_options {
   double rtol, atol;
   int max_iterations;
   int jacobi;
-  /* When to read each iteration's residual norm on an asynchronous backend:
-   * FE_CG_LOOKAHEAD_AUTO (0) decides from the previous solve's timing,
-   * FE_CG_LOOKAHEAD_OFF reads it before queueing the next iteration,
-   * FE_CG_LOOKAHEAD_ON after (one speculative iteration, no effect on results). */
-  int lookahead;
+  /* Who drives the iterations on an asynchronous backend (results are the same bits):
+   * FE_CG_DRIVE_AUTO (0): the device where it can loop by itself on one process, else the
+   *   host, one iteration ahead or not as the previous solve's timing says;
+   * FE_CG_DRIVE_SYNC: the host reads each residual norm before queueing the next iteration;
+   * FE_CG_DRIVE_AHEAD: the host reads it one iteration late (one speculative iteration);
+   * FE_CG_DRIVE_DEVICE: the device loops (be->device_loops; one process), the host reads
+   *   the count and the last norms at the end. */
+  int drive;
 };
 
-enum { FE_CG_LOOKAHEAD_AUTO = 0, FE_CG_LOOKAHEAD_OFF = 1, FE_CG_LOOKAHEAD_ON = 2 };
+enum { FE_CG_DRIVE_AUTO = 0, FE_CG_DRIVE_SYNC, FE_CG_DRIVE_AHEAD, FE_CG_DRIVE_DEVICE };
 
 struct fe_cg_result {
   int iterations;
-  int lookahead;    /* 1 when the residuals were read one iteration late */
+  int drive;         /* FE_CG_DRIVE_SYNC, _AHEAD or _DEVICE: how this solve ran */
   int converged;
-  double residual;  /* ||b - A x|| at the end */
-  double rhs_norm;  /* ||b|| */
+  double residual;   /* ||b - A x|| at the end */
+  double rhs_norm;   /* ||b|| */
   double history[3]; /* the last residual norms, newest first, for messages */
 };
 

@@ -4,6 +4,12 @@
 
 #include "core/error.h"
 
+long fe_op_next_version(void)
+{
+  static long last;
+  return ++last;
+}
+
 int fe_op_apply(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   return op->ops->apply(op, x, y);

@@ -34,8 +34,12 @@ struct fe_op {
   size_t n;
   void *impl;
   int is_diagonal; /* lumped mass: solves are divisions */
-  long version;    /* bumped whenever the operator changes (re-assembly) */
+  long version;    /* fe_op_next_version() whenever the operator changes (re-assembly) */
 };
+
+/* A version no operator of this process had before: what an (operator, version) pair names
+ * stays the same operator even where a later one takes the memory of one destroyed. */
+long fe_op_next_version(void);
 
 int fe_op_apply(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
 /* y = A x on the interior rows (A' x + lift), x_D on the Dirichlet rows. */

@@ -56,6 +56,7 @@ static const struct fe_vec_ops vec_cpu = {
 
 static const struct fe_cg_ops cg_cpu = {
     .dot = fe_cg_dot_cpu,
+    .start = fe_cg_start_cpu,
     .update = fe_cg_update_cpu,
     .direction = fe_cg_direction_cpu,
     .scalar_post = fe_cg_scalar_post_cpu,

@@ -33,11 +33,13 @@ int fe_vec_ghost_sum_cpu(const struct fe_halo *h, double *x);
 /* cg.c */
 int fe_cg_dot_cpu(const struct fe_backend *be, size_t n, const double *x, const double *y,
                   double *out);
-int fe_cg_update_cpu(const struct fe_backend *be, size_t n, const double *rz, const double *pq,
+int fe_cg_start_cpu(const struct fe_backend *be, struct fe_cg_state *s, double rtol, double atol,
+                    int max_iterations, unsigned long long condition, int on);
+int fe_cg_update_cpu(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
                      const double *p, const double *q, double *x, double *r, const double *dinv,
-                     double *z, double *rz_rr, double done2);
-int fe_cg_direction_cpu(const struct fe_backend *be, size_t n, const double *rz_new,
-                        const double *rz_old, const double *z, double *p, double done2);
+                     double *z);
+int fe_cg_direction_cpu(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
+                        const double *z, double *p);
 int fe_cg_scalar_post_cpu(const struct fe_backend *be, int slot, const double *dev);
 int fe_cg_scalar_wait_cpu(const struct fe_backend *be, int slot, const double *dev, double *value);
 

@@ -8,17 +8,21 @@ int fe_cg_dot_cpu(const struct fe_backend *be, size_t n, const double *x, const 
   return fe_vec_dot_cpu(be, n, x, y, out);
 }
 
-int fe_cg_update_cpu(const struct fe_backend *be, size_t n, const double *rz, const double *pq,
+int fe_cg_start_cpu(const struct fe_backend *be, struct fe_cg_state *s, double rtol, double atol,
+                    int max_iterations, unsigned long long condition, int on)
+{
+  (void)be, (void)condition, (void)on; /* no loops on the device here */
+  fe_cg_state_start(s, rtol, atol, max_iterations);
+  return FE_SUCCESS;
+}
+
+int fe_cg_update_cpu(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
                      const double *p, const double *q, double *x, double *r, const double *dinv,
-                     double *z, double *rz_rr, double done2)
+                     double *z)
 {
   (void)be;
-  if (rz[1] <= done2) {
-    rz_rr[0] = rz[0];
-    rz_rr[1] = rz[1];
-    return FE_SUCCESS;
-  }
-  const double alpha = *rz / *pq;
+  if (s->rz[1] <= s->done2) return FE_SUCCESS;
+  const double alpha = s->rz[0] / s->pq;
   double sz = 0, sr = 0;
 #pragma omp parallel for schedule(static) reduction(+ : sz, sr)
   for (size_t i = 0; i < n; i++) {
@@ -30,15 +34,17 @@ int fe_cg_update_cpu(const struct fe_backend *be, size_t n, const double *rz, co
     sz += ri * zi;
     sr += ri * ri;
   }
-  rz_rr[0] = sz;
-  rz_rr[1] = sr;
+  s->rz_old = s->rz[0];
+  s->rz[0] = sz;
+  s->rz[1] = sr;
   return FE_SUCCESS;
 }
 
-int fe_cg_direction_cpu(const struct fe_backend *be, size_t n, const double *rz_new,
-                        const double *rz_old, const double *z, double *p, double done2)
+int fe_cg_direction_cpu(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
+                        const double *z, double *p)
 {
-  return rz_new[1] <= done2 ? FE_SUCCESS : fe_vec_axpby_cpu(be, n, 1.0, z, *rz_new / *rz_old, p);
+  fe_cg_state_record(s);
+  return s->rz[1] <= s->done2 ? FE_SUCCESS : fe_vec_axpby_cpu(be, n, 1.0, z, s->rz[0] / s->rz_old, p);
 }
 
 int fe_cg_scalar_post_cpu(const struct fe_backend *be, int slot, const double *dev)

@@ -18,8 +18,13 @@ __global__ void csr_assemble_kernel(long n_cells, int nk, int shift, const int *
   }
 }
 
+static int spmv_create(struct fe_csr *csr, cusparseHandle_t h);
+
+/* The SpMV's descriptors and buffer are made here, at the first assembly, and not in an apply
+ * that CG's graph may be capturing (no allocation there). */
 int fe_csr_assemble_cuda(const struct fe_space *s, struct fe_csr *csr, const double *e)
 {
+  if (!csr->ctx) FE_CALL(spmv_create(csr, fe_cuda_ctx(csr->be)->sparse));
   FE_CUDA_CALL(cudaMemsetAsync(csr->values, 0, csr->nnz * sizeof(double), fe_cuda_stream(s->be)));
   const size_t total = (size_t)fe_blocked_cells(s->n_cells, s->block_shift) * s->nk;
   csr_assemble_kernel<<<fe_cuda_blocks(total, THREADS), THREADS, 0, fe_cuda_stream(s->be)>>>(
@@ -28,7 +33,7 @@ int fe_csr_assemble_cuda(const struct fe_space *s, struct fe_csr *csr, const dou
   return FE_SUCCESS;
 }
 
-/* cuSPARSE descriptors and buffer, created at the first apply and kept */
+/* cuSPARSE descriptors and buffer, created at the first assembly and kept */
 struct spmv {
   cusparseSpMatDescr_t a;
   cusparseDnVecDescr_t x, y;
@@ -69,7 +74,7 @@ void fe_csr_release_cuda(struct fe_csr *csr)
 int fe_csr_apply_cuda(struct fe_csr *csr, const double *x, double *y)
 {
   cusparseHandle_t h = fe_cuda_ctx(csr->be)->sparse; /* on the backend's stream */
-  if (!csr->ctx) FE_CALL(spmv_create(csr, h));
+  FE_CHECK(csr->ctx, FE_ERR_USAGE, "a CSR applied before its first assembly");
   struct spmv *p = (struct spmv *)csr->ctx;
   FE_CUSPARSE_CALL(cusparseDnVecSetValues(p->x, (void *)x));
   FE_CUSPARSE_CALL(cusparseDnVecSetValues(p->y, y));

@@ -3,6 +3,7 @@
  * only here. */
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "backends/cuda/backend_cuda.h"
 #include "backends/cuda/cuda.h"
@@ -35,10 +36,14 @@ static const struct fe_vec_ops vec_cuda = {
 
 static const struct fe_cg_ops cg_cuda = {
     .dot = fe_cg_dot_cuda,
+    .start = fe_cg_start_cuda,
     .update = fe_cg_update_cuda,
     .direction = fe_cg_direction_cuda,
     .scalar_post = fe_cg_scalar_post_cuda,
     .scalar_wait = fe_cg_scalar_wait_cuda,
+    .loop_prepare = fe_cg_loop_prepare_cuda,
+    .loop_launch = fe_cg_loop_launch_cuda,
+    .loop_destroy = fe_cg_loop_destroy_cuda,
 };
 
 static const struct fe_assembly_kernels assembly_cuda = {
@@ -119,6 +124,14 @@ static int create(struct fe_cuda_ctx *c, int device)
   FE_CUSPARSE_CALL(cusparseCreate(&c->sparse));
   FE_CUSPARSE_CALL(cusparseSetStream(c->sparse, c->stream));
   FE_CUDA_CALL(cudaDeviceSynchronize()); /* the memsets above, on the legacy stream, done */
+  /* CG's loop on the device needs graphs' while nodes (a 12.4 driver), and launches that are
+   * not each synchronised (FESIM_CUDA_SYNC, for debugging: no synchronisation in a capture);
+   * FESIM_CUDA_GRAPHS=0 leaves it to the host (to compare) */
+  int driver = 0;
+  FE_CUDA_CALL(cudaDriverGetVersion(&driver));
+  const char *graphs = getenv("FESIM_CUDA_GRAPHS");
+  c->backend.device_loops =
+      driver >= 12040 && !fe_cuda_sync_launches() && !(graphs && !strcmp(graphs, "0"));
   snprintf(c->backend.description, sizeof c->backend.description, "cuda: %s", c->name);
   return FE_SUCCESS;
 }

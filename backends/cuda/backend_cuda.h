@@ -107,11 +107,18 @@ int fe_cuda_reduce_keep(const struct fe_backend *be, int op, size_t n, const dou
 /* cg.cu */
 int fe_cg_dot_cuda(const struct fe_backend *be, size_t n, const double *x, const double *y,
                    double *out);
-int fe_cg_update_cuda(const struct fe_backend *be, size_t n, const double *rz, const double *pq,
+int fe_cg_start_cuda(const struct fe_backend *be, struct fe_cg_state *s, double rtol, double atol,
+                     int max_iterations, unsigned long long condition, int on);
+int fe_cg_update_cuda(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
                       const double *p, const double *q, double *x, double *r, const double *dinv,
-                      double *z, double *rz_rr, double done2);
-int fe_cg_direction_cuda(const struct fe_backend *be, size_t n, const double *rz_new,
-                         const double *rz_old, const double *z, double *p, double done2);
+                      double *z);
+int fe_cg_direction_cuda(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
+                         const double *z, double *p);
+int fe_cg_loop_prepare_cuda(const struct fe_backend *be, void **loop,
+                            int (*start)(void *arg, const unsigned long long *condition),
+                            int (*iteration)(void *arg), void *arg);
+int fe_cg_loop_launch_cuda(const struct fe_backend *be, void *loop);
+void fe_cg_loop_destroy_cuda(const struct fe_backend *be, void *loop);
 int fe_cg_scalar_post_cuda(const struct fe_backend *be, int slot, const double *dev);
 int fe_cg_scalar_wait_cuda(const struct fe_backend *be, int slot, const double *dev, double *value);
 

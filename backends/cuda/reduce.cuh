@@ -48,9 +48,10 @@ static __device__ inline void identity(int op, double v[3])
 }
 
 /* This block's v into the partials; the last block to finish reduces the
- * partials in block order (the same order every run) and writes the result. */
-static __device__ void finish_reduction(int op, double v[3], double *partials, double *result,
-                                        unsigned *done_blocks)
+ * partials in block order (the same order every run).  True in that block, whose threads
+ * then all hold the result in v. */
+static __device__ bool reduce_last_block(int op, double v[3], double *partials,
+                                         unsigned *done_blocks)
 {
   __shared__ bool last;
   block_reduce(op, v);
@@ -59,19 +60,24 @@ static __device__ void finish_reduction(int op, double v[3], double *partials, d
   __threadfence(); /* this block's partials visible to the last block */
   if (threadIdx.x == 0) last = atomicAdd(done_blocks, 1u) == gridDim.x - 1;
   __syncthreads();
-  if (!last) return;
-  double w[3];
-  identity(op, w);
+  if (!last) return false;
+  identity(op, v);
   for (int b = threadIdx.x; b < (int)gridDim.x; b += blockDim.x) {
     double p[3] = {__ldcg(partials + b), __ldcg(partials + FE_REDUCE_BLOCKS + b),
                    __ldcg(partials + 2 * FE_REDUCE_BLOCKS + b)};
-    combine(op, w, p);
+    combine(op, v, p);
   }
-  block_reduce(op, w);
-  if (threadIdx.x == 0) {
-    for (int k = 0; k < (op == 0 ? 1 : op == 2 ? 2 : 3); k++) result[k] = w[k];
-    *done_blocks = 0;
-  }
+  block_reduce(op, v);
+  if (threadIdx.x == 0) *done_blocks = 0;
+  return true;
+}
+
+/* The reduction of every block's v written to result by the last block. */
+static __device__ void finish_reduction(int op, double v[3], double *partials, double *result,
+                                        unsigned *done_blocks)
+{
+  if (reduce_last_block(op, v, partials, done_blocks) && threadIdx.x == 0)
+    for (int k = 0; k < (op == 0 ? 1 : op == 2 ? 2 : 3); k++) result[k] = v[k];
 }
 
 static inline int reduce_blocks(size_t n)

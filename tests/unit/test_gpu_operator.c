@@ -2,7 +2,7 @@
  * relative, operator actions (addto, lma, matfree, deterministic lma and
  * matfree) of forms with mass, diffusion, advection (the conservative form too, and SUPG),
  * absorption, lumped or not, lifting and
- * diagonals to 1e-12, and a CG solve; 2D and 3D.  LMA in both storages (the upper triangle
+ * diagonals to 1e-12, and a CG solve (driven by the host or by the device); 2D and 3D.  LMA in both storages (the upper triangle
  * of symmetric forms, every entry): the same storage as the CPU's, and on the GPU the same
  * bits in either when deterministic, the same to 1e-12 with atomics.  Skips without a GPU. */
 #include <stdlib.h>
@@ -251,19 +251,19 @@ static void cg_agrees(const struct fe_backend *gpu)
     struct fe_cg *cg;
     CHECK_OK(fe_cg_create(vb, &cg));
     struct fe_cg_options opt = {.rtol = 1e-12, .max_iterations = 500, .jacobi = 1,
-                                .lookahead = FE_CG_LOOKAHEAD_OFF};
+                                .drive = FE_CG_DRIVE_SYNC};
     struct fe_cg_result r;
     CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &r));
-    CHECK(r.converged && !r.lookahead);
+    CHECK(r.converged && r.drive == FE_CG_DRIVE_SYNC);
     its[k] = r.iterations;
     xs[k] = malloc(sizeof(double) * nn);
     CHECK_OK(fe_vec_download(vx, xs[k]));
     if (k == 1) { /* reading the residuals one iteration late changes nothing */
       double *again = malloc(sizeof(double) * nn);
-      opt.lookahead = FE_CG_LOOKAHEAD_ON;
+      opt.drive = FE_CG_DRIVE_AHEAD;
       CHECK_OK(fe_vec_set(vx, 0.0));
       CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &r));
-      CHECK(r.converged && r.lookahead && r.iterations == its[1]);
+      CHECK(r.converged && r.drive == FE_CG_DRIVE_AHEAD && r.iterations == its[1]);
       CHECK_OK(fe_vec_download(vx, again));
       CHECK(memcmp(again, xs[1], sizeof(double) * nn) == 0);
       opt.max_iterations = its[1] - 1; /* and stops at max_iterations as before */
@@ -283,6 +283,102 @@ static void cg_agrees(const struct fe_backend *gpu)
   for (int i = 0; i < nn; i++) CHECK_CLOSE(xs[1][i] / scale, xs[0][i] / scale, 1e-10);
   free(xs[0]);
   free(xs[1]);
+  free(diff);
+  free(b);
+  meshgen_free(m);
+}
+
+/* x, the iteration count and the residual history of a solve from x = 0. */
+struct solve {
+  double *x;
+  struct fe_cg_result r;
+};
+
+static void solve(struct fe_cg *cg, struct fe_op *a, struct fe_vec *vb, struct fe_vec *vx,
+                  int drive, int max_iterations, struct solve *out)
+{
+  const struct fe_cg_options opt = {.rtol = 1e-11, .max_iterations = max_iterations,
+                                    .jacobi = 1, .drive = drive};
+  CHECK_OK(fe_vec_set(vx, 0.0));
+  CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &out->r));
+  CHECK(out->r.drive == drive);
+  out->x = malloc(sizeof(double) * vx->n);
+  CHECK_OK(fe_vec_download(vx, out->x));
+}
+
+static void same_solve(struct solve *a, struct solve *b, size_t n)
+{
+  CHECK(a->r.converged == b->r.converged && a->r.iterations == b->r.iterations);
+  CHECK(memcmp(a->r.history, b->r.history, sizeof a->r.history) == 0);
+  CHECK(memcmp(a->x, b->x, sizeof(double) * n) == 0);
+  free(a->x);
+  free(b->x);
+}
+
+/* CG's loop on the device (a graph with a while node) against the host's: the same bits,
+ * iterations and residual history with each strategy (cuSPARSE's SpMV and the atomic
+ * scatters in the graph), its graph used again, built again after a re-assembly, and stopped
+ * at max_iterations (0 too). */
+static void cg_on_device(const struct fe_backend *gpu)
+{
+  if (!gpu->device_loops) {
+    printf("# no loops on the device here (driver before 12.4, or FESIM_CUDA_SYNC)\n");
+    return;
+  }
+  struct fe_mesh *m = meshgen(2, 40, 0.3, 4);
+  const int nn = m->n_nodes;
+  double *diff = calloc((size_t)m->n_cells * 3, sizeof(double)), *b = malloc(sizeof(double) * nn);
+  for (int c = 0; c < m->n_cells; c++) diff[c * 3] = diff[c * 3 + 2] = 1;
+  for (int i = 0; i < nn; i++) b[i] = sin(i);
+  const enum fe_strategy strategies[3] = {FE_STRATEGY_LMA, FE_STRATEGY_ADDTO,
+                                          FE_STRATEGY_MATFREE};
+  for (int k = 0; k < 3; k++) {
+    struct setup s;
+    make(gpu, m, NULL, diff, diff, diff, 1, 0, &s);
+    struct fe_op *a;
+    CHECK_OK(fe_operator_create(s.space, strategies[k], &a));
+    struct fe_form form = {.mass = 1, .diffusion = 0.1};
+    CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+    struct fe_vec *vb, *vx;
+    CHECK_OK(fe_vec_create(gpu, nn, &vb));
+    CHECK_OK(fe_vec_create(gpu, nn, &vx));
+    CHECK_OK(fe_vec_upload(vb, b));
+    struct fe_cg *cg;
+    CHECK_OK(fe_cg_create(vb, &cg));
+    struct solve host, device, again;
+    solve(cg, a, vb, vx, FE_CG_DRIVE_SYNC, 500, &host);
+    solve(cg, a, vb, vx, FE_CG_DRIVE_DEVICE, 500, &device);
+    solve(cg, a, vb, vx, FE_CG_DRIVE_DEVICE, 500, &again); /* the same graph */
+    CHECK(host.r.converged && host.r.iterations > 3);
+    const int its = host.r.iterations;
+    CHECK(memcmp(again.x, device.x, sizeof(double) * nn) == 0);
+    free(again.x);
+    same_solve(&host, &device, nn);
+    form.mass = 3; /* re-assembled: another version, another graph */
+    CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+    solve(cg, a, vb, vx, FE_CG_DRIVE_SYNC, 500, &host);
+    solve(cg, a, vb, vx, FE_CG_DRIVE_DEVICE, 500, &device);
+    CHECK(host.r.converged && host.r.iterations != its);
+    same_solve(&host, &device, nn);
+    solve(cg, a, vb, vx, FE_CG_DRIVE_SYNC, 2, &host); /* the limit */
+    solve(cg, a, vb, vx, FE_CG_DRIVE_DEVICE, 2, &device);
+    CHECK(!device.r.converged && device.r.iterations == 2);
+    same_solve(&host, &device, nn);
+    solve(cg, a, vb, vx, FE_CG_DRIVE_SYNC, 0, &host); /* no iterations at all */
+    solve(cg, a, vb, vx, FE_CG_DRIVE_DEVICE, 0, &device);
+    CHECK(!device.r.converged && device.r.iterations == 0 && device.r.residual > 0);
+    same_solve(&host, &device, nn);
+    CHECK_OK(fe_vec_set(vb, 0.0)); /* x = 0 solves it: converged before any iteration */
+    solve(cg, a, vb, vx, FE_CG_DRIVE_DEVICE, 500, &device);
+    CHECK(device.r.converged && device.r.iterations == 0 && device.r.residual == 0);
+    free(device.x);
+    CHECK_OK(fe_vec_upload(vb, b));
+    fe_cg_destroy(cg);
+    fe_vec_destroy(vb);
+    fe_vec_destroy(vx);
+    fe_op_destroy(a);
+    release(gpu, &s);
+  }
   free(diff);
   free(b);
   meshgen_free(m);
@@ -318,6 +414,7 @@ int main(void)
   }
   compare(gpu, 2, 300, &forms[2], 0, FE_BLOCK_SHIFT_DEFAULT); /* many blocks: 180000 cells */
   cg_agrees(gpu);
+  cg_on_device(gpu);
   fe_backend_destroy(gpu);
   TEST_DONE();
 }

@@ -184,17 +184,20 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int full, 
                                  : lma_apply_bytes(b, op);
   row(b, "apply", name, apply, apply_bytes, 0);
 
-  /* CG iterations on M + 0.01 K (Jacobi), a fixed count: each residual read
-   * before the next iteration is queued (cg_iteration_sync) and one iteration
-   * late (cg_iteration, what fesim does on the GPU for short iterations) */
+  /* CG iterations on M + 0.01 K (Jacobi), a fixed count: each residual read before the
+   * next iteration is queued (cg_iteration_sync), one iteration late (cg_iteration_ahead),
+   * and on the GPU in a loop of the device's own (cg_iteration: what fesim does there) */
   struct fe_cg *cg;
   FE_CALL(fe_cg_create(x, &cg));
-  for (int ahead = 0; ahead < (b->be->asynchronous ? 2 : 1); ahead++) {
-    struct fe_cg_options opt = {.max_iterations = 50, .jacobi = 1,
-                                .lookahead = ahead ? FE_CG_LOOKAHEAD_ON : FE_CG_LOOKAHEAD_OFF};
+  const int drives[3] = {FE_CG_DRIVE_SYNC, FE_CG_DRIVE_AHEAD, FE_CG_DRIVE_DEVICE};
+  const char *rows[3] = {"cg_iteration_sync", "cg_iteration_ahead", "cg_iteration"};
+  for (int k = 0; k < 3; k++) {
+    if (k > 0 && !b->be->asynchronous) break;
+    if (k == 2 && !b->be->device_loops) break;
+    struct fe_cg_options opt = {.max_iterations = 50, .jacobi = 1, .drive = drives[k]};
     struct fe_cg_result res;
     FE_CALL(fe_vec_set(y, 0.0));
-    FE_CALL(fe_cg_solve(cg, op, x, y, &opt, &res)); /* warm-up */
+    FE_CALL(fe_cg_solve(cg, op, x, y, &opt, &res)); /* warm-up (and the device's loop built) */
     FE_CALL(fe_vec_set(y, 0.0));
     FE_CALL(fe_backend_sync(b->be));
     s = fe_wtime();
@@ -202,7 +205,7 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int full, 
     FE_CALL(fe_backend_sync(b->be));
     const double it = (fe_wtime() - s) / (res.iterations ? res.iterations : 1);
     /* apply + p.q (2 vectors) + update (x, p, r, q, dinv read; x, r, z written: 8) + direction (3) */
-    row(b, ahead || !b->be->asynchronous ? "cg_iteration" : "cg_iteration_sync", name, it,
+    row(b, b->be->asynchronous ? rows[k] : "cg_iteration", name, it,
         apply_bytes + nn * 8 * (2 + 8 + 3), res.iterations);
   }
   fe_cg_destroy(cg);
