@@ -19,18 +19,20 @@ __global__ void csr_assemble_kernel(long n_cells, int nk, int shift, const int *
 }
 
 static int spmv_create(struct fe_csr *csr, cusparseHandle_t h);
+static int spmv_preprocess(struct fe_csr *csr, cusparseHandle_t h);
 
-/* The SpMV's descriptors and buffer are made here, at the first assembly, and not in an apply
- * that CG's graph may be capturing (no allocation there). */
+/* The SpMV's descriptors, buffer and preprocessing are made here, at the first assembly, and
+ * not in an apply that CG's graph may be capturing (no allocation, no first-call work there). */
 int fe_csr_assemble_cuda(const struct fe_space *s, struct fe_csr *csr, const double *e)
 {
-  if (!csr->ctx) FE_CALL(spmv_create(csr, fe_cuda_ctx(csr->be)->sparse));
+  const int first = !csr->ctx;
+  if (first) FE_CALL(spmv_create(csr, fe_cuda_ctx(csr->be)->sparse));
   FE_CUDA_CALL(cudaMemsetAsync(csr->values, 0, csr->nnz * sizeof(double), fe_cuda_stream(s->be)));
   const size_t total = (size_t)fe_blocked_cells(s->n_cells, s->block_shift) * s->nk;
   csr_assemble_kernel<<<fe_cuda_blocks(total, THREADS), THREADS, 0, fe_cuda_stream(s->be)>>>(
       s->n_cells, s->nk, s->block_shift, csr->map, e, csr->values);
   FE_CUDA_LAUNCHED("csr_assemble_kernel");
-  return FE_SUCCESS;
+  return first ? spmv_preprocess(csr, fe_cuda_ctx(csr->be)->sparse) : FE_SUCCESS;
 }
 
 /* cuSPARSE descriptors and buffer, created at the first assembly and kept */
@@ -56,6 +58,24 @@ static int spmv_create(struct fe_csr *csr, cusparseHandle_t h)
                                            &zero, p->y, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2,
                                            &bytes));
   FE_CUDA_CALL(cudaMalloc(&p->buffer, bytes ? bytes : 1));
+  return FE_SUCCESS;
+}
+
+/* cuSPARSE's analysis of the matrix, once, on x = the values and a scratch y. */
+static int spmv_preprocess(struct fe_csr *csr, cusparseHandle_t h)
+{
+  struct spmv *p = (struct spmv *)csr->ctx;
+  double *y;
+  FE_CUDA_CALL(cudaMalloc(&y, csr->n * sizeof(double) + 1));
+  const double one = 1, zero = 0;
+  cusparseStatus_t st = cusparseDnVecSetValues(p->y, y);
+  if (st == CUSPARSE_STATUS_SUCCESS)
+    st = cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, p->a, p->x, &zero, p->y,
+                                 CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, p->buffer);
+  const cudaError_t done = cudaStreamSynchronize(fe_cuda_stream(csr->be));
+  cudaFree(y);
+  FE_CUSPARSE_CALL(st);
+  FE_CUDA_CALL(done);
   return FE_SUCCESS;
 }
 
