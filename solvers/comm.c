@@ -46,7 +46,7 @@ static const struct fe_comm_ops ops_self = {
     .bcast = bcast_self,
 };
 
-static const struct fe_comm comm_self = {.rank = 0, .size = 1, .ops = &ops_self, .ctx = 0};
+static const struct fe_comm comm_self = {.rank = 0, .size = 1, .local_rank = 0, .ops = &ops_self, .ctx = 0};
 
 const struct fe_comm *fe_comm_self(void) { return &comm_self; }
 

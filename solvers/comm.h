@@ -35,6 +35,7 @@ struct fe_comm_ops {
 
 struct fe_comm {
   int rank, size;
+  int local_rank; /* this process's rank among the run's processes on its host (its GPU's) */
   const struct fe_comm_ops *ops;
   void *ctx;
 };

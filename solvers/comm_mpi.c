@@ -86,6 +86,15 @@ int fe_comm_mpi_create(MPI_Comm mpi_comm, struct fe_comm **out)
   *comm = (struct fe_comm){.ops = &ops_mpi, .ctx = own};
   MPI_Comm_rank(*own, &comm->rank);
   MPI_Comm_size(*own, &comm->size);
+  /* the rank among the processes that share this host's memory, whatever the launcher */
+  MPI_Comm host;
+  rc = MPI_Comm_split_type(*own, MPI_COMM_TYPE_SHARED, comm->rank, MPI_INFO_NULL, &host);
+  if (rc != MPI_SUCCESS) {
+    fe_comm_mpi_destroy(comm);
+    return mpi_error(rc, "MPI_Comm_split_type");
+  }
+  MPI_Comm_rank(host, &comm->local_rank);
+  MPI_Comm_free(&host);
   *out = comm;
   return FE_SUCCESS;
 }

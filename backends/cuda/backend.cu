@@ -82,19 +82,7 @@ extern "C" int fe_cuda_device_count(void)
   return n;
 }
 
-/* The process's rank on its node, as MPI launchers set it; 0 when none is set. */
-static int local_rank(void)
-{
-  static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
-                                     "SLURM_LOCALID"};
-  for (int k = 0; k < 3; k++) {
-    const char *v = getenv(vars[k]);
-    if (v && *v) return atoi(v);
-  }
-  return 0;
-}
-
-static int create(struct fe_cuda_ctx *c, int device)
+static int create(struct fe_cuda_ctx *c, int device, int local_rank)
 {
   int n = 0;
   cudaError_t err = cudaGetDeviceCount(&n);
@@ -102,7 +90,7 @@ static int create(struct fe_cuda_ctx *c, int device)
       err == cudaSuccess && n > 0, FE_ERR_RESOURCE,
       "backend 'cuda' was asked for, but no usable GPU was found (%s); use --backend cpu or auto",
       err == cudaSuccess ? "no CUDA device" : cudaGetErrorString(err));
-  c->device = device >= 0 ? device : local_rank() % n;
+  c->device = device >= 0 ? device : local_rank % n;
   FE_CHECK(c->device < n, FE_ERR_RESOURCE, "GPU %d was asked for, but this machine has %d",
            c->device, n);
   FE_CUDA_CALL(cudaSetDevice(c->device));
@@ -181,6 +169,6 @@ extern "C" int fe_backend_cuda_create(int device, const struct fe_comm *comm,
   c->backend.destroy = destroy;
   c->backend.ctx = c;
   *be = &c->backend;
-  const int err = create(c, device);
+  const int err = create(c, device, comm ? comm->local_rank : 0);
   return comm && comm->size > 1 ? connect(c, comm, err) : err;
 }

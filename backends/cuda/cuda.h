@@ -11,8 +11,8 @@ extern "C" {
 
 /* Number of usable CUDA devices (0 when none or no driver), without printing. */
 int fe_cuda_device_count(void);
-/* The backend on GPU `device` (-1: the process's local rank's, modulo the
- * devices, or 0), with its own stream; FE_ERR_RESOURCE naming the reason when
+/* The backend on GPU `device` (-1: the one of comm->local_rank, the process's rank on its
+ * host, modulo the devices; 0 for one process), with its own stream; FE_ERR_RESOURCE naming the reason when
  * no usable GPU is present.  comm: the run's processes (NULL: this one); on
  * several, an NCCL communicator of their GPUs for the device reductions and
  * the halo's exchanges, the host's values through comm. */

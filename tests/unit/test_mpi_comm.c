@@ -1,7 +1,8 @@
 /* The MPI communicator (solvers/comm_mpi.h) on however many processes mpirun starts (label
  * mpi: 1 to 4): sums, minima and maxima of host values and of the CPU backend's "device"
  * values equal the reductions computed here from every rank's contribution; a vector's dot
- * product and norm over owned entries (ghosts left out) reduce over the processes. */
+ * product and norm over owned entries (ghosts left out) reduce over the processes; each
+ * process's rank on its host (MPI_Comm_split_type), which picks its GPU. */
 #include "solvers/comm_mpi.h"
 
 #include "backends/backends.h"
@@ -75,6 +76,8 @@ int main(int argc, char **argv)
   struct fe_comm *comm = NULL;
   CHECK_OK(fe_comm_mpi_create(MPI_COMM_WORLD, &comm));
   if (comm) {
+    /* the tests' processes all run on this one host: the host's ranks are the world's */
+    CHECK(comm->local_rank == comm->rank);
     check_reductions(comm);
     check_vectors(comm);
   }
