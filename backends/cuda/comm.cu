@@ -69,7 +69,7 @@ int fe_cuda_comm_create(struct fe_cuda_ctx *c, const struct fe_comm *host)
   if (host->rank == 0) FE_NCCL_CALL(ncclGetUniqueId(&id), "ncclGetUniqueId");
   FE_CALL(fe_comm_bcast(host, &id, (int)sizeof id));
   FE_NCCL_CALL(ncclCommInitRank(&c->nccl, host->size, id, host->rank), "ncclCommInitRank");
-  c->comm = (struct fe_comm){host->rank, host->size, &ops_nccl, c};
+  c->comm = (struct fe_comm){host->rank, host->size, host->local_rank, &ops_nccl, c};
   c->backend.comm = &c->comm;
   snprintf(c->backend.description + strlen(c->backend.description),
            sizeof c->backend.description - strlen(c->backend.description), ", NCCL %d",
