@@ -172,7 +172,10 @@ foreach(tool memcheck racecheck initcheck)
   add_test(NAME gpu.sanitizer.${tool}
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cases/sanitize.sh "${FE_COMPUTE_SANITIZER}" ${tool}
                    $<TARGET_FILE:fesim> ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml)
-  set_tests_properties(gpu.sanitizer.${tool} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+  # alone on the GPU: initcheck beside other GPU tests (ctest -j3) twice ended a run with an
+  # illegal address that it did not report itself, where alone it passed every time
+  set_tests_properties(gpu.sanitizer.${tool} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
+                                                        RUN_SERIAL TRUE)
 endforeach()
 
 # Failures with their documented exit codes: 4 when the GPU asked for is missing
