@@ -4,7 +4,7 @@
  * Alg. 7.7, applied to A K y = b, x = K y, as Barrett et al., Templates for
  * the Solution of Linear Systems, SIAM 1994, section 2.3.8, write it).
  *
- * It takes CG's options and result (solvers/cg.h; lookahead is ignored).
+ * It takes CG's options and result (solvers/cg.h; drive is ignored: the host drives).
  * Right preconditioning leaves r = b - A x the residual of the system itself,
  * so the test is CG's: converged when ||r|| <= max(rtol ||b||, atol), checked
  * on the recomputed residual b - A x before it is believed.  One iteration is
