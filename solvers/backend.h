@@ -72,7 +72,8 @@ struct fe_cg_state {
   double rr[3];   /* the last values of r . r, newest first (set by direction) */
   int iterations; /* directions taken in this solve */
   int max_iterations;
-  int go_on;      /* start's verdict: the first residual is above the target */
+  int converged0; /* start's verdict: the first residual meets the target already */
+  int go_on;      /* and whether to iterate: not converged, max_iterations > 0 */
   struct fe_cg_device_loop {
     unsigned long long condition; /* the loop's condition (CUDA: a cudaGraphConditionalHandle) */
     int on;                       /* the iterations run as a loop on the device: direction says
@@ -90,7 +91,8 @@ FE_HOST_DEVICE static inline int fe_cg_state_start(struct fe_cg_state *s, double
   s->rz[1] = rnorm * rnorm;
   s->iterations = 0;
   s->max_iterations = max_iterations;
-  s->go_on = !(rnorm <= target) && max_iterations > 0;
+  s->converged0 = rnorm <= target;
+  s->go_on = !s->converged0 && max_iterations > 0;
   return s->go_on;
 }
 

@@ -188,19 +188,18 @@ static void **device_loop(struct fe_cg *cg, const struct fe_cg_loop_key *key)
     cg->be->cg->loop_destroy(cg->be, cg->loops[pick].loop);
     cg->loops[pick].loop = NULL;
   }
-  cg->loops[pick].key = *key;
+  memcpy(&cg->loops[pick].key, key, sizeof *key); /* its padding too, which memcmp compares */
   cg->loops[pick].used = ++cg->solves;
   return &cg->loops[pick].loop;
 }
 
 /* The norms of the start from the state: the right-hand side's, the first residual's, and
- * whether that is converged already (the arithmetic of fe_cg_state_start). */
-static void read_start(const struct fe_cg_state *s, const struct fe_cg_options *opt,
-                       struct fe_cg_result *res)
+ * whether that is converged already. */
+static void read_start(const struct fe_cg_state *s, struct fe_cg_result *res)
 {
   res->rhs_norm = sqrt(s->bb);
   fe_cg_result_record(res, sqrt(s->rr0));
-  res->converged = res->residual <= fmax(opt->rtol * res->rhs_norm, opt->atol);
+  res->converged = s->converged0;
 }
 
 /* The whole solve on the device: the host launches it and reads the state once. */
@@ -223,7 +222,7 @@ static int solve_on_device(struct solve *sv, struct fe_cg_result *res)
   FE_CALL(be->cg->loop_launch(be, *loop));
   struct fe_cg_state s;
   FE_CALL(be->vec->to_host(be, &s, cg->state, sizeof s));
-  read_start(&s, sv->opt, res);
+  read_start(&s, res);
   if (!s.go_on) return FE_SUCCESS;
   res->iterations = s.iterations;
   for (int k = s.iterations < 3 ? s.iterations : 3; k > 0; k--)
@@ -251,7 +250,7 @@ static int iterate(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, st
   FE_CALL(queue_start(&sv, NULL));
   struct fe_cg_state s;
   FE_CALL(be->vec->to_host(be, &s, cg->state, sizeof s));
-  read_start(&s, opt, res);
+  read_start(&s, res);
   if (!s.go_on) return FE_SUCCESS;
   const double done2 = s.done2;
   /* Iteration it is queued, then the residual of iteration it - ahead is read:
