@@ -19,7 +19,7 @@ struct fe_assembled {
   double *elift;           /* full matrices of the boundary cells */
   double *work;            /* lma, matfree: local products, n_cells * nv */
   struct fe_csr *csr;
-  struct fe_form form;         /* matfree: the form and coefficients each apply recomputes */
+  struct fe_form form; /* matfree: the form and coefficients each apply recomputes */
   struct fe_coefficients coef;
   struct fe_assembly_times times;
 };
@@ -63,36 +63,51 @@ static int complete(const struct fe_assembled *a, struct fe_vec *y)
   return fe_halo_complete(a->space->halo, 1, y->a);
 }
 
-static int apply_lma(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
+/* y = A' x on the owned entries (fe_op_apply_owned): the cells' sums, ghosts not completed. */
+static int apply_lma_owned(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
   FE_CALL(exchange(a, x));
-  FE_CALL(a->k->lma.apply(a->space, a->storage, a->e, x->a, y->a, a->work));
-  return complete(a, y);
+  return a->k->lma.apply(a->space, a->storage, a->e, x->a, y->a, a->work);
+}
+
+static int apply_addto_owned(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
+{
+  struct fe_assembled *a = impl(op);
+  if (fe_halo_remote(a->space->halo)) FE_CALL(exchange(a, x)); /* the ghosts' columns */
+  return a->k->addto.apply(a->csr, x->a, y->a);
+}
+
+static int apply_matfree_owned(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
+{
+  struct fe_assembled *a = impl(op);
+  FE_CALL(exchange(a, x));
+  return a->k->matfree.apply(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, x->a, y->a,
+                             a->work);
+}
+
+static int apply_lma(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
+{
+  FE_CALL(apply_lma_owned(op, x, y));
+  return complete(impl(op), y);
 }
 
 static int apply_addto(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
-  struct fe_assembled *a = impl(op);
-  if (fe_halo_remote(a->space->halo)) FE_CALL(exchange(a, x)); /* the ghosts' columns */
-  FE_CALL(a->k->addto.apply(a->csr, x->a, y->a));
-  return fe_halo_update(a->space->halo, 1, y->a);
+  FE_CALL(apply_addto_owned(op, x, y));
+  return fe_halo_update(impl(op)->space->halo, 1, y->a); /* the CSR holds the owned rows */
 }
 
 static int apply_matfree(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
-  struct fe_assembled *a = impl(op);
-  FE_CALL(exchange(a, x));
-  FE_CALL(a->k->matfree.apply(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, x->a,
-                              y->a, a->work));
-  return complete(a, y);
+  FE_CALL(apply_matfree_owned(op, x, y));
+  return complete(impl(op), y);
 }
 
 static int diagonal_matfree(struct fe_op *op, struct fe_vec *d)
 {
   struct fe_assembled *a = impl(op);
-  FE_CALL(
-      a->k->matfree.diagonal(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, d->a));
+  FE_CALL(a->k->matfree.diagonal(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, d->a));
   return complete(a, d);
 }
 
@@ -141,16 +156,19 @@ static void destroy(struct fe_op *op)
 }
 
 static const struct fe_op_ops ops_lma = {.apply = apply_lma,
+                                         .apply_owned = apply_lma_owned,
                                          .lift = lift,
                                          .reaction = reaction,
                                          .diagonal = diagonal_lma,
                                          .destroy = destroy};
 static const struct fe_op_ops ops_addto = {.apply = apply_addto,
+                                           .apply_owned = apply_addto_owned,
                                            .lift = lift,
                                            .reaction = reaction,
                                            .diagonal = diagonal_addto,
                                            .destroy = destroy};
 static const struct fe_op_ops ops_matfree = {.apply = apply_matfree,
+                                             .apply_owned = apply_matfree_owned,
                                              .lift = lift,
                                              .reaction = reaction,
                                              .diagonal = diagonal_matfree,
@@ -187,8 +205,8 @@ static int create(struct fe_space *s, enum fe_strategy strategy, struct fe_op *o
   a->space = s;
   a->k = s->be->assembly;
   a->strategy = strategy;
-  FE_CALL(fe_backend_alloc(s->be, (size_t)(s->n_bcells + 1) * s->nk * sizeof(double), NULL,
-                           &a->elift));
+  FE_CALL(
+      fe_backend_alloc(s->be, (size_t)(s->n_bcells + 1) * s->nk * sizeof(double), NULL, &a->elift));
   if (strategy != FE_STRATEGY_MATFREE) /* stored element matrices; addto's all in full */
     FE_CALL(store_as(a, strategy == FE_STRATEGY_LMA ? FE_STORAGE_SYMMETRIC : FE_STORAGE_FULL));
   if (strategy == FE_STRATEGY_ADDTO) return fe_csr_create(s, &a->csr);
@@ -202,7 +220,9 @@ int fe_operator_create(struct fe_space *s, enum fe_strategy strategy, struct fe_
   op->be = s->be;
   op->n = (size_t)s->n_nodes;
   op->version = fe_op_next_version();
-  op->ops = strategy == FE_STRATEGY_ADDTO ? &ops_addto : strategy == FE_STRATEGY_MATFREE ? &ops_matfree : &ops_lma;
+  op->ops = strategy == FE_STRATEGY_ADDTO     ? &ops_addto
+            : strategy == FE_STRATEGY_MATFREE ? &ops_matfree
+                                              : &ops_lma;
   int err = create(s, strategy, op);
   if (err) {
     destroy(op);

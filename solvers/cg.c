@@ -142,7 +142,7 @@ static int queue_start(void *arg, const unsigned long long *condition)
   struct fe_cg_state *s = cg->state;
   const size_t n = cg->r->n_owned; /* the kernels reduce over the owned entries */
   struct fe_vec *r = cg->r, *z = cg->z;
-  FE_CALL(fe_op_apply(sv->a, sv->x, cg->q));
+  FE_CALL(fe_op_apply_owned(sv->a, sv->x, cg->q)); /* the kernels read owned entries only */
   FE_CALL(fe_vec_copy(sv->b, r));
   FE_CALL(fe_vec_axpy(r, -1.0, cg->q));
   FE_CALL(dot_keep(be, n, sv->b->a, sv->b->a, &s->bb));
@@ -165,7 +165,7 @@ static int queue_iteration(void *arg)
   const struct fe_backend *be = cg->be;
   struct fe_cg_state *s = cg->state;
   const size_t n = cg->r->n_owned;
-  FE_CALL(fe_op_apply(sv->a, cg->p, cg->q));
+  FE_CALL(fe_op_apply_owned(sv->a, cg->p, cg->q));
   FE_CALL(dot_keep(be, n, cg->p->a, cg->q->a, &s->pq));
   FE_CALL(be->cg->update(be, n, s, cg->p->a, cg->q->a, sv->x->a, cg->r->a, sv->dinv, cg->z->a));
   FE_CALL(fe_comm_allreduce_sum_device(be->comm, s->rz, 2));

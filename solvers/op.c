@@ -15,6 +15,11 @@ int fe_op_apply(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
   return op->ops->apply(op, x, y);
 }
 
+int fe_op_apply_owned(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
+{
+  return (op->ops->apply_owned ? op->ops->apply_owned : op->ops->apply)(op, x, y);
+}
+
 int fe_op_lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y)
 {
   return op->ops->lift(op, s, x, y);

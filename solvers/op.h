@@ -21,6 +21,8 @@ struct fe_op;
 
 struct fe_op_ops {
   int (*apply)(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y); /* y = A' x */
+  /* y = A' x on the owned entries, its ghosts left as they come (NULL: apply) */
+  int (*apply_owned)(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
   int (*lift)(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y); /* y_I += s A_ID x_D */
   /* y_D += s (A x)_D */
   int (*reaction)(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y);
@@ -42,6 +44,11 @@ struct fe_op {
 long fe_op_next_version(void);
 
 int fe_op_apply(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
+/* y = A' x on the owned entries only: y's ghosts (other processes' nodes) are not completed, so
+ * an apply on several processes exchanges once (x's ghosts) instead of twice.  For solvers
+ * whose vector kernels read the owned entries only, and whose next apply takes its input's
+ * ghosts again (CG). */
+int fe_op_apply_owned(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
 /* y = A x on the interior rows (A' x + lift), x_D on the Dirichlet rows. */
 int fe_op_apply_full(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
 int fe_op_lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y);
