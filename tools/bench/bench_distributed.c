@@ -170,9 +170,12 @@ static int run(const struct fe_comm *comm, int dim, int n, const char *backend, 
   unsigned char *isd = NULL;
   double *diff = NULL;
   FE_CALL(fe_backend_parse(backend, &kind));
+  const double t0 = fe_wtime();
   FE_CALL(fe_mesh_create_structured(dim, n, 0.0, 1, &whole));
   b.whole = b.m = whole;
+  const double t1 = fe_wtime();
   int err = comm ? fe_distribution_create(comm, whole, &d) : FE_SUCCESS;
+  const double t2 = fe_wtime();
   if (!err && d) b.m = d->part;
   const struct fe_backend_options bo = {.device = -1, .comm = comm};
   if (!err) err = fe_backend_create(kind, &bo, &be);
@@ -194,6 +197,9 @@ static int run(const struct fe_comm *comm, int dim, int n, const char *backend, 
   b.coef.diffusivity = diff;
   b.coef.uniform_diffusivity = 1;
   if (!err) err = print_partition(&b);
+  if (!err && (!comm || !comm->rank))
+    printf("# set-up on process 0: mesh %.1f s, partition %.1f s, backend and space %.1f s\n",
+           t1 - t0, t2 - t1, fe_wtime() - t2);
   if (!err && (!comm || !comm->rank))
     printf("processes,dim,cells,nodes,backend,strategy,phase,seconds,iterations\n");
   if (!err) err = communication(&b);

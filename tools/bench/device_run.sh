@@ -2,9 +2,10 @@
 # On the GPU machine, from the repository root with build/ and .device-libs/
 # carried: the gpu CTest label, the operator benchmark, and whole runs of the
 # 1M-cell benchmark cases with each strategy on the GPU and on all CPU cores.
-#   tools/bench/device_run.sh [labels|bench|runs|profile|profile-lma|mpi|scaling]...
+#   tools/bench/device_run.sh [labels|bench|runs|profile|profile-lma|mpi|scaling|distributed]...
 #   (default: labels bench runs).  mpi: the mpi-gpu CTest label (2 GPUs); scaling: whole runs on
-#   1 and 2 GPUs (tools/bench/scaling.sh).  The packed libraries leave MPI and NCCL out: the
+#   1 and 2 GPUs (tools/bench/scaling.sh); distributed: the solver's strong and weak scaling
+#   on every GPU count the machine has (tools/bench/distributed.sh).  The packed libraries leave MPI and NCCL out: the
 #   machine's own OpenMPI and the NCCL of its Python environment are used.
 set -u
 out=${OUT:-/tmp/fesim-device}
@@ -22,6 +23,7 @@ for step in $steps; do
   labels) (cd build && ctest -L '^gpu$' --output-on-failure -j3) 2>&1 | tee "$out/gpu.log" ;;
   mpi) (cd build && ctest -L mpi-gpu --output-on-failure) 2>&1 | tee "$out/mpi_gpu.log" ;;
   scaling) tools/bench/scaling.sh 2>&1 | tee "$out/scaling.log" ;;
+  distributed) tools/bench/distributed.sh 2>"$out/distributed.log" | tee "$out/distributed.csv" ;;
   bench)
     for size in "2 3000" "3 160" "2 500" "3 40"; do
       # shellcheck disable=SC2086
