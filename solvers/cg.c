@@ -28,7 +28,12 @@ struct fe_cg {
   struct fe_vec *r, *z, *p, *q;
   struct fe_jacobi *jacobi;
   struct fe_cg_state *state;   /* on the backend */
-  double iteration_seconds;    /* of the last host-driven solve, for FE_CG_DRIVE_AUTO */
+  /* FE_CG_DRIVE_AUTO's look-ahead: this process's time per iteration of its last host-driven
+   * solve, the slowest process's of one of the solves before (agreed), and the iterations of
+   * the last solve, which every process counts alike */
+  double iteration_seconds, agreed_seconds;
+  int last_iterations;
+  long host_solves;
   struct {
     struct fe_cg_loop_key key;
     void *loop;
@@ -40,11 +45,16 @@ struct fe_cg {
 /* The cost of waiting for a residual before queueing the next iteration: the
  * copy's latency plus the GPU idling until new kernels arrive (4-10 us per
  * iteration measured at 0.5M unknowns on an H100, docs/performance.md; 20 us
- * bounds it here).  Looking one iteration ahead
- * removes it from every iteration and costs one iteration per solve: it pays
- * when an iteration is short. */
+ * bounds it here).  Looking one iteration ahead removes it from each of a solve's
+ * k iterations and costs one iteration more: it pays when an iteration is shorter
+ * than k waits.  The solves of a time step are short (2 to 4 iterations for the mass
+ * and diffusion solves of the benchmark cases), so on a large mesh the iteration
+ * looked ahead costs more than the waits it saves (docs/performance.md). */
 #define FE_CG_WAIT_SECONDS 20e-6
 #define FE_CG_TYPICAL_ITERATIONS 10
+/* The host-driven solves after which the processes agree on the time per iteration again (a
+ * host all-reduce, the slowest process's): the first four, then every 32nd. */
+#define FE_CG_AGREE_EVERY 32
 
 int fe_cg_create(const struct fe_vec *like, struct fe_cg **cg)
 {
@@ -56,6 +66,7 @@ int fe_cg_create(const struct fe_vec *like, struct fe_cg **cg)
   if (!err) err = fe_vec_create_like(like, &s->p);
   if (!err) err = fe_vec_create_like(like, &s->q);
   if (!err) err = fe_jacobi_create(like, &s->jacobi);
+  s->last_iterations = FE_CG_TYPICAL_ITERATIONS;
   const struct fe_cg_state zero = {.iterations = 0};
   if (!err) err = fe_backend_alloc(s->be, sizeof zero, &zero, &s->state);
   if (err) {
@@ -108,13 +119,10 @@ static int drive(const struct fe_cg *cg, const struct fe_cg_options *opt, int *h
   else if (opt->drive == FE_CG_DRIVE_DEVICE || device)
     *how = FE_CG_DRIVE_DEVICE;
   /* on several processes every one must queue the same iterations (each holds a collective
-   * exchange and sum), which a timing of each process's own cannot promise: ahead always */
-  else if (be->comm->size > 1)
-    *how = FE_CG_DRIVE_AHEAD;
+   * exchange and sum): the time compared is the one they agreed on (agree) */
   else
-    *how = cg->iteration_seconds < FE_CG_WAIT_SECONDS * FE_CG_TYPICAL_ITERATIONS
-               ? FE_CG_DRIVE_AHEAD
-               : FE_CG_DRIVE_SYNC;
+    *how = cg->agreed_seconds < FE_CG_WAIT_SECONDS * cg->last_iterations ? FE_CG_DRIVE_AHEAD
+                                                                         : FE_CG_DRIVE_SYNC;
   FE_CHECK(*how != FE_CG_DRIVE_DEVICE || device, FE_ERR_USAGE,
            "CG driven by the device, where the %s backend cannot loop by itself (on %d "
            "process%s)", be->name, be->comm->size, be->comm->size == 1 ? "" : "es");
@@ -279,10 +287,26 @@ static int iterate(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, st
   return FE_SUCCESS;
 }
 
+/* After a host-driven solve: its iterations kept, and at times the time per iteration agreed
+ * by every process (they all make the same solves, so they agree at the same ones). */
+static int agree(struct fe_cg *cg, const struct fe_cg_result *res)
+{
+  const int host = res->drive == FE_CG_DRIVE_SYNC || res->drive == FE_CG_DRIVE_AHEAD;
+  if (!host || !cg->be->asynchronous) return FE_SUCCESS; /* lumped: no drive */
+  if (res->iterations > 0) cg->last_iterations = res->iterations;
+  cg->host_solves++;
+  if (cg->host_solves > 4 && cg->host_solves % FE_CG_AGREE_EVERY) return FE_SUCCESS;
+  double t = cg->iteration_seconds;
+  FE_CALL(fe_comm_allreduce(cg->be->comm, &t, 1, FE_REDUCE_MAX));
+  cg->agreed_seconds = t;
+  return FE_SUCCESS;
+}
+
 /* The fused kernels update the owned entries of x: its ghosts are copies again after. */
 int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
                 const struct fe_cg_options *opt, struct fe_cg_result *res)
 {
   FE_CALL(iterate(cg, a, b, x, opt, res));
+  FE_CALL(agree(cg, res));
   return fe_vec_update_ghosts(x);
 }

@@ -10,7 +10,9 @@ struct fe_cg_options {
   int jacobi;
   /* Who drives the iterations on an asynchronous backend (results are the same bits):
    * FE_CG_DRIVE_AUTO (0): the device where it can loop by itself on one process, else the
-   *   host, one iteration ahead or not as the previous solve's timing says;
+   *   host, one iteration ahead where an iteration (the slowest process's, measured in
+   *   earlier solves) is shorter than the waits for the residual that looking ahead saves
+   *   over the last solve's iterations;
    * FE_CG_DRIVE_SYNC: the host reads each residual norm before queueing the next iteration;
    * FE_CG_DRIVE_AHEAD: the host reads it one iteration late (one speculative iteration);
    * FE_CG_DRIVE_DEVICE: the device loops (be->device_loops; one process), the host reads
