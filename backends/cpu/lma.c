@@ -4,32 +4,32 @@
 #include "backends/cpu/backend_cpu.h"
 #include "core/error.h"
 
-static void products(int d, enum fe_storage st, const struct fe_space *s, const double *e,
+/* The local stage: work holds each cell's product.  Each arm calls the element function with
+ * constant d and storage, so that its loops unroll: the outlined OpenMP body would otherwise get
+ * them as variables. */
+static void products(const struct fe_space *s, enum fe_storage st, const double *e,
                      const double *x, double *work)
 {
-  const int nv = d + 1;
+  const int nv = s->nv, shift = s->block_shift, sym = st == FE_STORAGE_SYMMETRIC;
+  const int *cells = s->cells;
 #pragma omp parallel for schedule(static)
   for (long c = 0; c < s->n_cells; c++) {
-    double y[4];
-    fe_cell_lma_product(d, st, e, s->block_shift, s->cells, x, c, y);
-    for (int i = 0; i < nv; i++) work[c * nv + i] = y[i];
+    double *y = work + c * nv;
+    if (nv == 3 && sym)
+      fe_cell_lma_product(2, FE_STORAGE_SYMMETRIC, e, shift, cells, x, c, y);
+    else if (nv == 3)
+      fe_cell_lma_product(2, FE_STORAGE_FULL, e, shift, cells, x, c, y);
+    else if (sym)
+      fe_cell_lma_product(3, FE_STORAGE_SYMMETRIC, e, shift, cells, x, c, y);
+    else
+      fe_cell_lma_product(3, FE_STORAGE_FULL, e, shift, cells, x, c, y);
   }
 }
 
 int fe_lma_apply_cpu(const struct fe_space *s, enum fe_storage st, const double *e, const double *x,
                      double *y, double *work)
 {
-  /* constant d and storage in each call, so that the element loops unroll */
-  if (st == FE_STORAGE_SYMMETRIC) {
-    if (s->d == 2)
-      products(2, FE_STORAGE_SYMMETRIC, s, e, x, work);
-    else
-      products(3, FE_STORAGE_SYMMETRIC, s, e, x, work);
-  } else if (s->d == 2) {
-    products(2, FE_STORAGE_FULL, s, e, x, work);
-  } else {
-    products(3, FE_STORAGE_FULL, s, e, x, work);
-  }
+  products(s, st, e, x, work);
   return fe_incidence_sum_cpu(s, s->inc_ptr, s->inc, work, y);
 }
 
