@@ -135,6 +135,9 @@ struct fe_flux_kernels {
 };
 
 struct fe_assembly_kernels {
+  /* enum fe_strategy (assembly/operator.h) of a case that names none: addto on the CPU, the
+   * fastest there (docs/performance.md, "The CPU backend"); lma on CUDA */
+  int default_strategy;
   struct fe_element_kernels element;
   struct fe_lma_kernels lma;
   struct fe_addto_kernels addto;

@@ -1251,7 +1251,6 @@ static int case_create(const char *path, struct fe_case **out)
   c->atol = 1e-14;
   c->max_iterations = 1000;
   c->preconditioner = FE_PC_JACOBI;
-  FE_CALL(fe_strdup("lma", &c->strategy));
   FE_CALL(fe_strdup("auto", &c->backend));
   c->output_every = 1;
   c->probes_every = 1;

@@ -97,7 +97,7 @@ struct fe_case {
   enum fe_preconditioner preconditioner;
   /* assembly@strategy and <backend>: the words of the schema, read by the
    * assembly and backend code (fe_strategy_parse, fe_backend_parse) */
-  char *strategy;    /* default "lma" */
+  char *strategy;    /* NULL where the case names none: the backend's default */
   int deterministic; /* assembly@deterministic: reproducible LMA and matfree scatter on the GPU */
   char *backend;     /* default "auto" */
   char *output_dir;  /* relative to the working directory; default "." */

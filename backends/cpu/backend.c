@@ -8,6 +8,7 @@
 
 #include <omp.h>
 
+#include "assembly/operator.h"
 #include "core/error.h"
 
 static int prepare_cpu(const struct fe_space *s)
@@ -64,6 +65,7 @@ static const struct fe_cg_ops cg_cpu = {
 };
 
 static const struct fe_assembly_kernels assembly_cpu = {
+    .default_strategy = FE_STRATEGY_ADDTO, /* CSR's apply reads the fewest bytes here */
     .element = {.prepare = prepare_cpu,
                 .matrices = fe_element_matrices_cpu,
                 .variant = variant_cpu,

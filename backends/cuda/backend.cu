@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "assembly/operator.h"
 #include "backends/cuda/backend_cuda.h"
 #include "backends/cuda/cuda.h"
 #include "core/cuda_check.h"
@@ -47,6 +48,7 @@ static const struct fe_cg_ops cg_cuda = {
 };
 
 static const struct fe_assembly_kernels assembly_cuda = {
+    .default_strategy = FE_STRATEGY_LMA,
     .element = {.prepare = fe_element_prepare_cuda,
                 .matrices = fe_element_matrices_cuda,
                 .variant = fe_element_variant_cuda,

@@ -123,7 +123,7 @@ static void check_defaults(void)
   CHECK(c->atol == 1e-14);
   CHECK(c->max_iterations == 1000);
   CHECK(c->preconditioner == FE_PC_JACOBI);
-  CHECK(same(c->strategy, "lma"));
+  CHECK(c->strategy == NULL); /* the backend's default */
   CHECK(same(c->backend, "auto"));
   CHECK(same(c->output_dir, "."));
   CHECK(c->output_every == 1 && c->output_period == 0);
