@@ -15,18 +15,24 @@ static int cmp_int(const void *a, const void *b)
 
 /* Sorted, unique neighbours of node i (itself included) into buf, through the cells around
  * every copy of its unknown (the space's incidence), each neighbour as its owner: the columns
- * of row i of the periodic matrix; returns count. */
+ * of row i of the periodic matrix; returns count.  Each vertex goes into the sorted list by a
+ * scan from its end: a row has tens of columns (about 7 in 2D, 15 in 3D), met several times
+ * each, and the cells' vertices come nearly in order. */
 static int row_pattern(const struct fe_mesh *m, const int *ptr, const int *inc, int i, int *buf)
 {
-  int n = 0;
+  int u = 0;
   for (int k = ptr[i]; k < ptr[i + 1]; k++) {
     const int *cell = m->cells + (long)(inc[k] / m->nv) * m->nv;
-    for (int v = 0; v < m->nv; v++) buf[n++] = fe_mesh_owner(m, cell[v]);
+    for (int v = 0; v < m->nv; v++) {
+      const int col = fe_mesh_owner(m, cell[v]);
+      int j = u;
+      while (j > 0 && buf[j - 1] > col) j--;
+      if (j > 0 && buf[j - 1] == col) continue;
+      memmove(buf + j + 1, buf + j, (size_t)(u - j) * sizeof *buf);
+      buf[j] = col;
+      u++;
+    }
   }
-  qsort(buf, (size_t)n, sizeof *buf, cmp_int);
-  int u = 0;
-  for (int k = 0; k < n; k++)
-    if (u == 0 || buf[k] != buf[u - 1]) buf[u++] = buf[k];
   return u;
 }
 
