@@ -40,7 +40,6 @@ struct fe_sim {
   struct fe_bcs **whole_bcs; /* and on the whole mesh (bcs itself on one process) */
   struct fe_backend *be;     /* the run's, owned */
   enum fe_strategy strategy; /* as asked: the scheme decides "auto" */
-  int strategy_default;      /* none asked: the backend's (fe_assembly_kernels.default_strategy) */
   struct fe_schedule sched;  /* the time steps and when outputs are written */
   double *initial;           /* each tracer's initial condition at the nodes of the whole mesh
                                 (host), in turn */
@@ -265,10 +264,8 @@ static int setup(struct fe_sim *s)
   if (o->restart) FE_CALL(fe_checkpoint_check_file(o->restart)); /* before meshing: at once */
   if (o->strategy_set)
     s->strategy = o->strategy;
-  else if (c->strategy)
+  else if (c->strategy) /* else the backend's, once it is chosen */
     FE_CALL(fe_strategy_parse(c->strategy, &s->strategy));
-  else
-    s->strategy_default = 1;
   if (o->stabilisation_set) c->stabilisation = o->stabilisation;
   if (o->loads_set) c->loads = o->loads;
   FE_CALL(fe_case_check_scheme(c));
@@ -291,7 +288,8 @@ static int setup(struct fe_sim *s)
   FE_CALL(create_bcs(s));
   FE_CALL(distribute(s));
   FE_CALL(agree(s, pick_backend(s)));
-  if (s->strategy_default) s->strategy = (enum fe_strategy)s->be->assembly->default_strategy;
+  if (!o->strategy_set && !c->strategy)
+    s->strategy = (enum fe_strategy)s->be->assembly->default_strategy;
   FE_CALL(fe_outputs_prepare(&s->out, s->whole, s->dist, s->be));
   if (fe_case_has_velocity(c) && s->dist) /* velocity files read and checked */
     FE_CALL(fe_velocity_create_part(c, s->dist, s->be, o->verbosity, &s->velocity));

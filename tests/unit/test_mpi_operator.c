@@ -5,7 +5,8 @@
  * the diagonal, equal at every node of the part, owned and ghost (the ghosts take their
  * owners' values), and the apply on the owned entries (CG's) at the owned nodes, to 1e-13
  * relative; the mass, the diffusion matrix M + tau K with a random anisotropic tensor per cell,
- * the advection with a random velocity, and the lumped mass, in 2D and 3D, with Dirichlet nodes on part of the boundary; the halo's reverse sum. */
+ * the advection with a random velocity, and the lumped mass, in 2D and 3D, with Dirichlet
+ * nodes on part of the boundary; the halo's reverse sum. */
 #include "mpi_backends.h"
 
 #include <math.h>

@@ -5,8 +5,9 @@
  * walls) the times per call, the slowest process's:
  *   apply         y = A' x with its ghosts complete (x's exchange before, y's after);
  *   apply_owned   y = A' x on the owned entries (x's exchange only): what CG applies;
- *   cg_iteration  a CG solve of 50 iterations over their count (fesim's drive: host-driven one
- *                 iteration ahead on several processes, a CUDA graph on one GPU);
+ *   cg_iteration  a CG solve of 50 iterations over their count (fesim's drive: host-driven on
+ *                 several processes, one iteration ahead or not (solvers/cg.h); a CUDA graph
+ *                 on one GPU);
  * and, apart from the strategy, the communication of a CG iteration:
  *   exchange      one halo update of a vector (the apply's);
  *   allreduce     one sum of two scalars held on the backend (CG's r.z and r.r; p.q is a
