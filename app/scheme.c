@@ -221,6 +221,7 @@ static int create(struct fe_scheme *s, int verbosity)
   FE_CALL(fe_vec_create(s->be, (size_t)s->m->n_nodes * s->m->dim, &s->vel));
   FE_CALL(fe_calloc((size_t)3 * n, sizeof *s->assembled, &s->assembled));
   FE_CALL(fe_calloc((size_t)n, sizeof *s->fcts, &s->fcts));
+  FE_CALL(fe_calloc((size_t)n, sizeof *s->unsolved, &s->unsolved));
   FE_CALL(fe_calloc((size_t)FE_MAX_EVALUATIONS * (n + 1), sizeof *s->evaluated, &s->evaluated));
   for (int k = 0; k < n; k++) {
     FE_CALL(create_coefficients(s, &s->tracers[k]));
@@ -301,6 +302,7 @@ void fe_scheme_destroy(struct fe_scheme *s)
   fe_vec_destroy(s->vel);
   free(s->assembled);
   free(s->fcts);
+  free(s->unsolved);
   free(s->tracers);
   free(s->evaluated);
   free(s);
@@ -453,44 +455,92 @@ static int set_dirichlet(struct fe_scheme *s, int k, double t, struct fe_vec *v)
   return set_on_dirichlet(&s->tracers[k], g, v);
 }
 
-/* sys->op sys->solution = rhs from the first guess in sys->solution; a failure at time t is
- * named after the system (and the tracer, when there are several), and after the expression
- * when values are not finite. */
-static int solve(struct fe_scheme *s, int k, struct fe_system *sys, const struct fe_vec *rhs,
-                 double t)
+/* Tracer k's system: its advection mass (mass) or its diffusion operator. */
+static struct fe_system *system_of(struct fe_scheme_tracer *x, int mass)
 {
-  struct fe_cg_result r;
-  FE_CALL(fe_backend_sync(s->be)); /* the solve's own time, not the work queued before it */
-  const double start = fe_wtime();
+  return mass ? &x->mass : &x->diffusion;
+}
+
+/* Tracer k's solve of sys, not converged at time t (result r): named after the system (and
+ * the tracer, when there are several), and after the expression when values are not
+ * finite. */
+static int solve_failed(struct fe_scheme *s, int k, const struct fe_system *sys,
+                        const struct fe_cg_result *r, double t)
+{
   const struct fe_cg_options *o = &s->solver_options;
   const char *name = fe_krylov_name(fe_krylov_kind(sys->solver));
-  FE_CALL(fe_krylov_solve(sys->solver, sys->op, rhs, sys->solution, o, &r));
-  s->t_cg += fe_wtime() - start;
-  sys->iterations += r.iterations;
-  if (r.converged) return FE_SUCCESS;
   char last[64] = "", what[160];
   int finite = 1;
-  for (int i = (r.iterations < 2 ? r.iterations : 2); i >= 0; i--) { /* oldest first */
-    snprintf(last + strlen(last), sizeof last - strlen(last), " %.3e", r.history[i]);
-    finite &= isfinite(r.history[i]);
+  for (int i = (r->iterations < 2 ? r->iterations : 2); i >= 0; i--) { /* oldest first */
+    snprintf(last + strlen(last), sizeof last - strlen(last), " %.3e", r->history[i]);
+    finite &= isfinite(r->history[i]);
   }
   if (s->n_tracers > 1)
     snprintf(what, sizeof what, "%s solve of tracer '%.64s'", sys->what, s->tracers[k].tr->name);
   else
     snprintf(what, sizeof what, "%s solve", sys->what);
-  if (!finite || !isfinite(r.rhs_norm)) FE_CALL(fe_scheme_name_non_finite(s));
-  if (!finite || !isfinite(r.rhs_norm))
+  if (!finite || !isfinite(r->rhs_norm)) FE_CALL(fe_scheme_name_non_finite(s));
+  if (!finite || !isfinite(r->rhs_norm))
     FE_RAISE(
         FE_ERR_NUMERICAL,
         "the %s broke down with non-finite values at step %ld (t = %.9g): %d %s iterations, "
         "last residuals%s, right-hand side norm %.3e; the scheme is unstable at this dt: try a "
         "smaller dt",
-        what, s->step, t, r.iterations, name, last, r.rhs_norm);
+        what, s->step, t, r->iterations, name, last, r->rhs_norm);
   FE_RAISE(FE_ERR_NUMERICAL,
            "the %s did not converge at step %ld (t = %.9g): %d %s iterations, last residuals%s, "
            "target max(rtol %.1e * %.3e, atol %.1e); try a smaller dt or a larger <solver "
            "max_iterations>",
-           what, s->step, t, r.iterations, name, last, o->rtol, r.rhs_norm, o->atol);
+           what, s->step, t, r->iterations, name, last, o->rtol, r->rhs_norm, o->atol);
+}
+
+/* The systems (mass or diffusion) of the m tracers ks, which share one operator: op
+ * solution = rhs for each, from the first guess in its solution, at once (fe_krylov_solve_many:
+ * CG applies the operator to all of them in one pass), each iterating as it would alone. */
+static int solve_tracers(struct fe_scheme *s, int m, const int *ks, int mass, double t)
+{
+  struct fe_krylov *solvers[FE_CG_MANY];
+  const struct fe_vec *rhs[FE_CG_MANY];
+  struct fe_vec *solutions[FE_CG_MANY];
+  struct fe_cg_result r[FE_CG_MANY];
+  for (int i = 0; i < m; i++) {
+    struct fe_scheme_tracer *x = &s->tracers[ks[i]];
+    solvers[i] = system_of(x, mass)->solver;
+    rhs[i] = x->rhs;
+    solutions[i] = system_of(x, mass)->solution;
+  }
+  FE_CALL(fe_backend_sync(s->be)); /* the solve's own time, not the work queued before it */
+  const double start = fe_wtime();
+  struct fe_op *op = system_of(&s->tracers[ks[0]], mass)->op;
+  FE_CALL(fe_krylov_solve_many(m, solvers, op, rhs, solutions, &s->solver_options, r));
+  s->t_cg += fe_wtime() - start;
+  for (int i = 0; i < m; i++) system_of(&s->tracers[ks[i]], mass)->iterations += r[i].iterations;
+  for (int i = 0; i < m; i++)
+    if (!r[i].converged)
+      return solve_failed(s, ks[i], system_of(&s->tracers[ks[i]], mass), &r[i], t);
+  return FE_SUCCESS;
+}
+
+/* Every tracer's system (mass or diffusion) at time t, its right-hand side in its rhs: the
+ * tracers that share an operator solved together, FE_CG_MANY at most at once, in the order of
+ * the case. */
+static int solve_all(struct fe_scheme *s, int mass, double t)
+{
+  const int n = s->n_tracers;
+  int ks[FE_CG_MANY];
+  for (int k = 0; k < n; k++) s->unsolved[k] = 1;
+  for (int k = 0; k < n; k++) {
+    if (!s->unsolved[k]) continue;
+    const struct fe_op *op = system_of(&s->tracers[k], mass)->op;
+    int m = 0;
+    for (int j = k; j < n && m < FE_CG_MANY; j++)
+      if (s->unsolved[j] && system_of(&s->tracers[j], mass)->op == op) {
+        ks[m++] = j;
+        s->unsolved[j] = 0;
+      }
+    FE_CALL(solve_tracers(s, m, ks, mass, t));
+  }
+  return FE_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- coefficients at a time */
@@ -743,9 +793,10 @@ static int budget_substep(struct fe_scheme *s, int k, struct fe_op *op, double s
   return fe_budget_flow(s->budget, k, s->vel->a, s->c->conservative_advection, X, tau * w);
 }
 
-/* Theta scheme for tracer k from t0 to t1 = t0 + tau:
- * (M + theta tau K) T1 = (M - (1 - theta) tau K) T0 + loads, T1 = g(t1) on Dirichlet nodes. */
-static int diffuse(struct fe_scheme *s, int k, double t0, double tau)
+/* Theta scheme for tracer k from t0 to t1 = t0 + tau, up to its solve:
+ * (M + theta tau K) T1 = (M - (1 - theta) tau K) T0 + loads, T1 = g(t1) on Dirichlet nodes:
+ * the right-hand side in rhs, the first guess (T0 with g(t1)) in the solution. */
+static int diffusion_system(struct fe_scheme *s, int k, double t0, double tau)
 {
   struct fe_scheme_tracer *x = &s->tracers[k];
   const double t1 = t0 + tau;
@@ -764,18 +815,22 @@ static int diffuse(struct fe_scheme *s, int k, double t0, double tau)
     FE_CALL(set_on_dirichlet(x, g, x->rhs));
   }
   FE_CALL(fe_vec_copy(x->tracer, sol));
-  FE_CALL(set_on_dirichlet(x, g, sol));
-  FE_CALL(solve(s, k, &x->diffusion, x->rhs, t1));
-  FE_CALL(fe_vec_copy(sol, x->tracer));
-  if (!s->budget) return FE_SUCCESS;
-  return budget_substep(s, k, x->diffusion.op, 1.0, x->tracer, tau, th, tmid);
+  return set_on_dirichlet(x, g, sol);
 }
 
-/* Every tracer's diffusion substep. */
+/* Every tracer's diffusion substep from t0 to t0 + tau: the systems, their solves (the
+ * tracers that share the operator at once), and T1. */
 static int diffuse_all(struct fe_scheme *s, double t0, double tau)
 {
-  const double start = fe_wtime();
-  for (int k = 0; k < s->n_tracers; k++) FE_CALL(diffuse(s, k, t0, tau));
+  const double start = fe_wtime(), tmid = t0 + 0.5 * tau;
+  for (int k = 0; k < s->n_tracers; k++) FE_CALL(diffusion_system(s, k, t0, tau));
+  FE_CALL(solve_all(s, 0, t0 + tau));
+  for (int k = 0; k < s->n_tracers; k++) {
+    struct fe_scheme_tracer *x = &s->tracers[k];
+    FE_CALL(fe_vec_copy(x->diffusion.solution, x->tracer));
+    if (s->budget)
+      FE_CALL(budget_substep(s, k, x->diffusion.op, 1.0, x->tracer, tau, s->c->theta, tmid));
+  }
   s->t_diff += fe_wtime() - start;
   return FE_SUCCESS;
 }
@@ -798,17 +853,23 @@ static int assemble_advection(struct fe_scheme *s, int k, double t)
   return FE_SUCCESS;
 }
 
-/* Tracer k's rate = M^-1 (-C X) on the interior, 0 on Dirichlet nodes; the mass solve starts
- * from its last solution. */
-static int advection_rate(struct fe_scheme *s, int k, double t, const struct fe_vec *X,
-                          struct fe_vec *rate)
+/* Tracer k's right-hand side of its rate M rate = -C X at t: -C X on the interior, 0 on
+ * Dirichlet nodes, in rhs; the mass solve starts from its last solution. */
+static int advection_system(struct fe_scheme *s, int k, double t, const struct fe_vec *X)
 {
   struct fe_scheme_tracer *x = &s->tracers[k];
   FE_CALL(assemble_advection(s, k, t));
   FE_CALL(fe_op_apply_full(x->advection->op, X, x->rhs));
-  FE_CALL(set_on_dirichlet(x, x->dzero, x->rhs));
-  FE_CALL(solve(s, k, &x->mass, x->rhs, t));
-  return fe_vec_copy(x->mass.solution, rate);
+  return set_on_dirichlet(x, x->dzero, x->rhs);
+}
+
+/* Tracer k's rate = M^-1 (-C X), alone. */
+static int advection_rate(struct fe_scheme *s, int k, double t, const struct fe_vec *X,
+                          struct fe_vec *rate)
+{
+  FE_CALL(advection_system(s, k, t, X));
+  FE_CALL(solve_tracers(s, 1, &k, 1, t));
+  return fe_vec_copy(s->tracers[k].mass.solution, rate);
 }
 
 /* Tracer k's budget of an advection stage of weight w (h times the integrator's): the flow
@@ -834,7 +895,8 @@ static int budget_advection(struct fe_scheme *s, int k, int end)
 }
 
 /* Classical RK4 over [t0, t0 + h]: stage i at T + c_i h k_(i-1) with its boundary values.
- * Stage by stage, every tracer: an operator they share is assembled once per stage time. */
+ * Stage by stage, every tracer: an operator they share is assembled once per stage time, and
+ * the mass solves of the tracers that share the mass operator are made at once. */
 static int advect(struct fe_scheme *s, double t0, double h)
 {
   static const double c[4] = {0, 0.5, 0.5, 1}, w[4] = {1, 2, 2, 1};
@@ -846,20 +908,25 @@ static int advect(struct fe_scheme *s, double t0, double h)
                                                    reproduce runs */
     FE_CALL(budget_advection(s, k, 0));
   }
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 4; i++) {
     for (int k = 0; k < n; k++) {
       struct fe_scheme_tracer *x = &s->tracers[k];
-      const struct fe_vec *X = x->tracer;
       if (i > 0) {
         FE_CALL(fe_vec_copy(x->tracer, x->rk4_stage));
         FE_CALL(fe_vec_axpy(x->rk4_stage, c[i] * h, x->rk4_rate));
         FE_CALL(set_dirichlet(s, k, t0 + c[i] * h, x->rk4_stage));
-        X = x->rk4_stage;
       }
-      FE_CALL(advection_rate(s, k, t0 + c[i] * h, X, x->rk4_rate));
-      FE_CALL(fe_vec_axpy(x->rk4_sum, w[i] * h / 6, x->rk4_rate));
-      if (s->budget) FE_CALL(budget_stage(s, k, X, x->rk4_rate, w[i] * h / 6));
+      FE_CALL(advection_system(s, k, t0 + c[i] * h, i > 0 ? x->rk4_stage : x->tracer));
     }
+    FE_CALL(solve_all(s, 1, t0 + c[i] * h));
+    for (int k = 0; k < n; k++) {
+      struct fe_scheme_tracer *x = &s->tracers[k];
+      FE_CALL(fe_vec_copy(x->mass.solution, x->rk4_rate));
+      FE_CALL(fe_vec_axpy(x->rk4_sum, w[i] * h / 6, x->rk4_rate));
+      if (s->budget)
+        FE_CALL(budget_stage(s, k, i > 0 ? x->rk4_stage : x->tracer, x->rk4_rate, w[i] * h / 6));
+    }
+  }
   for (int k = 0; k < n; k++) {
     struct fe_scheme_tracer *x = &s->tracers[k];
     FE_CALL(fe_vec_copy(x->rk4_sum, x->tracer));

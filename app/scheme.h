@@ -119,6 +119,7 @@ struct fe_scheme {
   struct fe_assembled *assembled; /* the operators, each once (room for 3 per tracer) */
   int n_fct;
   struct fe_fct **fcts;     /* fct: one per space */
+  int *unsolved;            /* per tracer: whether its system is still to solve (solve_all) */
   struct fe_vec *vel;       /* u at vel_time: n_nodes * dim entries */
   double vel_time;          /* NAN: none yet */
   double fct_courant;       /* the largest low-order Courant number so far (at most 1: bounded) */

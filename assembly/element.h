@@ -544,6 +544,27 @@ FE_HOST_DEVICE static inline double fe_cell_mass_row(int d, const struct fe_refe
   return (det < 0 ? -det : det) * s;
 }
 
+/* Cell c's stored entries es (fe_storage_entries of them), read once. */
+FE_HOST_DEVICE static inline void fe_cell_lma_entries(int d, enum fe_storage st, const double *e,
+                                                      int shift, long c, double es[FE_NK_MAX])
+{
+  const int ns = fe_storage_entries(d + 1, st);
+  for (int k = 0; k < ns; k++) es[k] = fe_load_once(e + fe_block_index(c, k, ns, shift));
+}
+
+/* y = E xe, E a cell's entries es in storage st. */
+FE_HOST_DEVICE static inline void fe_lma_entries_multiply(int d, enum fe_storage st,
+                                                          const double es[FE_NK_MAX],
+                                                          const double xe[4], double y[4])
+{
+  const int nv = d + 1;
+  for (int i = 0; i < nv; i++) {
+    double v = 0;
+    for (int j = 0; j < nv; j++) v += es[fe_storage_entry(nv, st, i, j)] * xe[j];
+    y[i] = v;
+  }
+}
+
 /* The multiply of the LMA apply for cell c: y_i = sum_j E_ij xe_j (Markall 3.5.1) from the
  * values xe at its vertices and its stored matrix (storage st), each stored entry read once
  * (fe_load_once: streamed past the caches on the GPU).  Both storages sum in the same order,
@@ -552,14 +573,9 @@ FE_HOST_DEVICE static inline void fe_cell_lma_multiply(int d, enum fe_storage st
                                                        int shift, long c, const double xe[4],
                                                        double y[4])
 {
-  const int nv = d + 1, ns = fe_storage_entries(nv, st);
   double es[FE_NK_MAX];
-  for (int k = 0; k < ns; k++) es[k] = fe_load_once(e + fe_block_index(c, k, ns, shift));
-  for (int i = 0; i < nv; i++) {
-    double v = 0;
-    for (int j = 0; j < nv; j++) v += es[fe_storage_entry(nv, st, i, j)] * xe[j];
-    y[i] = v;
-  }
+  fe_cell_lma_entries(d, st, e, shift, c, es);
+  fe_lma_entries_multiply(d, st, es, xe, y);
 }
 
 /* The local stage of the LMA apply for cell c: gather x at its vertices and

@@ -36,6 +36,10 @@ struct fe_lma_kernels {
   /* y = sum_c A_c^T E'_c A_c x, E' in storage st; work holds n_cells * nv doubles */
   int (*apply)(const struct fe_space *s, enum fe_storage st, const double *e, const double *x,
                double *y, double *work);
+  /* Optional (NULL: apply for each vector): y[j] = apply's y for x[j], j < m, each cell's
+   * matrix read once for all; a space that scatters with atomics only (!deterministic) */
+  int (*apply_many)(const struct fe_space *s, enum fe_storage st, const double *e, int m,
+                    const double *const *x, double *const *y);
   int (*diagonal)(const struct fe_space *s, enum fe_storage st, const double *e, double *diag);
 };
 

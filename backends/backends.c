@@ -48,6 +48,7 @@ static int check_tables(const struct fe_backend *be)
   SLOT(cg, dot);
   SLOT(cg, update);
   SLOT(cg, direction);
+  SLOT(cg, going);
   SLOT(cg, scalar_post);
   SLOT(cg, scalar_wait);
   SLOT(element, prepare);

@@ -62,6 +62,10 @@ struct fe_vec_ops {
   int (*ghost_sum)(const struct fe_halo *h, double *x);
 };
 
+/* The most systems CG solves at once (fe_cg_solve_many), and the most vectors one
+ * fe_op_apply_owned_many takes. */
+#define FE_CG_MANY 8
+
 /* CG's scalars, on the backend where its kernels read and write them (solvers/cg.c). */
 struct fe_cg_state {
   double bb, rr0; /* b . b and the first residual's r . r (sums over the processes) */
@@ -73,7 +77,9 @@ struct fe_cg_state {
   int iterations; /* directions taken in this solve */
   int max_iterations;
   int converged0; /* start's verdict: the first residual meets the target already */
-  int go_on;      /* and whether to iterate: not converged, max_iterations > 0 */
+  int go_on;      /* whether to iterate: start's verdict (not converged, max_iterations > 0),
+                     then each direction's (fe_cg_state_record); update and record change
+                     nothing once it is 0 */
   struct fe_cg_device_loop {
     unsigned long long condition; /* the loop's condition (CUDA: a cudaGraphConditionalHandle) */
     int on;                       /* the iterations run as a loop on the device: direction says
@@ -97,16 +103,19 @@ FE_HOST_DEVICE static inline int fe_cg_state_start(struct fe_cg_state *s, double
 }
 
 /* Direction's bookkeeping on every backend: the iteration counted and its r . r recorded.
- * Whether a loop on the device goes on: not converged, below the iteration limit, and r . r
- * finite (neither NaN nor infinite compares in range). */
+ * Whether to go on: not converged, below the iteration limit, and r . r finite (neither NaN
+ * nor infinite compares in range).  A system stopped already (an iteration queued past its
+ * end: looked ahead, or for another system of a batch) records nothing. */
 FE_HOST_DEVICE static inline int fe_cg_state_record(struct fe_cg_state *s)
 {
+  if (!s->go_on) return 0;
   const double rr = s->rz[1];
   s->rr[2] = s->rr[1];
   s->rr[1] = s->rr[0];
   s->rr[0] = rr;
   s->iterations++;
-  return rr > s->done2 && rr <= DBL_MAX && s->iterations < s->max_iterations;
+  s->go_on = rr > s->done2 && rr <= DBL_MAX && s->iterations < s->max_iterations;
+  return s->go_on;
 }
 
 /* The kernels of CG, whose scalars stay on the backend so that the GPU copies
@@ -119,14 +128,20 @@ struct fe_cg_ops {
   int (*start)(const struct fe_backend *be, struct fe_cg_state *s, double rtol, double atol,
                int max_iterations, unsigned long long condition, int on);
   /* alpha = rz[0] / pq; x += alpha p; r -= alpha q; z = r .* dinv (or r when dinv is NULL);
-   * then rz_old = rz[0], rz = (r . z, r . r).  Converged already (rz[1] <= done2): nothing
-   * changes, so that an iteration queued past convergence changes nothing. */
+   * then rz_old = rz[0], rz = (r . z, r . r).  Stopped already (!go_on: converged, at its
+   * limit or not finite): nothing changes, so that an iteration queued past the end changes
+   * nothing. */
   int (*update)(const struct fe_backend *be, size_t n, struct fe_cg_state *s, const double *p,
                 const double *q, double *x, double *r, const double *dinv, double *z);
   /* p = z + (rz[0] / rz_old) p, unless converged (rz[1] <= done2); fe_cg_state_record, and
    * in a loop on the device it says whether to go on. */
   int (*direction)(const struct fe_backend *be, size_t n, struct fe_cg_state *s, const double *z,
                    double *p);
+  /* *out = how many of the m states go on (go_on), as a double; in a loop on the device
+   * (condition: its handle, on: 1) it says whether the loop goes on: any does.  For a batch,
+   * whose states' start and direction leave the condition alone. */
+  int (*going)(const struct fe_backend *be, int m, struct fe_cg_state *const *s, double *out,
+               unsigned long long condition, int on);
   /* A scalar to the host in two steps, so that the host can queue more work in
    * between: post starts copying *dev into slot (0 or 1), wait returns it. */
   int (*scalar_post)(const struct fe_backend *be, int slot, const double *dev);

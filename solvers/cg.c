@@ -9,15 +9,17 @@
 #include "core/timer.h"
 #include "solvers/jacobi.h"
 
-/* Loops on the device kept per (operator at its version, solution, preconditioner): a time
+/* Loops on the device kept per (operator at its version, systems, preconditioner): a time
  * step solves a few systems again and again, each with its own graph. */
 #define FE_CG_LOOPS 16
 
 struct fe_cg_loop_key {
   const struct fe_op *a;
   long version;
-  const double *b;
-  double *x;
+  int m;
+  const struct fe_cg *cg[FE_CG_MANY];
+  const double *b[FE_CG_MANY];
+  double *x[FE_CG_MANY];
   const double *dinv;
   double rtol, atol;
   int max_iterations;
@@ -27,7 +29,8 @@ struct fe_cg {
   const struct fe_backend *be;
   struct fe_vec *r, *z, *p, *q;
   struct fe_jacobi *jacobi;
-  struct fe_cg_state *state;   /* on the backend */
+  struct fe_cg_state *state; /* on the backend */
+  double *going;             /* on the backend: how many systems of a batch go on */
   /* FE_CG_DRIVE_AUTO's look-ahead: this process's time per iteration of its last host-driven
    * solve, the slowest process's of one of the solves before (agreed), and the iterations of
    * the last solve, which every process counts alike */
@@ -69,6 +72,8 @@ int fe_cg_create(const struct fe_vec *like, struct fe_cg **cg)
   s->last_iterations = FE_CG_TYPICAL_ITERATIONS;
   const struct fe_cg_state zero = {.iterations = 0};
   if (!err) err = fe_backend_alloc(s->be, sizeof zero, &zero, &s->state);
+  const double none = 0;
+  if (!err) err = fe_backend_alloc(s->be, sizeof none, &none, &s->going);
   if (err) {
     fe_cg_destroy(s);
     return err;
@@ -86,6 +91,7 @@ void fe_cg_destroy(struct fe_cg *cg)
   fe_vec_destroy(cg->q);
   fe_jacobi_destroy(cg->jacobi);
   fe_backend_free(cg->be, cg->state);
+  fe_backend_free(cg->be, cg->going);
   for (int k = 0; k < FE_CG_LOOPS; k++)
     if (cg->loops[k].loop) cg->be->cg->loop_destroy(cg->be, cg->loops[k].loop);
   free(cg);
@@ -129,59 +135,94 @@ static int drive(const struct fe_cg *cg, const struct fe_cg_options *opt, int *h
   return FE_SUCCESS;
 }
 
-/* A solve's arguments, for the functions that queue its kernels. */
+/* A solve's arguments, for the functions that queue its kernels: m systems of one operator,
+ * system j on cg[j]'s vectors and state; cg[0] leads (its loops, drive and preconditioner). */
 struct solve {
-  struct fe_cg *cg;
+  int m;
+  struct fe_cg *const *cg;
   struct fe_op *a;
-  const struct fe_vec *b;
-  struct fe_vec *x;
+  const struct fe_vec *const *b;
+  struct fe_vec *const *x;
   const struct fe_vec *jacobi; /* 1 / diag(A), or NULL */
   const double *dinv;          /* its entries */
   const struct fe_cg_options *opt;
+  unsigned long long condition; /* several systems in a loop on the device: its condition, */
+  int on;                       /* which `going` sets */
 };
 
-/* The start, queued: r = b - A x, z = r .* dinv (or r), p = z, the sums b . b, r . r and
- * r . z, and start's arithmetic (fe_cg_state_start); condition: the device loop's, or NULL. */
-static int queue_start(void *arg, const unsigned long long *condition)
+/* Several systems: how many go on, into cg[0]->going, and in a loop on the device whether it
+ * goes on.  One system's start and direction say so themselves. */
+static int queue_going(const struct solve *sv)
 {
-  const struct solve *sv = arg;
-  struct fe_cg *cg = sv->cg;
-  const struct fe_backend *be = cg->be;
-  struct fe_cg_state *s = cg->state;
-  const size_t n = cg->r->n_owned; /* the kernels reduce over the owned entries */
-  struct fe_vec *r = cg->r, *z = cg->z;
-  FE_CALL(fe_op_apply_owned(sv->a, sv->x, cg->q)); /* the kernels read owned entries only */
-  FE_CALL(fe_vec_copy(sv->b, r));
-  FE_CALL(fe_vec_axpy(r, -1.0, cg->q));
-  FE_CALL(dot_keep(be, n, sv->b->a, sv->b->a, &s->bb));
-  FE_CALL(dot_keep(be, n, r->a, r->a, &s->rr0));
-  if (sv->jacobi)
-    FE_CALL(fe_vec_pointwise_mult(z, r, sv->jacobi));
-  else
-    FE_CALL(fe_vec_copy(r, z));
-  FE_CALL(fe_vec_copy(z, cg->p));
-  FE_CALL(dot_keep(be, n, r->a, z->a, &s->rz[0]));
-  return be->cg->start(be, s, sv->opt->rtol, sv->opt->atol, sv->opt->max_iterations,
-                       condition ? *condition : 0, condition != NULL);
+  if (sv->m == 1) return FE_SUCCESS;
+  struct fe_cg_state *states[FE_CG_MANY];
+  for (int j = 0; j < sv->m; j++) states[j] = sv->cg[j]->state;
+  const struct fe_backend *be = sv->cg[0]->be;
+  return be->cg->going(be, sv->m, states, sv->cg[0]->going, sv->condition, sv->on);
 }
 
-/* One iteration, queued: q = A p, pq = p . q, the update and the direction. */
+/* The start, queued, for each system: r = b - A x, z = r .* dinv (or r), p = z, the sums
+ * b . b, r . r and r . z, and start's arithmetic (fe_cg_state_start); condition: the device
+ * loop's, or NULL. */
+static int queue_start(void *arg, const unsigned long long *condition)
+{
+  struct solve *sv = arg;
+  const struct fe_backend *be = sv->cg[0]->be;
+  struct fe_vec *q[FE_CG_MANY];
+  for (int j = 0; j < sv->m; j++) q[j] = sv->cg[j]->q;
+  /* the kernels read owned entries only */
+  FE_CALL(fe_op_apply_owned_many(sv->a, sv->m, (const struct fe_vec *const *)sv->x, q));
+  for (int j = 0; j < sv->m; j++) {
+    struct fe_cg *cg = sv->cg[j];
+    struct fe_cg_state *s = cg->state;
+    const size_t n = cg->r->n_owned; /* the kernels reduce over the owned entries */
+    struct fe_vec *r = cg->r, *z = cg->z;
+    FE_CALL(fe_vec_copy(sv->b[j], r));
+    FE_CALL(fe_vec_axpy(r, -1.0, cg->q));
+    FE_CALL(dot_keep(be, n, sv->b[j]->a, sv->b[j]->a, &s->bb));
+    FE_CALL(dot_keep(be, n, r->a, r->a, &s->rr0));
+    if (sv->jacobi)
+      FE_CALL(fe_vec_pointwise_mult(z, r, sv->jacobi));
+    else
+      FE_CALL(fe_vec_copy(r, z));
+    FE_CALL(fe_vec_copy(z, cg->p));
+    FE_CALL(dot_keep(be, n, r->a, z->a, &s->rz[0]));
+    FE_CALL(be->cg->start(be, s, sv->opt->rtol, sv->opt->atol, sv->opt->max_iterations,
+                          condition ? *condition : 0, condition && sv->m == 1));
+  }
+  sv->condition = condition ? *condition : 0;
+  sv->on = condition != NULL;
+  return queue_going(sv);
+}
+
+/* One iteration of each system, queued: q = A p (one apply of A to every p), pq = p . q, the
+ * update and the direction. */
 static int queue_iteration(void *arg)
 {
   const struct solve *sv = arg;
-  struct fe_cg *cg = sv->cg;
-  const struct fe_backend *be = cg->be;
-  struct fe_cg_state *s = cg->state;
-  const size_t n = cg->r->n_owned;
-  FE_CALL(fe_op_apply_owned(sv->a, cg->p, cg->q));
-  FE_CALL(dot_keep(be, n, cg->p->a, cg->q->a, &s->pq));
-  FE_CALL(be->cg->update(be, n, s, cg->p->a, cg->q->a, sv->x->a, cg->r->a, sv->dinv, cg->z->a));
-  FE_CALL(fe_comm_allreduce_sum_device(be->comm, s->rz, 2));
-  return be->cg->direction(be, n, s, cg->z->a, cg->p->a);
+  const struct fe_backend *be = sv->cg[0]->be;
+  const struct fe_vec *p[FE_CG_MANY];
+  struct fe_vec *q[FE_CG_MANY];
+  for (int j = 0; j < sv->m; j++) {
+    p[j] = sv->cg[j]->p;
+    q[j] = sv->cg[j]->q;
+  }
+  FE_CALL(fe_op_apply_owned_many(sv->a, sv->m, p, q));
+  for (int j = 0; j < sv->m; j++) {
+    struct fe_cg *cg = sv->cg[j];
+    struct fe_cg_state *s = cg->state;
+    const size_t n = cg->r->n_owned;
+    FE_CALL(dot_keep(be, n, cg->p->a, cg->q->a, &s->pq));
+    FE_CALL(be->cg->update(be, n, s, cg->p->a, cg->q->a, sv->x[j]->a, cg->r->a, sv->dinv,
+                           cg->z->a));
+    FE_CALL(fe_comm_allreduce_sum_device(be->comm, s->rz, 2));
+    FE_CALL(be->cg->direction(be, n, s, cg->z->a, cg->p->a));
+  }
+  return queue_going(sv);
 }
 
-/* The device's solve of this operator, right-hand side, solution, preconditioner and
- * options: built on first use, the one used longest ago replaced when all are taken. */
+/* The device's solve of these systems and options: built on first use, the one used longest
+ * ago replaced when all are taken. */
 static void **device_loop(struct fe_cg *cg, const struct fe_cg_loop_key *key)
 {
   int pick = 0;
@@ -210,17 +251,45 @@ static void read_start(const struct fe_cg_state *s, struct fe_cg_result *res)
   res->converged = s->converged0;
 }
 
-/* The whole solve on the device: the host launches it and reads the state once. */
+/* A system's result from its state at the end of the solve: its start, and the iterations it
+ * counted (fe_cg_state_record) with their last norms. */
+static void read_end(const struct fe_cg_state *s, struct fe_cg_result *res)
+{
+  read_start(s, res);
+  if (!s->iterations) return;
+  res->iterations = s->iterations;
+  for (int k = s->iterations < 3 ? s->iterations : 3; k > 0; k--)
+    fe_cg_result_record(res, sqrt(s->rr[k - 1]));
+  res->converged = s->rr[0] <= s->done2;
+}
+
+/* Every system's result from its state. */
+static int read_results(const struct solve *sv, struct fe_cg_result *res)
+{
+  const struct fe_backend *be = sv->cg[0]->be;
+  for (int j = 0; j < sv->m; j++) {
+    struct fe_cg_state s;
+    FE_CALL(be->vec->to_host(be, &s, sv->cg[j]->state, sizeof s));
+    read_end(&s, &res[j]);
+  }
+  return FE_SUCCESS;
+}
+
+/* The whole solve on the device: the host launches it and reads the states once. */
 static int solve_on_device(struct solve *sv, struct fe_cg_result *res)
 {
-  struct fe_cg *cg = sv->cg;
+  struct fe_cg *cg = sv->cg[0];
   const struct fe_backend *be = cg->be;
   struct fe_cg_loop_key key;
   memset(&key, 0, sizeof key); /* padding compared too */
   key.a = sv->a;
   key.version = sv->a->version;
-  key.b = sv->b->a;
-  key.x = sv->x->a;
+  key.m = sv->m;
+  for (int j = 0; j < sv->m; j++) {
+    key.cg[j] = sv->cg[j];
+    key.b[j] = sv->b[j]->a;
+    key.x[j] = sv->x[j]->a;
+  }
   key.dinv = sv->dinv;
   key.rtol = sv->opt->rtol;
   key.atol = sv->opt->atol;
@@ -228,47 +297,26 @@ static int solve_on_device(struct solve *sv, struct fe_cg_result *res)
   void **loop = device_loop(cg, &key);
   FE_CALL(be->cg->loop_prepare(be, loop, queue_start, queue_iteration, sv));
   FE_CALL(be->cg->loop_launch(be, *loop));
-  struct fe_cg_state s;
-  FE_CALL(be->vec->to_host(be, &s, cg->state, sizeof s));
-  read_start(&s, res);
-  if (!s.go_on) return FE_SUCCESS;
-  res->iterations = s.iterations;
-  for (int k = s.iterations < 3 ? s.iterations : 3; k > 0; k--)
-    fe_cg_result_record(res, sqrt(s.rr[k - 1]));
-  res->converged = s.rr[0] <= s.done2;
-  return FE_SUCCESS;
+  return read_results(sv, res);
 }
 
-static int iterate(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
-                   const struct fe_cg_options *opt, struct fe_cg_result *res)
+/* One system driven by the host: iteration it is queued, then the residual of iteration
+ * it - ahead is read: with ahead = 1 the GPU already runs the next iteration while the host
+ * waits.  An iteration queued past convergence leaves x alone. */
+static int solve_one_on_host(struct solve *sv, int ahead, struct fe_cg_result *res)
 {
-  const struct fe_backend *be = b->be;
-  *res = (struct fe_cg_result){0};
-  if (a->is_diagonal) {
-    FE_CALL(fe_vec_norm(b, &res->rhs_norm));
-    return fe_jacobi_solve_diagonal(cg->jacobi, a, b, x, cg->z, res);
-  }
-  const struct fe_vec *jacobi = NULL;
-  if (opt->jacobi) FE_CALL(fe_jacobi_inverse(cg->jacobi, a, cg->z, &jacobi));
-  struct solve sv = {.cg = cg, .a = a, .b = b, .x = x, .jacobi = jacobi,
-                     .dinv = jacobi ? jacobi->a : NULL, .opt = opt};
-  FE_CALL(drive(cg, opt, &res->drive));
-  if (res->drive == FE_CG_DRIVE_DEVICE) return solve_on_device(&sv, res);
-
-  FE_CALL(queue_start(&sv, NULL));
+  struct fe_cg *cg = sv->cg[0];
+  const struct fe_backend *be = cg->be;
+  FE_CALL(queue_start(sv, NULL));
   struct fe_cg_state s;
   FE_CALL(be->vec->to_host(be, &s, cg->state, sizeof s));
   read_start(&s, res);
   if (!s.go_on) return FE_SUCCESS;
   const double done2 = s.done2;
-  /* Iteration it is queued, then the residual of iteration it - ahead is read:
-   * with ahead = 1 the GPU already runs the next iteration while the host
-   * waits.  An iteration queued past convergence leaves x alone. */
-  const int ahead = res->drive == FE_CG_DRIVE_AHEAD;
   const double t0 = fe_wtime();
-  for (int it = 1; it <= opt->max_iterations + ahead; it++) {
-    if (it <= opt->max_iterations) {
-      FE_CALL(queue_iteration(&sv));
+  for (int it = 1; it <= sv->opt->max_iterations + ahead; it++) {
+    if (it <= sv->opt->max_iterations) {
+      FE_CALL(queue_iteration(sv));
       FE_CALL(be->cg->scalar_post(be, it % 2, &cg->state->rz[1]));
     }
     const int done = it - ahead; /* the iteration whose residual is read now */
@@ -287,13 +335,63 @@ static int iterate(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, st
   return FE_SUCCESS;
 }
 
-/* After a host-driven solve: its iterations kept, and at times the time per iteration agreed
- * by every process (they all make the same solves, so they agree at the same ones). */
-static int agree(struct fe_cg *cg, const struct fe_cg_result *res)
+/* Several systems driven by the host, as one: the count of those going on is read (ahead:
+ * one iteration late) until none does; a system that stopped changes nothing after. */
+static int solve_many_on_host(struct solve *sv, int ahead, struct fe_cg_result *res)
+{
+  struct fe_cg *cg = sv->cg[0];
+  const struct fe_backend *be = cg->be;
+  FE_CALL(queue_start(sv, NULL));
+  double going;
+  FE_CALL(be->cg->scalar_post(be, 0, cg->going));
+  FE_CALL(be->cg->scalar_wait(be, 0, cg->going, &going));
+  const double t0 = fe_wtime();
+  for (int it = 1; going > 0 && it <= sv->opt->max_iterations + ahead; it++) {
+    if (it <= sv->opt->max_iterations) {
+      FE_CALL(queue_iteration(sv));
+      FE_CALL(be->cg->scalar_post(be, it % 2, cg->going));
+    }
+    const int done = it - ahead;
+    if (done < 1) continue;
+    FE_CALL(be->cg->scalar_wait(be, done % 2, cg->going, &going));
+    cg->iteration_seconds = (fe_wtime() - t0) / done;
+  }
+  FE_CALL(fe_backend_sync(be)); /* an iteration looked ahead */
+  return read_results(sv, res);
+}
+
+static int iterate(struct solve *sv, struct fe_cg_result *res)
+{
+  struct fe_cg *cg = sv->cg[0];
+  for (int j = 0; j < sv->m; j++) res[j] = (struct fe_cg_result){0};
+  if (sv->a->is_diagonal) {
+    for (int j = 0; j < sv->m; j++) {
+      FE_CALL(fe_vec_norm(sv->b[j], &res[j].rhs_norm));
+      FE_CALL(fe_jacobi_solve_diagonal(sv->cg[j]->jacobi, sv->a, sv->b[j], sv->x[j],
+                                       sv->cg[j]->z, &res[j]));
+    }
+    return FE_SUCCESS;
+  }
+  if (sv->opt->jacobi) FE_CALL(fe_jacobi_inverse(cg->jacobi, sv->a, cg->z, &sv->jacobi));
+  sv->dinv = sv->jacobi ? sv->jacobi->a : NULL;
+  int how;
+  FE_CALL(drive(cg, sv->opt, &how));
+  for (int j = 0; j < sv->m; j++) res[j].drive = how;
+  if (how == FE_CG_DRIVE_DEVICE) return solve_on_device(sv, res);
+  const int ahead = how == FE_CG_DRIVE_AHEAD;
+  return sv->m == 1 ? solve_one_on_host(sv, ahead, res) : solve_many_on_host(sv, ahead, res);
+}
+
+/* After a host-driven solve: its iterations kept (a batch's most), and at times the time per
+ * iteration agreed by every process (they all make the same solves, so they agree at the
+ * same ones). */
+static int agree(struct fe_cg *cg, int m, const struct fe_cg_result *res)
 {
   const int host = res->drive == FE_CG_DRIVE_SYNC || res->drive == FE_CG_DRIVE_AHEAD;
   if (!host || !cg->be->asynchronous) return FE_SUCCESS; /* lumped: no drive */
-  if (res->iterations > 0) cg->last_iterations = res->iterations;
+  int most = 0;
+  for (int j = 0; j < m; j++) most = res[j].iterations > most ? res[j].iterations : most;
+  if (most > 0) cg->last_iterations = most;
   cg->host_solves++;
   if (cg->host_solves > 4 && cg->host_solves % FE_CG_AGREE_EVERY) return FE_SUCCESS;
   double t = cg->iteration_seconds;
@@ -303,10 +401,25 @@ static int agree(struct fe_cg *cg, const struct fe_cg_result *res)
 }
 
 /* The fused kernels update the owned entries of x: its ghosts are copies again after. */
+int fe_cg_solve_many(int m, struct fe_cg *const *cg, struct fe_op *a, const struct fe_vec *const *b,
+                     struct fe_vec *const *x, const struct fe_cg_options *opt,
+                     struct fe_cg_result *res)
+{
+  FE_CHECK(m >= 1 && m <= FE_CG_MANY, FE_ERR_USAGE, "CG of %d systems at once: 1 to %d", m,
+           FE_CG_MANY);
+  for (int j = 1; j < m; j++)
+    for (int i = 0; i < j; i++)
+      FE_CHECK(cg[j] != cg[i] && cg[j]->be == cg[i]->be, FE_ERR_USAGE,
+               "CG of several systems: each needs a solver of its own on the same backend");
+  struct solve sv = {.m = m, .cg = cg, .a = a, .b = b, .x = x, .opt = opt};
+  FE_CALL(iterate(&sv, res));
+  FE_CALL(agree(cg[0], m, res));
+  for (int j = 0; j < m; j++) FE_CALL(fe_vec_update_ghosts(x[j]));
+  return FE_SUCCESS;
+}
+
 int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
                 const struct fe_cg_options *opt, struct fe_cg_result *res)
 {
-  FE_CALL(iterate(cg, a, b, x, opt, res));
-  FE_CALL(agree(cg, res));
-  return fe_vec_update_ghosts(x);
+  return fe_cg_solve_many(1, &cg, a, &b, &x, opt, res);
 }

@@ -46,4 +46,16 @@ void fe_cg_destroy(struct fe_cg *cg);
 int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
                 const struct fe_cg_options *opt, struct fe_cg_result *result);
 
+/* Solve A x[j] = b[j] for 1 <= m <= FE_CG_MANY systems of one operator at once, system j on
+ * the vectors of its own solver cg[j] (distinct): each iteration applies A to every direction
+ * in one pass (fe_op_apply_owned_many: an LMA operator on the GPU reads its element matrices
+ * once for all of them) and, driven by the host, reads one count for all systems instead of
+ * a residual each; driven by the device, the batch is one loop.  Each system iterates as it
+ * would alone: the same iterations, stopped at its own convergence or limit (it changes
+ * nothing after), the same bits where the apply sums in the same order.  cg[0] leads: its
+ * preconditioner, drive and loops serve the batch.  result[j] is system j's. */
+int fe_cg_solve_many(int m, struct fe_cg *const *cg, struct fe_op *a,
+                     const struct fe_vec *const *b, struct fe_vec *const *x,
+                     const struct fe_cg_options *opt, struct fe_cg_result *result);
+
 #endif

@@ -23,4 +23,10 @@ enum fe_krylov_kind fe_krylov_kind(const struct fe_krylov *k);
 int fe_krylov_solve(struct fe_krylov *k, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
                     const struct fe_cg_options *opt, struct fe_cg_result *result);
 
+/* m <= FE_CG_MANY systems of one operator, system j on solver k[j] (distinct, one kind): CG
+ * solves them at once (fe_cg_solve_many), BiCGStab one after another. */
+int fe_krylov_solve_many(int m, struct fe_krylov *const *k, struct fe_op *a,
+                         const struct fe_vec *const *b, struct fe_vec *const *x,
+                         const struct fe_cg_options *opt, struct fe_cg_result *result);
+
 #endif

@@ -23,6 +23,10 @@ struct fe_op_ops {
   int (*apply)(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y); /* y = A' x */
   /* y = A' x on the owned entries, its ghosts left as they come (NULL: apply) */
   int (*apply_owned)(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
+  /* y[j] = A' x[j] on the owned entries for j < m <= FE_CG_MANY in one pass (NULL:
+   * apply_owned for each) */
+  int (*apply_owned_many)(struct fe_op *op, int m, const struct fe_vec *const *x,
+                          struct fe_vec *const *y);
   int (*lift)(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y); /* y_I += s A_ID x_D */
   /* y_D += s (A x)_D */
   int (*reaction)(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y);
@@ -49,6 +53,12 @@ int fe_op_apply(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
  * whose vector kernels read the owned entries only, and whose next apply takes its input's
  * ghosts again (CG). */
 int fe_op_apply_owned(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
+/* fe_op_apply_owned of m <= FE_CG_MANY vectors (y[j] distinct from every x) at once: where the
+ * operator has a pass for several vectors (LMA on the GPU: its element matrices read once for
+ * all), else one apply after another.  Each y[j] is what fe_op_apply_owned gives, to round-off
+ * (the same bits where the scatter's order is fixed). */
+int fe_op_apply_owned_many(struct fe_op *op, int m, const struct fe_vec *const *x,
+                           struct fe_vec *const *y);
 /* y = A x on the interior rows (A' x + lift), x_D on the Dirichlet rows. */
 int fe_op_apply_full(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
 int fe_op_lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y);

@@ -60,6 +60,7 @@ static const struct fe_cg_ops cg_cpu = {
     .start = fe_cg_start_cpu,
     .update = fe_cg_update_cpu,
     .direction = fe_cg_direction_cpu,
+    .going = fe_cg_going_cpu,
     .scalar_post = fe_cg_scalar_post_cpu,
     .scalar_wait = fe_cg_scalar_wait_cpu,
 };

@@ -40,6 +40,8 @@ int fe_cg_update_cpu(const struct fe_backend *be, size_t n, struct fe_cg_state *
                      double *z);
 int fe_cg_direction_cpu(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
                         const double *z, double *p);
+int fe_cg_going_cpu(const struct fe_backend *be, int m, struct fe_cg_state *const *s, double *out,
+                    unsigned long long condition, int on);
 int fe_cg_scalar_post_cpu(const struct fe_backend *be, int slot, const double *dev);
 int fe_cg_scalar_wait_cpu(const struct fe_backend *be, int slot, const double *dev, double *value);
 

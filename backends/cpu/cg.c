@@ -21,7 +21,7 @@ int fe_cg_update_cpu(const struct fe_backend *be, size_t n, struct fe_cg_state *
                      double *z)
 {
   (void)be;
-  if (s->rz[1] <= s->done2) return FE_SUCCESS;
+  if (!s->go_on) return FE_SUCCESS;
   const double alpha = s->rz[0] / s->pq;
   double sz = 0, sr = 0;
 #pragma omp parallel for schedule(static) reduction(+ : sz, sr)
@@ -45,6 +45,16 @@ int fe_cg_direction_cpu(const struct fe_backend *be, size_t n, struct fe_cg_stat
 {
   fe_cg_state_record(s);
   return s->rz[1] <= s->done2 ? FE_SUCCESS : fe_vec_axpby_cpu(be, n, 1.0, z, s->rz[0] / s->rz_old, p);
+}
+
+int fe_cg_going_cpu(const struct fe_backend *be, int m, struct fe_cg_state *const *s, double *out,
+                    unsigned long long condition, int on)
+{
+  (void)be, (void)condition, (void)on;
+  int going = 0;
+  for (int j = 0; j < m; j++) going += s[j]->go_on != 0;
+  *out = going;
+  return FE_SUCCESS;
 }
 
 int fe_cg_scalar_post_cpu(const struct fe_backend *be, int slot, const double *dev)

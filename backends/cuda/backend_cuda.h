@@ -119,6 +119,8 @@ int fe_cg_loop_prepare_cuda(const struct fe_backend *be, void **loop,
                             int (*iteration)(void *arg), void *arg);
 int fe_cg_loop_launch_cuda(const struct fe_backend *be, void *loop);
 void fe_cg_loop_destroy_cuda(const struct fe_backend *be, void *loop);
+int fe_cg_going_cuda(const struct fe_backend *be, int m, struct fe_cg_state *const *s,
+                     double *out, unsigned long long condition, int on);
 int fe_cg_scalar_post_cuda(const struct fe_backend *be, int slot, const double *dev);
 int fe_cg_scalar_wait_cuda(const struct fe_backend *be, int slot, const double *dev, double *value);
 
@@ -135,6 +137,8 @@ int fe_matfree_diagonal_cuda(const struct fe_space *s, const struct fe_form *f, 
                              const double *vel, double *diag);
 int fe_mass_apply_cuda(const struct fe_space *s, const double *x, double *y);
 /* lma.cu */
+int fe_lma_apply_many_cuda(const struct fe_space *s, enum fe_storage st, const double *e, int m,
+                           const double *const *x, double *const *y);
 int fe_lma_apply_cuda(const struct fe_space *s, enum fe_storage st, const double *e,
                       const double *x, double *y, double *work);
 int fe_lma_diagonal_cuda(const struct fe_space *s, enum fe_storage st, const double *e,

@@ -20,7 +20,7 @@ __global__ void cg_update_kernel(size_t n, struct fe_cg_state *s, const double *
                                  double *x, double *r, const double *dinv, double *z,
                                  double *partials, unsigned *done_blocks)
 {
-  if (s->rz[1] <= s->done2) return; /* converged: nothing changes */
+  if (!s->go_on) return; /* stopped: nothing changes */
   const double alpha = s->rz[0] / s->pq;
   double v[3] = {0, 0, 0};
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
@@ -56,6 +56,20 @@ __global__ void cg_direction_kernel(size_t n, struct fe_cg_state *s, const doubl
     p[i] = z[i] + beta * p[i];
 }
 
+/* A batch's states, by value. */
+struct cg_states {
+  struct fe_cg_state *s[FE_CG_MANY];
+};
+
+__global__ void cg_going_kernel(int m, struct cg_states states, double *out,
+                                cudaGraphConditionalHandle condition, int on)
+{
+  int going = 0;
+  for (int j = 0; j < m; j++) going += states.s[j]->go_on != 0;
+  *out = going;
+  if (on) cudaGraphSetConditional(condition, going > 0);
+}
+
 int fe_cg_dot_cuda(const struct fe_backend *be, size_t n, const double *x, const double *y,
                    double *out)
 {
@@ -87,6 +101,17 @@ int fe_cg_direction_cuda(const struct fe_backend *be, size_t n, struct fe_cg_sta
 {
   cg_direction_kernel<<<fe_cuda_blocks(n, 256), 256, 0, fe_cuda_stream(be)>>>(n, s, z, p);
   FE_CUDA_LAUNCHED("cg_direction");
+  return FE_SUCCESS;
+}
+
+int fe_cg_going_cuda(const struct fe_backend *be, int m, struct fe_cg_state *const *s,
+                     double *out, unsigned long long condition, int on)
+{
+  struct cg_states states = {};
+  for (int j = 0; j < m; j++) states.s[j] = s[j];
+  cg_going_kernel<<<1, 1, 0, fe_cuda_stream(be)>>>(m, states, out,
+                                                   (cudaGraphConditionalHandle)condition, on);
+  FE_CUDA_LAUNCHED("cg_going_kernel");
   return FE_SUCCESS;
 }
 

@@ -13,6 +13,7 @@
 #include "backend_cpu.h"
 #include "backend_gpu.h"
 #include "backends/backends.h"
+#include "cg_many_checks.h"
 #include "meshgen.h"
 #include "solvers/cg.h"
 #include "test.h"
@@ -384,6 +385,45 @@ static void cg_on_device(const struct fe_backend *gpu)
   meshgen_free(m);
 }
 
+/* CG of several systems at once on the GPU against one by one (cg_many_checks.h), every
+ * strategy and drive, 2D and 3D: the same bits where the scatter's order is fixed (a
+ * deterministic space, cuSPARSE's SpMV), else to round-off; the LMA apply of several vectors
+ * (one pass of the cells, atomics) against one apply each. */
+static void cg_many_on_gpu(const struct fe_backend *gpu)
+{
+  const int drives[3] = {FE_CG_DRIVE_SYNC, FE_CG_DRIVE_AHEAD, FE_CG_DRIVE_DEVICE};
+  const enum fe_strategy strategies[3] = {FE_STRATEGY_LMA, FE_STRATEGY_ADDTO,
+                                          FE_STRATEGY_MATFREE};
+  for (int dim = 2; dim <= 3; dim++) {
+    struct fe_mesh *m = dim == 2 ? meshgen(2, 30, 0.3, 4) : meshgen(3, 7, 0.3, 4);
+    const int ns = FE_NSYM(dim), nn = m->n_nodes;
+    unsigned char *isd = calloc(nn, 1);
+    for (int i = 0; i < nn; i++) isd[i] = meshgen_on_boundary(m, i) && m->coords[i * dim] < 0.5;
+    double *diff = calloc((size_t)m->n_cells * ns, sizeof(double));
+    for (int c = 0; c < m->n_cells; c++)
+      for (int a = 0; a < dim; a++) diff[c * ns + (a == 0 ? 0 : a == 1 ? dim : 5)] = 1 + c % 3;
+    for (int deterministic = 0; deterministic < 2; deterministic++)
+      for (int k = 0; k < 3; k++) {
+        struct setup s;
+        make(gpu, m, isd, diff, diff, diff, deterministic, 0, &s);
+        struct fe_op *a;
+        CHECK_OK(fe_operator_create(s.space, strategies[k], &a));
+        const struct fe_form form = {.mass = 1, .diffusion = 0.1};
+        CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+        const int exact = deterministic || strategies[k] == FE_STRATEGY_ADDTO;
+        apply_many_agrees(a, exact ? 0 : 1e-13);
+        for (int d = 0; d < 3; d++)
+          if (drives[d] != FE_CG_DRIVE_DEVICE || gpu->device_loops)
+            cg_many_checks(a, drives[d], exact);
+        fe_op_destroy(a);
+        release(gpu, &s);
+      }
+    free(isd);
+    free(diff);
+    meshgen_free(m);
+  }
+}
+
 int main(void)
 {
   struct fe_backend *gpu = test_gpu();
@@ -415,6 +455,7 @@ int main(void)
   compare(gpu, 2, 300, &forms[2], 0, FE_BLOCK_SHIFT_DEFAULT); /* many blocks: 180000 cells */
   cg_agrees(gpu);
   cg_on_device(gpu);
+  cg_many_on_gpu(gpu);
   fe_backend_destroy(gpu);
   TEST_DONE();
 }
