@@ -45,7 +45,9 @@ static int check_tables(const struct fe_backend *be)
   SLOT(vec, minmax);
   SLOT(vec, ghost_update);
   SLOT(vec, ghost_sum);
-  SLOT(cg, dot);
+  SLOT(cg, residual);
+  SLOT(cg, start);
+  SLOT(cg, pq);
   SLOT(cg, update);
   SLOT(cg, direction);
   SLOT(cg, going);

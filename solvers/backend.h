@@ -118,30 +118,46 @@ FE_HOST_DEVICE static inline int fe_cg_state_record(struct fe_cg_state *s)
   return s->go_on;
 }
 
+/* The systems of one operator that CG solves at once, m <= FE_CG_MANY of them (one for a
+ * single solve): system j's state s[j] and vectors, on the backend.  The kernels take it by
+ * value and run every system in one launch (CUDA: blockIdx.y), each system's arithmetic and
+ * sums in the order of a solve of it alone. */
+struct fe_cg_batch {
+  int m;
+  struct fe_cg_state *s[FE_CG_MANY];
+  const double *b[FE_CG_MANY];
+  double *x[FE_CG_MANY], *r[FE_CG_MANY], *z[FE_CG_MANY], *p[FE_CG_MANY], *q[FE_CG_MANY];
+};
+
 /* The kernels of CG, whose scalars stay on the backend so that the GPU copies
- * back only the residual norm (solvers/cg.c).  s is on the backend. */
+ * back only what the host needs (solvers/cg.c).  n: the owned entries each system's vectors
+ * reduce over; dinv: the Jacobi inverse diagonal all systems share, or NULL. */
 struct fe_cg_ops {
-  /* *out = x . y (this process's part), out on the backend */
-  int (*dot)(const struct fe_backend *be, size_t n, const double *x, const double *y, double *out);
-  /* fe_cg_state_start; in a loop on the device (condition: its handle, on: 1) it sets s->loop
-   * and whether the loop runs at all */
-  int (*start)(const struct fe_backend *be, struct fe_cg_state *s, double rtol, double atol,
-               int max_iterations, unsigned long long condition, int on);
+  /* The start's vectors and sums, q = A x given: r = b - q; z = r .* dinv (or r); p = z;
+   * bb = b . b, rr0 = r . r, rz[0] = r . z (this process's parts: bb, rr0 and rz[0] follow
+   * each other in the state, for one sum over the processes) */
+  int (*residual)(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
+                  const double *dinv);
+  /* fe_cg_state_start of each system; a single system in a loop on the device (condition: its
+   * handle, on: 1) sets s->loop and whether the loop runs at all */
+  int (*start)(const struct fe_backend *be, const struct fe_cg_batch *c, double rtol,
+               double atol, int max_iterations, unsigned long long condition, int on);
+  /* pq = p . q of each system (this process's part) */
+  int (*pq)(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c);
   /* alpha = rz[0] / pq; x += alpha p; r -= alpha q; z = r .* dinv (or r when dinv is NULL);
-   * then rz_old = rz[0], rz = (r . z, r . r).  Stopped already (!go_on: converged, at its
-   * limit or not finite): nothing changes, so that an iteration queued past the end changes
-   * nothing. */
-  int (*update)(const struct fe_backend *be, size_t n, struct fe_cg_state *s, const double *p,
-                const double *q, double *x, double *r, const double *dinv, double *z);
-  /* p = z + (rz[0] / rz_old) p, unless converged (rz[1] <= done2); fe_cg_state_record, and
-   * in a loop on the device it says whether to go on. */
-  int (*direction)(const struct fe_backend *be, size_t n, struct fe_cg_state *s, const double *z,
-                   double *p);
-  /* *out = how many of the m states go on (go_on), as a double; in a loop on the device
-   * (condition: its handle, on: 1) it says whether the loop goes on: any does.  For a batch,
-   * whose states' start and direction leave the condition alone. */
-  int (*going)(const struct fe_backend *be, int m, struct fe_cg_state *const *s, double *out,
-               unsigned long long condition, int on);
+   * then rz_old = rz[0], rz = (r . z, r . r).  A system stopped already (!go_on: converged,
+   * at its limit or not finite): nothing changes, so that an iteration queued past its end
+   * changes nothing. */
+  int (*update)(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
+                const double *dinv);
+  /* p = z + (rz[0] / rz_old) p, unless converged (rz[1] <= done2); fe_cg_state_record, and a
+   * single system in a loop on the device says whether to go on. */
+  int (*direction)(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c);
+  /* Several systems: *out = how many go on (go_on), as a double, and gathered[j] = *s[j];
+   * in a loop on the device (condition: its handle, on: 1) whether the loop goes on: any
+   * does. */
+  int (*going)(const struct fe_backend *be, const struct fe_cg_batch *c, double *out,
+               struct fe_cg_state *gathered, unsigned long long condition, int on);
   /* A scalar to the host in two steps, so that the host can queue more work in
    * between: post starts copying *dev into slot (0 or 1), wait returns it. */
   int (*scalar_post)(const struct fe_backend *be, int slot, const double *dev);

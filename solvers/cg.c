@@ -29,8 +29,9 @@ struct fe_cg {
   const struct fe_backend *be;
   struct fe_vec *r, *z, *p, *q;
   struct fe_jacobi *jacobi;
-  struct fe_cg_state *state; /* on the backend */
-  double *going;             /* on the backend: how many systems of a batch go on */
+  struct fe_cg_state *state;    /* on the backend */
+  double *going;                /* on the backend: how many systems of a batch go on, */
+  struct fe_cg_state *gathered; /* and their states, FE_CG_MANY (fe_cg_ops.going) */
   /* FE_CG_DRIVE_AUTO's look-ahead: this process's time per iteration of its last host-driven
    * solve, the slowest process's of one of the solves before (agreed), and the iterations of
    * the last solve, which every process counts alike */
@@ -74,6 +75,7 @@ int fe_cg_create(const struct fe_vec *like, struct fe_cg **cg)
   if (!err) err = fe_backend_alloc(s->be, sizeof zero, &zero, &s->state);
   const double none = 0;
   if (!err) err = fe_backend_alloc(s->be, sizeof none, &none, &s->going);
+  if (!err) err = fe_backend_alloc(s->be, FE_CG_MANY * sizeof zero, NULL, &s->gathered);
   if (err) {
     fe_cg_destroy(s);
     return err;
@@ -92,6 +94,7 @@ void fe_cg_destroy(struct fe_cg *cg)
   fe_jacobi_destroy(cg->jacobi);
   fe_backend_free(cg->be, cg->state);
   fe_backend_free(cg->be, cg->going);
+  fe_backend_free(cg->be, cg->gathered);
   for (int k = 0; k < FE_CG_LOOPS; k++)
     if (cg->loops[k].loop) cg->be->cg->loop_destroy(cg->be, cg->loops[k].loop);
   free(cg);
@@ -103,14 +106,6 @@ void fe_cg_result_record(struct fe_cg_result *res, double rnorm)
   res->history[1] = res->history[0];
   res->history[0] = rnorm;
   res->residual = rnorm;
-}
-
-/* *out = x . y over the processes, kept on the backend */
-static int dot_keep(const struct fe_backend *be, size_t n, const double *x, const double *y,
-                    double *out)
-{
-  FE_CALL(be->cg->dot(be, n, x, y, out));
-  return fe_comm_allreduce_sum_device(be->comm, out, 1);
 }
 
 /* *how: FE_CG_DRIVE_SYNC, _AHEAD or _DEVICE for this solve. */
@@ -136,7 +131,8 @@ static int drive(const struct fe_cg *cg, const struct fe_cg_options *opt, int *h
 }
 
 /* A solve's arguments, for the functions that queue its kernels: m systems of one operator,
- * system j on cg[j]'s vectors and state; cg[0] leads (its loops, drive and preconditioner). */
+ * system j on cg[j]'s vectors and state (batch); cg[0] leads (its loops, drive and
+ * preconditioner). */
 struct solve {
   int m;
   struct fe_cg *const *cg;
@@ -146,24 +142,42 @@ struct solve {
   const struct fe_vec *jacobi; /* 1 / diag(A), or NULL */
   const double *dinv;          /* its entries */
   const struct fe_cg_options *opt;
+  struct fe_cg_batch batch;
+  size_t n;                     /* the owned entries the kernels reduce over */
   unsigned long long condition; /* several systems in a loop on the device: its condition, */
   int on;                       /* which `going` sets */
 };
 
-/* Several systems: how many go on, into cg[0]->going, and in a loop on the device whether it
- * goes on.  One system's start and direction say so themselves. */
+static void batch_of(struct solve *sv)
+{
+  struct fe_cg_batch *c = &sv->batch;
+  *c = (struct fe_cg_batch){.m = sv->m};
+  for (int j = 0; j < sv->m; j++) {
+    const struct fe_cg *cg = sv->cg[j];
+    c->s[j] = cg->state;
+    c->b[j] = sv->b[j]->a;
+    c->x[j] = sv->x[j]->a;
+    c->r[j] = cg->r->a;
+    c->z[j] = cg->z->a;
+    c->p[j] = cg->p->a;
+    c->q[j] = cg->q->a;
+  }
+  sv->n = sv->cg[0]->r->n_owned;
+}
+
+/* Several systems: how many go on, into cg[0]->going, their states gathered, and in a loop on
+ * the device whether it goes on.  One system's start and direction say so themselves. */
 static int queue_going(const struct solve *sv)
 {
   if (sv->m == 1) return FE_SUCCESS;
-  struct fe_cg_state *states[FE_CG_MANY];
-  for (int j = 0; j < sv->m; j++) states[j] = sv->cg[j]->state;
   const struct fe_backend *be = sv->cg[0]->be;
-  return be->cg->going(be, sv->m, states, sv->cg[0]->going, sv->condition, sv->on);
+  return be->cg->going(be, &sv->batch, sv->cg[0]->going, sv->cg[0]->gathered, sv->condition,
+                       sv->on);
 }
 
-/* The start, queued, for each system: r = b - A x, z = r .* dinv (or r), p = z, the sums
- * b . b, r . r and r . z, and start's arithmetic (fe_cg_state_start); condition: the device
- * loop's, or NULL. */
+/* The start, queued, for every system: q = A x (one apply for all), then r = b - q, z, p and
+ * the sums b . b, r . r, r . z (fe_cg_ops.residual), summed over the processes, and start's
+ * arithmetic (fe_cg_state_start); condition: the device loop's, or NULL. */
 static int queue_start(void *arg, const unsigned long long *condition)
 {
   struct solve *sv = arg;
@@ -172,31 +186,18 @@ static int queue_start(void *arg, const unsigned long long *condition)
   for (int j = 0; j < sv->m; j++) q[j] = sv->cg[j]->q;
   /* the kernels read owned entries only */
   FE_CALL(fe_op_apply_owned_many(sv->a, sv->m, (const struct fe_vec *const *)sv->x, q));
-  for (int j = 0; j < sv->m; j++) {
-    struct fe_cg *cg = sv->cg[j];
-    struct fe_cg_state *s = cg->state;
-    const size_t n = cg->r->n_owned; /* the kernels reduce over the owned entries */
-    struct fe_vec *r = cg->r, *z = cg->z;
-    FE_CALL(fe_vec_copy(sv->b[j], r));
-    FE_CALL(fe_vec_axpy(r, -1.0, cg->q));
-    FE_CALL(dot_keep(be, n, sv->b[j]->a, sv->b[j]->a, &s->bb));
-    FE_CALL(dot_keep(be, n, r->a, r->a, &s->rr0));
-    if (sv->jacobi)
-      FE_CALL(fe_vec_pointwise_mult(z, r, sv->jacobi));
-    else
-      FE_CALL(fe_vec_copy(r, z));
-    FE_CALL(fe_vec_copy(z, cg->p));
-    FE_CALL(dot_keep(be, n, r->a, z->a, &s->rz[0]));
-    FE_CALL(be->cg->start(be, s, sv->opt->rtol, sv->opt->atol, sv->opt->max_iterations,
-                          condition ? *condition : 0, condition && sv->m == 1));
-  }
+  FE_CALL(be->cg->residual(be, sv->n, &sv->batch, sv->dinv));
+  for (int j = 0; j < sv->m; j++) /* bb, rr0, rz[0] */
+    FE_CALL(fe_comm_allreduce_sum_device(be->comm, &sv->cg[j]->state->bb, 3));
+  FE_CALL(be->cg->start(be, &sv->batch, sv->opt->rtol, sv->opt->atol, sv->opt->max_iterations,
+                        condition ? *condition : 0, condition && sv->m == 1));
   sv->condition = condition ? *condition : 0;
   sv->on = condition != NULL;
   return queue_going(sv);
 }
 
-/* One iteration of each system, queued: q = A p (one apply of A to every p), pq = p . q, the
- * update and the direction. */
+/* One iteration of every system, queued: q = A p (one apply for all), pq = p . q, the update
+ * and the direction, each one launch for all systems. */
 static int queue_iteration(void *arg)
 {
   const struct solve *sv = arg;
@@ -208,16 +209,13 @@ static int queue_iteration(void *arg)
     q[j] = sv->cg[j]->q;
   }
   FE_CALL(fe_op_apply_owned_many(sv->a, sv->m, p, q));
-  for (int j = 0; j < sv->m; j++) {
-    struct fe_cg *cg = sv->cg[j];
-    struct fe_cg_state *s = cg->state;
-    const size_t n = cg->r->n_owned;
-    FE_CALL(dot_keep(be, n, cg->p->a, cg->q->a, &s->pq));
-    FE_CALL(be->cg->update(be, n, s, cg->p->a, cg->q->a, sv->x[j]->a, cg->r->a, sv->dinv,
-                           cg->z->a));
-    FE_CALL(fe_comm_allreduce_sum_device(be->comm, s->rz, 2));
-    FE_CALL(be->cg->direction(be, n, s, cg->z->a, cg->p->a));
-  }
+  FE_CALL(be->cg->pq(be, sv->n, &sv->batch));
+  for (int j = 0; j < sv->m; j++)
+    FE_CALL(fe_comm_allreduce_sum_device(be->comm, &sv->cg[j]->state->pq, 1));
+  FE_CALL(be->cg->update(be, sv->n, &sv->batch, sv->dinv));
+  for (int j = 0; j < sv->m; j++)
+    FE_CALL(fe_comm_allreduce_sum_device(be->comm, sv->cg[j]->state->rz, 2));
+  FE_CALL(be->cg->direction(be, sv->n, &sv->batch));
   return queue_going(sv);
 }
 
@@ -263,15 +261,15 @@ static void read_end(const struct fe_cg_state *s, struct fe_cg_result *res)
   res->converged = s->rr[0] <= s->done2;
 }
 
-/* Every system's result from its state. */
+/* Every system's result from its state: one copy, a single system's state or the batch's
+ * gathered states (queue_going). */
 static int read_results(const struct solve *sv, struct fe_cg_result *res)
 {
   const struct fe_backend *be = sv->cg[0]->be;
-  for (int j = 0; j < sv->m; j++) {
-    struct fe_cg_state s;
-    FE_CALL(be->vec->to_host(be, &s, sv->cg[j]->state, sizeof s));
-    read_end(&s, &res[j]);
-  }
+  struct fe_cg_state s[FE_CG_MANY];
+  const struct fe_cg_state *from = sv->m == 1 ? sv->cg[0]->state : sv->cg[0]->gathered;
+  FE_CALL(be->vec->to_host(be, s, from, (size_t)sv->m * sizeof *s));
+  for (int j = 0; j < sv->m; j++) read_end(&s[j], &res[j]);
   return FE_SUCCESS;
 }
 
@@ -412,6 +410,7 @@ int fe_cg_solve_many(int m, struct fe_cg *const *cg, struct fe_op *a, const stru
       FE_CHECK(cg[j] != cg[i] && cg[j]->be == cg[i]->be, FE_ERR_USAGE,
                "CG of several systems: each needs a solver of its own on the same backend");
   struct solve sv = {.m = m, .cg = cg, .a = a, .b = b, .x = x, .opt = opt};
+  batch_of(&sv);
   FE_CALL(iterate(&sv, res));
   FE_CALL(agree(cg[0], m, res));
   for (int j = 0; j < m; j++) FE_CALL(fe_vec_update_ghosts(x[j]));

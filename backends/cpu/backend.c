@@ -56,8 +56,9 @@ static const struct fe_vec_ops vec_cpu = {
 };
 
 static const struct fe_cg_ops cg_cpu = {
-    .dot = fe_cg_dot_cpu,
+    .residual = fe_cg_residual_cpu,
     .start = fe_cg_start_cpu,
+    .pq = fe_cg_pq_cpu,
     .update = fe_cg_update_cpu,
     .direction = fe_cg_direction_cpu,
     .going = fe_cg_going_cpu,

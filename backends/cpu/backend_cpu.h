@@ -31,17 +31,16 @@ int fe_vec_minmax_cpu(const struct fe_backend *be, size_t n, const double *x, do
 int fe_vec_ghost_update_cpu(const struct fe_halo *h, int ncomp, double *x);
 int fe_vec_ghost_sum_cpu(const struct fe_halo *h, double *x);
 /* cg.c */
-int fe_cg_dot_cpu(const struct fe_backend *be, size_t n, const double *x, const double *y,
-                  double *out);
-int fe_cg_start_cpu(const struct fe_backend *be, struct fe_cg_state *s, double rtol, double atol,
-                    int max_iterations, unsigned long long condition, int on);
-int fe_cg_update_cpu(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
-                     const double *p, const double *q, double *x, double *r, const double *dinv,
-                     double *z);
-int fe_cg_direction_cpu(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
-                        const double *z, double *p);
-int fe_cg_going_cpu(const struct fe_backend *be, int m, struct fe_cg_state *const *s, double *out,
-                    unsigned long long condition, int on);
+int fe_cg_residual_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
+                       const double *dinv);
+int fe_cg_start_cpu(const struct fe_backend *be, const struct fe_cg_batch *c, double rtol,
+                    double atol, int max_iterations, unsigned long long condition, int on);
+int fe_cg_pq_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c);
+int fe_cg_update_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
+                     const double *dinv);
+int fe_cg_direction_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c);
+int fe_cg_going_cpu(const struct fe_backend *be, const struct fe_cg_batch *c, double *out,
+                    struct fe_cg_state *gathered, unsigned long long condition, int on);
 int fe_cg_scalar_post_cpu(const struct fe_backend *be, int slot, const double *dev);
 int fe_cg_scalar_wait_cpu(const struct fe_backend *be, int slot, const double *dev, double *value);
 

@@ -1,58 +1,92 @@
-/* The kernels of CG on the CPU backend; its scalars live in host memory. */
+/* The kernels of CG on the CPU backend; its scalars live in host memory.  The systems of a
+ * batch one after another, each as a solve of it alone. */
 #include "backends/cpu/backend_cpu.h"
 #include "core/error.h"
 
-int fe_cg_dot_cpu(const struct fe_backend *be, size_t n, const double *x, const double *y,
-                  double *out)
+int fe_cg_residual_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
+                       const double *dinv)
 {
-  return fe_vec_dot_cpu(be, n, x, y, out);
+  for (int j = 0; j < c->m; j++) {
+    struct fe_cg_state *s = c->s[j];
+    const double *b = c->b[j], *q = c->q[j];
+    double *r = c->r[j], *z = c->z[j], *p = c->p[j];
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) {
+      const double ri = b[i] - q[i];
+      const double zi = dinv ? ri * dinv[i] : ri;
+      r[i] = ri;
+      z[i] = zi;
+      p[i] = zi;
+    }
+    FE_CALL(fe_vec_dot_cpu(be, n, b, b, &s->bb));
+    FE_CALL(fe_vec_dot_cpu(be, n, r, r, &s->rr0));
+    FE_CALL(fe_vec_dot_cpu(be, n, r, z, &s->rz[0]));
+  }
+  return FE_SUCCESS;
 }
 
-int fe_cg_start_cpu(const struct fe_backend *be, struct fe_cg_state *s, double rtol, double atol,
-                    int max_iterations, unsigned long long condition, int on)
+int fe_cg_start_cpu(const struct fe_backend *be, const struct fe_cg_batch *c, double rtol,
+                    double atol, int max_iterations, unsigned long long condition, int on)
 {
   (void)be, (void)condition, (void)on; /* no loops on the device here */
-  fe_cg_state_start(s, rtol, atol, max_iterations);
+  for (int j = 0; j < c->m; j++) fe_cg_state_start(c->s[j], rtol, atol, max_iterations);
   return FE_SUCCESS;
 }
 
-int fe_cg_update_cpu(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
-                     const double *p, const double *q, double *x, double *r, const double *dinv,
-                     double *z)
+int fe_cg_pq_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c)
+{
+  for (int j = 0; j < c->m; j++) FE_CALL(fe_vec_dot_cpu(be, n, c->p[j], c->q[j], &c->s[j]->pq));
+  return FE_SUCCESS;
+}
+
+int fe_cg_update_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
+                     const double *dinv)
 {
   (void)be;
-  if (!s->go_on) return FE_SUCCESS;
-  const double alpha = s->rz[0] / s->pq;
-  double sz = 0, sr = 0;
+  for (int j = 0; j < c->m; j++) {
+    struct fe_cg_state *s = c->s[j];
+    if (!s->go_on) continue;
+    const double *p = c->p[j], *q = c->q[j];
+    double *x = c->x[j], *r = c->r[j], *z = c->z[j];
+    const double alpha = s->rz[0] / s->pq;
+    double sz = 0, sr = 0;
 #pragma omp parallel for schedule(static) reduction(+ : sz, sr)
-  for (size_t i = 0; i < n; i++) {
-    x[i] += alpha * p[i];
-    const double ri = r[i] - alpha * q[i];
-    const double zi = dinv ? ri * dinv[i] : ri;
-    r[i] = ri;
-    z[i] = zi;
-    sz += ri * zi;
-    sr += ri * ri;
+    for (size_t i = 0; i < n; i++) {
+      x[i] += alpha * p[i];
+      const double ri = r[i] - alpha * q[i];
+      const double zi = dinv ? ri * dinv[i] : ri;
+      r[i] = ri;
+      z[i] = zi;
+      sz += ri * zi;
+      sr += ri * ri;
+    }
+    s->rz_old = s->rz[0];
+    s->rz[0] = sz;
+    s->rz[1] = sr;
   }
-  s->rz_old = s->rz[0];
-  s->rz[0] = sz;
-  s->rz[1] = sr;
   return FE_SUCCESS;
 }
 
-int fe_cg_direction_cpu(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
-                        const double *z, double *p)
+int fe_cg_direction_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c)
 {
-  fe_cg_state_record(s);
-  return s->rz[1] <= s->done2 ? FE_SUCCESS : fe_vec_axpby_cpu(be, n, 1.0, z, s->rz[0] / s->rz_old, p);
+  for (int j = 0; j < c->m; j++) {
+    struct fe_cg_state *s = c->s[j];
+    fe_cg_state_record(s);
+    if (s->rz[1] > s->done2)
+      FE_CALL(fe_vec_axpby_cpu(be, n, 1.0, c->z[j], s->rz[0] / s->rz_old, c->p[j]));
+  }
+  return FE_SUCCESS;
 }
 
-int fe_cg_going_cpu(const struct fe_backend *be, int m, struct fe_cg_state *const *s, double *out,
-                    unsigned long long condition, int on)
+int fe_cg_going_cpu(const struct fe_backend *be, const struct fe_cg_batch *c, double *out,
+                    struct fe_cg_state *gathered, unsigned long long condition, int on)
 {
   (void)be, (void)condition, (void)on;
   int going = 0;
-  for (int j = 0; j < m; j++) going += s[j]->go_on != 0;
+  for (int j = 0; j < c->m; j++) {
+    going += c->s[j]->go_on != 0;
+    gathered[j] = *c->s[j];
+  }
   *out = going;
   return FE_SUCCESS;
 }

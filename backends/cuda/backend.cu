@@ -36,8 +36,9 @@ static const struct fe_vec_ops vec_cuda = {
 };
 
 static const struct fe_cg_ops cg_cuda = {
-    .dot = fe_cg_dot_cuda,
+    .residual = fe_cg_residual_cuda,
     .start = fe_cg_start_cuda,
+    .pq = fe_cg_pq_cuda,
     .update = fe_cg_update_cuda,
     .direction = fe_cg_direction_cuda,
     .going = fe_cg_going_cuda,
@@ -104,12 +105,12 @@ static int create(struct fe_cuda_ctx *c, int device, int local_rank)
   snprintf(c->name, sizeof c->name, "%.200s (sm_%d%d, %.1f GiB)", prop.name, prop.major, prop.minor,
            prop.totalGlobalMem / 1073741824.0);
   FE_CUDA_CALL(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
-  FE_CUDA_CALL(cudaMalloc(&c->partials, 3 * FE_REDUCE_BLOCKS * sizeof(double)));
+  FE_CUDA_CALL(cudaMalloc(&c->partials, FE_CG_MANY * 3 * FE_REDUCE_BLOCKS * sizeof(double)));
   FE_CUDA_CALL(cudaMalloc(&c->result, 3 * sizeof(double)));
-  FE_CUDA_CALL(cudaMemset(c->partials, 0, 3 * FE_REDUCE_BLOCKS * sizeof(double)));
+  FE_CUDA_CALL(cudaMemset(c->partials, 0, FE_CG_MANY * 3 * FE_REDUCE_BLOCKS * sizeof(double)));
   FE_CUDA_CALL(cudaMemset(c->result, 0, 3 * sizeof(double)));
-  FE_CUDA_CALL(cudaMalloc(&c->done_blocks, sizeof *c->done_blocks));
-  FE_CUDA_CALL(cudaMemset(c->done_blocks, 0, sizeof *c->done_blocks));
+  FE_CUDA_CALL(cudaMalloc(&c->done_blocks, FE_CG_MANY * sizeof *c->done_blocks));
+  FE_CUDA_CALL(cudaMemset(c->done_blocks, 0, FE_CG_MANY * sizeof *c->done_blocks));
   FE_CUDA_CALL(cudaMallocHost(&c->host, 3 * sizeof(double)));
   FE_CUDA_CALL(cudaMallocHost(&c->slots, 2 * sizeof(double)));
   for (int k = 0; k < 2; k++)

@@ -18,9 +18,11 @@ struct fe_cuda_ctx {
   int device;
   cudaStream_t stream;
   char name[256];
-  double *partials;      /* FE_REDUCE_BLOCKS * 3: per-block partial reductions */
+  double *partials;      /* FE_REDUCE_BLOCKS * 3 per CG system (FE_CG_MANY): per-block partial
+                            reductions */
   double *result;        /* 3 doubles on the device */
-  unsigned *done_blocks; /* blocks of the running reduction that have written their partials */
+  unsigned *done_blocks; /* blocks of the running reduction that have written their partials,
+                            one count per CG system */
   double *host;          /* 3 doubles, pinned */
   double *slots;         /* 2 doubles, pinned: scalar_post / scalar_wait */
   cudaEvent_t slot_ready[2];
@@ -105,24 +107,23 @@ int fe_cuda_reduce_keep(const struct fe_backend *be, int op, size_t n, const dou
                         const double *y, double *out);
 
 /* cg.cu */
-int fe_cg_dot_cuda(const struct fe_backend *be, size_t n, const double *x, const double *y,
-                   double *out);
-int fe_cg_start_cuda(const struct fe_backend *be, struct fe_cg_state *s, double rtol, double atol,
-                     int max_iterations, unsigned long long condition, int on);
-int fe_cg_update_cuda(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
-                      const double *p, const double *q, double *x, double *r, const double *dinv,
-                      double *z);
-int fe_cg_direction_cuda(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
-                         const double *z, double *p);
+int fe_cg_residual_cuda(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
+                        const double *dinv);
+int fe_cg_start_cuda(const struct fe_backend *be, const struct fe_cg_batch *c, double rtol,
+                     double atol, int max_iterations, unsigned long long condition, int on);
+int fe_cg_pq_cuda(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c);
+int fe_cg_update_cuda(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
+                      const double *dinv);
+int fe_cg_direction_cuda(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c);
+int fe_cg_going_cuda(const struct fe_backend *be, const struct fe_cg_batch *c, double *out,
+                     struct fe_cg_state *gathered, unsigned long long condition, int on);
+int fe_cg_scalar_post_cuda(const struct fe_backend *be, int slot, const double *dev);
+int fe_cg_scalar_wait_cuda(const struct fe_backend *be, int slot, const double *dev, double *value);
 int fe_cg_loop_prepare_cuda(const struct fe_backend *be, void **loop,
                             int (*start)(void *arg, const unsigned long long *condition),
                             int (*iteration)(void *arg), void *arg);
 int fe_cg_loop_launch_cuda(const struct fe_backend *be, void *loop);
 void fe_cg_loop_destroy_cuda(const struct fe_backend *be, void *loop);
-int fe_cg_going_cuda(const struct fe_backend *be, int m, struct fe_cg_state *const *s,
-                     double *out, unsigned long long condition, int on);
-int fe_cg_scalar_post_cuda(const struct fe_backend *be, int slot, const double *dev);
-int fe_cg_scalar_wait_cuda(const struct fe_backend *be, int slot, const double *dev, double *value);
 
 /* element.cu */
 int fe_element_prepare_cuda(const struct fe_space *s);

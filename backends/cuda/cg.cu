@@ -3,24 +3,80 @@
 #include "backends/cuda/reduce.cuh"
 #include "core/cuda_check.h"
 
-/* fe_cg_state_start on the device; in a loop on the device it names the loop's condition in
- * the state and sets it: whether the loop runs at all. */
-__global__ void cg_start_kernel(struct fe_cg_state *s, double rtol, double atol,
+/* System j's share of the reduction scratch: the systems of a batch reduce side by side. */
+__device__ inline double *system_partials(double *partials, int j)
+{
+  return partials + (size_t)j * 3 * FE_REDUCE_BLOCKS;
+}
+
+/* r = b - q, z = r .* dinv (or r), p = z and the sums b . b, r . r, r . z of system
+ * blockIdx.y, each summed as a reduction of it alone (op 3: three sums in op 0's order). */
+__global__ void cg_residual_kernel(size_t n, struct fe_cg_batch c, const double *dinv,
+                                   double *partials, unsigned *done_blocks)
+{
+  const int j = blockIdx.y;
+  const double *b = c.b[j], *q = c.q[j];
+  double *r = c.r[j], *z = c.z[j], *p = c.p[j];
+  double v[3] = {0, 0, 0};
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    const double bi = b[i], ri = bi - q[i];
+    const double zi = dinv ? ri * dinv[i] : ri;
+    r[i] = ri;
+    z[i] = zi;
+    p[i] = zi;
+    v[0] += bi * bi;
+    v[1] += ri * ri;
+    v[2] += ri * zi;
+  }
+  if (reduce_last_block(3, v, system_partials(partials, j), done_blocks + j) &&
+      threadIdx.x == 0) {
+    c.s[j]->bb = v[0];
+    c.s[j]->rr0 = v[1];
+    c.s[j]->rz[0] = v[2];
+  }
+}
+
+/* fe_cg_state_start of system threadIdx.x; a single system in a loop on the device names the
+ * loop's condition in its state and sets it: whether the loop runs at all. */
+__global__ void cg_start_kernel(struct fe_cg_batch c, double rtol, double atol,
                                 int max_iterations, cudaGraphConditionalHandle condition, int on)
 {
+  const int j = threadIdx.x;
+  if (j >= c.m) return;
+  struct fe_cg_state *s = c.s[j];
   const int go_on = fe_cg_state_start(s, rtol, atol, max_iterations);
   s->loop.condition = (unsigned long long)condition;
   s->loop.on = on;
   if (on) cudaGraphSetConditional(condition, go_on);
 }
 
-/* op 2: sums of r.z and r.r; the last block moves rz[0] to rz_old and writes them to rz (every
- * block has read rz by then: it counted itself done after) */
-__global__ void cg_update_kernel(size_t n, struct fe_cg_state *s, const double *p, const double *q,
-                                 double *x, double *r, const double *dinv, double *z,
+/* pq = p . q of system blockIdx.y, as a reduction of it alone (op 0); nothing for a system
+ * stopped already. */
+__global__ void cg_pq_kernel(size_t n, struct fe_cg_batch c, double *partials,
+                             unsigned *done_blocks)
+{
+  const int j = blockIdx.y;
+  if (!c.s[j]->go_on) return; /* every block of the system alike */
+  const double *p = c.p[j], *q = c.q[j];
+  double v[3] = {0, 0, 0};
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    v[0] += p[i] * q[i];
+  if (reduce_last_block(0, v, system_partials(partials, j), done_blocks + j) && threadIdx.x == 0)
+    c.s[j]->pq = v[0];
+}
+
+/* op 2: sums of r.z and r.r of system blockIdx.y; the last block moves rz[0] to rz_old and
+ * writes them to rz (every block has read rz by then: it counted itself done after) */
+__global__ void cg_update_kernel(size_t n, struct fe_cg_batch c, const double *dinv,
                                  double *partials, unsigned *done_blocks)
 {
+  const int j = blockIdx.y;
+  struct fe_cg_state *s = c.s[j];
   if (!s->go_on) return; /* stopped: nothing changes */
+  const double *p = c.p[j], *q = c.q[j];
+  double *x = c.x[j], *r = c.r[j], *z = c.z[j];
   const double alpha = s->rz[0] / s->pq;
   double v[3] = {0, 0, 0};
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
@@ -33,17 +89,19 @@ __global__ void cg_update_kernel(size_t n, struct fe_cg_state *s, const double *
     v[0] += ri * zi;
     v[1] += ri * ri;
   }
-  if (reduce_last_block(2, v, partials, done_blocks) && threadIdx.x == 0) {
+  if (reduce_last_block(2, v, system_partials(partials, j), done_blocks + j) &&
+      threadIdx.x == 0) {
     s->rz_old = s->rz[0];
     s->rz[0] = v[0];
     s->rz[1] = v[1];
   }
 }
 
-/* Block 0 keeps the count (fe_cg_state_record) and, in a loop on the device, sets its
- * condition; the other blocks read rz and rz_old only. */
-__global__ void cg_direction_kernel(size_t n, struct fe_cg_state *s, const double *z, double *p)
+/* Block (0, j) keeps system j's count (fe_cg_state_record) and, a single system in a loop on
+ * the device, sets its condition; the other blocks read rz and rz_old only. */
+__global__ void cg_direction_kernel(size_t n, struct fe_cg_batch c)
 {
+  struct fe_cg_state *s = c.s[blockIdx.y];
   const double rz = s->rz[0], rr = s->rz[1], rz_old = s->rz_old, done2 = s->done2;
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     const int go_on = fe_cg_state_record(s);
@@ -51,65 +109,77 @@ __global__ void cg_direction_kernel(size_t n, struct fe_cg_state *s, const doubl
   }
   if (rr <= done2) return;
   const double beta = rz / rz_old;
+  const double *z = c.z[blockIdx.y];
+  double *p = c.p[blockIdx.y];
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
        i += (size_t)gridDim.x * blockDim.x)
     p[i] = z[i] + beta * p[i];
 }
 
-/* A batch's states, by value. */
-struct cg_states {
-  struct fe_cg_state *s[FE_CG_MANY];
-};
-
-__global__ void cg_going_kernel(int m, struct cg_states states, double *out,
+__global__ void cg_going_kernel(struct fe_cg_batch c, double *out, struct fe_cg_state *gathered,
                                 cudaGraphConditionalHandle condition, int on)
 {
   int going = 0;
-  for (int j = 0; j < m; j++) going += states.s[j]->go_on != 0;
+  for (int j = 0; j < c.m; j++) {
+    going += c.s[j]->go_on != 0;
+    gathered[j] = *c.s[j];
+  }
   *out = going;
   if (on) cudaGraphSetConditional(condition, going > 0);
 }
 
-int fe_cg_dot_cuda(const struct fe_backend *be, size_t n, const double *x, const double *y,
-                   double *out)
+int fe_cg_residual_cuda(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
+                        const double *dinv)
 {
-  return fe_cuda_reduce_keep(be, 0, n, x, y, out);
+  struct fe_cuda_ctx *x = fe_cuda_ctx(be);
+  const dim3 grid(reduce_blocks(n), c->m);
+  cg_residual_kernel<<<grid, FE_REDUCE_THREADS, 0, x->stream>>>(n, *c, dinv, x->partials,
+                                                               x->done_blocks);
+  FE_CUDA_LAUNCHED("cg_residual_kernel");
+  return FE_SUCCESS;
 }
 
-int fe_cg_start_cuda(const struct fe_backend *be, struct fe_cg_state *s, double rtol, double atol,
-                     int max_iterations, unsigned long long condition, int on)
+int fe_cg_start_cuda(const struct fe_backend *be, const struct fe_cg_batch *c, double rtol,
+                     double atol, int max_iterations, unsigned long long condition, int on)
 {
-  cg_start_kernel<<<1, 1, 0, fe_cuda_stream(be)>>>(s, rtol, atol, max_iterations,
-                                                   (cudaGraphConditionalHandle)condition, on);
+  cg_start_kernel<<<1, FE_CG_MANY, 0, fe_cuda_stream(be)>>>(
+      *c, rtol, atol, max_iterations, (cudaGraphConditionalHandle)condition, on);
   FE_CUDA_LAUNCHED("cg_start_kernel");
   return FE_SUCCESS;
 }
 
-int fe_cg_update_cuda(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
-                      const double *p, const double *q, double *x, double *r, const double *dinv,
-                      double *z)
+int fe_cg_pq_cuda(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c)
 {
-  struct fe_cuda_ctx *c = fe_cuda_ctx(be);
-  cg_update_kernel<<<reduce_blocks(n), FE_REDUCE_THREADS, 0, c->stream>>>(
-      n, s, p, q, x, r, dinv, z, c->partials, c->done_blocks);
+  struct fe_cuda_ctx *x = fe_cuda_ctx(be);
+  const dim3 grid(reduce_blocks(n), c->m);
+  cg_pq_kernel<<<grid, FE_REDUCE_THREADS, 0, x->stream>>>(n, *c, x->partials, x->done_blocks);
+  FE_CUDA_LAUNCHED("cg_pq_kernel");
+  return FE_SUCCESS;
+}
+
+int fe_cg_update_cuda(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
+                      const double *dinv)
+{
+  struct fe_cuda_ctx *x = fe_cuda_ctx(be);
+  const dim3 grid(reduce_blocks(n), c->m);
+  cg_update_kernel<<<grid, FE_REDUCE_THREADS, 0, x->stream>>>(n, *c, dinv, x->partials,
+                                                             x->done_blocks);
   FE_CUDA_LAUNCHED("cg_update_kernel");
   return FE_SUCCESS;
 }
 
-int fe_cg_direction_cuda(const struct fe_backend *be, size_t n, struct fe_cg_state *s,
-                         const double *z, double *p)
+int fe_cg_direction_cuda(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c)
 {
-  cg_direction_kernel<<<fe_cuda_blocks(n, 256), 256, 0, fe_cuda_stream(be)>>>(n, s, z, p);
+  const dim3 grid(fe_cuda_blocks(n, 256), c->m);
+  cg_direction_kernel<<<grid, 256, 0, fe_cuda_stream(be)>>>(n, *c);
   FE_CUDA_LAUNCHED("cg_direction");
   return FE_SUCCESS;
 }
 
-int fe_cg_going_cuda(const struct fe_backend *be, int m, struct fe_cg_state *const *s,
-                     double *out, unsigned long long condition, int on)
+int fe_cg_going_cuda(const struct fe_backend *be, const struct fe_cg_batch *c, double *out,
+                     struct fe_cg_state *gathered, unsigned long long condition, int on)
 {
-  struct cg_states states = {};
-  for (int j = 0; j < m; j++) states.s[j] = s[j];
-  cg_going_kernel<<<1, 1, 0, fe_cuda_stream(be)>>>(m, states, out,
+  cg_going_kernel<<<1, 1, 0, fe_cuda_stream(be)>>>(*c, out, gathered,
                                                    (cudaGraphConditionalHandle)condition, on);
   FE_CUDA_LAUNCHED("cg_going_kernel");
   return FE_SUCCESS;

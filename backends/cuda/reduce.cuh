@@ -2,7 +2,8 @@
  * block partials, then the last block to finish sums them in block order, in
  * one launch, so that results do not depend on scheduling (runs and restarts
  * reproduce bit for bit).  op 0: sum of one value; op 1: (min, max, count of
- * non-finite); op 2: sums of two values. */
+ * non-finite); op 2: sums of two values; op 3: of three.  Each sum in the same order
+ * whichever op carries it. */
 #ifndef FE_REDUCE_CUH
 #define FE_REDUCE_CUH
 
@@ -15,6 +16,10 @@ static __device__ inline void combine(int op, double *a, const double *b)
   } else if (op == 2) {
     a[0] += b[0];
     a[1] += b[1];
+  } else if (op == 3) {
+    a[0] += b[0];
+    a[1] += b[1];
+    a[2] += b[2];
   } else {
     a[0] = fmin(a[0], b[0]);
     a[1] = fmax(a[1], b[1]);
@@ -77,7 +82,7 @@ static __device__ void finish_reduction(int op, double v[3], double *partials, d
                                         unsigned *done_blocks)
 {
   if (reduce_last_block(op, v, partials, done_blocks) && threadIdx.x == 0)
-    for (int k = 0; k < (op == 0 ? 1 : op == 2 ? 2 : 3); k++) result[k] = v[k];
+    for (int k = 0; k < (op == 0 ? 1 : op == 2 ? 2 : 3); k++) result[k] = v[k]; /* op 1, 3: 3 */
 }
 
 static inline int reduce_blocks(size_t n)
