@@ -22,17 +22,6 @@ static inline void cg_many_rhs(int j, size_t n, double *b)
     b[i] = j == 2 ? 0.0 : pow(10.0, j - 3) * (sin((double)(i + 1) * (j + 1)) + 0.1 * j);
 }
 
-/* The largest |a - b| over the largest |b|. */
-static inline double cg_many_relative(const double *a, const double *b, size_t n)
-{
-  double d = 0, s = 0;
-  for (size_t i = 0; i < n; i++) {
-    d = fmax(d, fabs(a[i] - b[i]));
-    s = fmax(s, fabs(b[i]));
-  }
-  return s > 0 ? d / s : d;
-}
-
 /* m systems of a at once and one by one, each from x = 0, driven as `drive` says, with the
  * limit max_iterations.  exact: the same bits, iterations and residual histories (the apply
  * sums in a fixed order); else the iterations within one and x within 1e-9 relative. */
@@ -75,7 +64,7 @@ static inline void cg_many_agrees(struct fe_op *a, int m, int drive, int max_ite
       CHECK(memcmp(host, alone, sizeof(double) * n) == 0);
     } else {
       CHECK(abs(many[j].iterations - one.iterations) <= 1);
-      CHECK(cg_many_relative(host, alone, n) < 1e-9);
+      CHECK(test_relative_difference(host, alone, n) < 1e-9);
     }
     stopped += !many[j].converged && many[j].iterations == max_iterations;
     converged += many[j].converged;
@@ -154,7 +143,7 @@ static inline void apply_many_agrees(struct fe_op *a, double tol)
       if (tol == 0)
         CHECK(memcmp(host, alone, sizeof(double) * n) == 0);
       else
-        CHECK(cg_many_relative(host, alone, n) <= tol);
+        CHECK(test_relative_difference(host, alone, n) <= tol);
     }
   }
   for (int j = 0; j < FE_CG_MANY; j++) {

@@ -134,17 +134,6 @@ static inline void ns_solve(enum fe_krylov_kind kind, struct fe_op *a, const dou
   fe_krylov_destroy(k);
 }
 
-/* max |x - y| / max |y| */
-static inline double ns_difference(const double *x, const double *y, int n)
-{
-  double d = 0, s = 0;
-  for (int i = 0; i < n; i++) {
-    d = fmax(d, fabs(x[i] - y[i]));
-    s = fmax(s, fabs(y[i]));
-  }
-  return s > 0 ? d / s : d;
-}
-
 /* ||b - A' x|| */
 static inline double ns_residual(struct fe_op *a, const double *b, const double *x)
 {

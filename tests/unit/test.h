@@ -32,6 +32,17 @@ static int fe_test_failures __attribute__((unused));
 
 #define CHECK_OK(expr) CHECK((expr) == 0)
 
+/* max |x - y| / max |y| (max |x - y| where y is 0) */
+static inline double test_relative_difference(const double *x, const double *y, size_t n)
+{
+  double d = 0, s = 0;
+  for (size_t i = 0; i < n; i++) {
+    d = fmax(d, fabs(x[i] - y[i]));
+    s = fmax(s, fabs(y[i]));
+  }
+  return s > 0 ? d / s : d;
+}
+
 #define TEST_DONE()                                                                \
   do {                                                                             \
     if (fe_test_failures) fprintf(stderr, "%d check(s) failed\n", fe_test_failures); \
