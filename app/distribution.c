@@ -29,6 +29,15 @@ static int gather_order(struct fe_distribution *d)
 
 enum { SHARE_CHUNK = 1 << 30 }; /* bytes of one broadcast (its count is an int) */
 
+/* Process 0's size bytes into every process's: broadcasts of SHARE_CHUNK bytes at most. */
+static int share_bytes(const struct fe_comm *comm, void *bytes, size_t size)
+{
+  for (size_t at = 0; at < size; at += SHARE_CHUNK)
+    FE_CALL(fe_comm_bcast(comm, (unsigned char *)bytes + at,
+                          (int)(size - at < SHARE_CHUNK ? size - at : SHARE_CHUNK)));
+  return FE_SUCCESS;
+}
+
 int fe_distribution_share_mesh(const struct fe_comm *comm, struct fe_mesh **m)
 {
   unsigned char *bytes = NULL;
@@ -38,10 +47,26 @@ int fe_distribution_share_mesh(const struct fe_comm *comm, struct fe_mesh **m)
   int err = fe_comm_bcast(comm, &n, (int)sizeof n);
   size = (size_t)n;
   if (!err && comm->rank != 0) err = fe_malloc(size + 1, &bytes);
-  for (size_t at = 0; !err && at < size; at += SHARE_CHUNK)
-    err = fe_comm_bcast(comm, bytes + at, (int)(size - at < SHARE_CHUNK ? size - at : SHARE_CHUNK));
+  if (!err) err = share_bytes(comm, bytes, size);
   if (!err && comm->rank != 0) err = fe_mesh_unpack(bytes, size, m);
   free(bytes);
+  return err;
+}
+
+/* The cells cut by METIS once, on process 0, and each cell's part handed to the others: every
+ * process's partition the same.  Process 0's failure (its message said there) is every
+ * process's exit code. */
+static int share_partition(const struct fe_comm *comm, const struct fe_mesh *whole,
+                           struct fe_partition **p)
+{
+  int status = comm->rank == 0 ? fe_partition_create(whole, comm->size, p) : FE_SUCCESS;
+  FE_CALL(fe_comm_bcast(comm, &status, (int)sizeof status));
+  if (status) return status;
+  int *parts = comm->rank == 0 ? (*p)->cell_part : NULL;
+  if (comm->rank != 0) FE_MALLOC((size_t)whole->n_cells + 1, &parts);
+  int err = share_bytes(comm, parts, (size_t)whole->n_cells * sizeof *parts);
+  if (!err && comm->rank != 0) err = fe_partition_with_parts(whole, comm->size, parts, p);
+  if (comm->rank != 0) free(parts);
   return err;
 }
 
@@ -52,7 +77,7 @@ int fe_distribution_create(const struct fe_comm *comm, const struct fe_mesh *who
   FE_CALLOC(1, &d);
   d->comm = comm;
   d->whole = whole;
-  int err = fe_partition_create(whole, comm->size, &d->partition);
+  int err = share_partition(comm, whole, &d->partition);
   if (!err) err = fe_partition_mesh(d->partition, whole, comm->rank, &d->part);
   if (!err && comm->rank == 0) err = gather_order(d);
   if (err) {

@@ -1,5 +1,6 @@
 /* A run on several processes (DESIGN.md, "Distribution"; issue 16): every process reads the
- * case and the mesh, METIS cuts the mesh into one part per process (io/partition.h), and each
+ * case, process 0 reads the mesh and hands it to the others, METIS cuts it into one part per
+ * process on process 0, which hands each cell's part to the others (io/partition.h), and each
  * process keeps its part as a mesh of its own (fe_partition_mesh): the cells at the nodes it
  * owns and their nodes, owned first, then the other processes' as ghosts.  The scheme runs on
  * the part unchanged: every sum over the cells at an owned node is complete there, vectors
@@ -33,8 +34,9 @@ struct fe_distribution {
  * there), as bytes (io/mesh_pack.h) broadcast by the communicator. */
 int fe_distribution_share_mesh(const struct fe_comm *comm, struct fe_mesh **m);
 
-/* Cut `whole` into comm->size parts and make this process's (FE_ERR_USAGE for a periodic mesh;
- * FE_ERR_INPUT for more processes than cells, or a part without a cell). */
+/* Cut `whole` into comm->size parts (METIS on process 0, the parts handed to the others) and
+ * make this process's (FE_ERR_USAGE for a periodic mesh; FE_ERR_INPUT for more processes than
+ * cells, or a part without a cell: said by process 0, the others return its code). */
 int fe_distribution_create(const struct fe_comm *comm, const struct fe_mesh *whole,
                            struct fe_distribution **d);
 void fe_distribution_destroy(struct fe_distribution *d);

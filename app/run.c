@@ -186,6 +186,22 @@ static int create_bcs(struct fe_sim *s)
   return FE_SUCCESS;
 }
 
+/* What process 0 alone did (lock, open the outputs, cut the mesh) or any process may fail at
+ * alone (its GPU), known to every process: the largest exit code of any, which process 0 has
+ * reported if it failed, else the processes that failed (app/processes.h). */
+static int agree(const struct fe_sim *s, int err)
+{
+  const struct fe_comm *comm = s->dist ? s->dist->comm : s->opt->comm;
+  if (!comm || comm->size == 1) return err;
+  double code[2] = {err, comm->rank == 0 ? err : 0}; /* any process's, process 0's */
+  FE_CALL(fe_comm_allreduce(comm, code, 2, FE_REDUCE_MAX));
+  if (code[0] != 0 && s->opt->report) {
+    s->opt->report->agreed = 1;
+    s->opt->report->reported = code[1] != 0;
+  }
+  return (int)code[0];
+}
+
 /* What a run on several processes cannot do yet (issue 16): refused before anything is
  * written, the same on every process. */
 static int check_distributable(const struct fe_sim *s, int processes)
@@ -205,7 +221,7 @@ static int distribute(struct fe_sim *s)
   const struct fe_comm *comm = s->opt->comm;
   if (!comm || comm->size == 1) return FE_SUCCESS;
   FE_CALL(check_distributable(s, comm->size));
-  FE_CALL(fe_distribution_create(comm, s->whole, &s->dist));
+  FE_CALL(agree(s, fe_distribution_create(comm, s->whole, &s->dist)));
   if (s->opt->verbosity > 1) fe_distribution_print(s->dist, stderr);
   s->m = s->dist->part;
   FE_CALLOC(s->n_tracers, &s->bcs);
@@ -224,22 +240,6 @@ static int read_mesh(struct fe_sim *s)
                                      .max_cells = s->opt->max_cells,
                                      .verbosity = s->opt->verbosity};
   return fe_mesh_read(s->c->mesh_file, &mo, &s->m);
-}
-
-/* What process 0 alone did (lock, open the outputs) or any process may fail at alone (its GPU),
- * known to every process: the largest exit code of any, which process 0 has reported if it
- * failed, else the processes that failed (app/processes.h). */
-static int agree(const struct fe_sim *s, int err)
-{
-  const struct fe_comm *comm = s->dist ? s->dist->comm : s->opt->comm;
-  if (!comm || comm->size == 1) return err;
-  double code[2] = {err, comm->rank == 0 ? err : 0}; /* any process's, process 0's */
-  FE_CALL(fe_comm_allreduce(comm, code, 2, FE_REDUCE_MAX));
-  if (code[0] != 0 && s->opt->report) {
-    s->opt->report->agreed = 1;
-    s->opt->report->reported = code[1] != 0;
-  }
-  return (int)code[0];
 }
 
 /* On several processes process 0 reads (meshes) the mesh once, through the confined reader, and

@@ -71,9 +71,9 @@ static int check_parts(const struct fe_mesh *m, const struct fe_partition *p)
   return FE_SUCCESS;
 }
 
-int fe_partition_create(const struct fe_mesh *m, int n_parts, struct fe_partition **out)
+/* A partition of m into n_parts parts, its arrays allocated, every cell in part 0. */
+static int allocate(const struct fe_mesh *m, int n_parts, struct fe_partition **out)
 {
-  *out = NULL;
   FE_CHECK(n_parts >= 1 && n_parts <= m->n_cells, FE_ERR_INPUT,
            "the mesh %s has %ld cells: it cannot be cut into %d parts; expected 1 to %ld "
            "processes",
@@ -83,11 +83,42 @@ int fe_partition_create(const struct fe_mesh *m, int n_parts, struct fe_partitio
   *p = (struct fe_partition){.n_parts = n_parts, .n_cells = m->n_cells, .n_nodes = m->n_nodes};
   int err = fe_calloc((size_t)m->n_cells + 1, sizeof *p->cell_part, &p->cell_part);
   if (!err) err = fe_malloc(((size_t)m->n_nodes + 1) * sizeof *p->node_owner, &p->node_owner);
-  if (!err && n_parts > 1) err = metis_parts(m, n_parts, p->cell_part);
+  if (err) {
+    fe_partition_destroy(p);
+    return err;
+  }
+  *out = p;
+  return FE_SUCCESS;
+}
+
+int fe_partition_create(const struct fe_mesh *m, int n_parts, struct fe_partition **out)
+{
+  *out = NULL;
+  struct fe_partition *p;
+  FE_CALL(allocate(m, n_parts, &p));
+  int err = n_parts > 1 ? metis_parts(m, n_parts, p->cell_part) : FE_SUCCESS;
   if (!err) err = check_parts(m, p);
   if (err) {
     fe_partition_destroy(p);
     return err;
+  }
+  node_owners(m, p->cell_part, p->node_owner);
+  *out = p;
+  return FE_SUCCESS;
+}
+
+int fe_partition_with_parts(const struct fe_mesh *m, int n_parts, const int *cell_part,
+                            struct fe_partition **out)
+{
+  *out = NULL;
+  struct fe_partition *p;
+  FE_CALL(allocate(m, n_parts, &p));
+  for (long c = 0; c < m->n_cells; c++) {
+    if (cell_part[c] < 0 || cell_part[c] >= n_parts) {
+      fe_partition_destroy(p);
+      FE_RAISE(FE_ERR_USAGE, "cell %ld given part %d of %d", c, cell_part[c], n_parts);
+    }
+    p->cell_part[c] = cell_part[c];
   }
   node_owners(m, p->cell_part, p->node_owner);
   *out = p;

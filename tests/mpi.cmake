@@ -31,6 +31,10 @@ fe_mpi_exit(velocity_moved 2 2 [=[data/velocity/grid8_moved\.vtu: point 1 at \(0
             --check ${CMAKE_CURRENT_SOURCE_DIR}/bad_input/velocity_moved.xml)
 fe_mpi_exit(velocity_count 3 2 [=[data/velocity/grid8\.vtu: 9 points; expected the [0-9]+ nodes of the mesh [^ ]*square\.geo]=]
             --check ${CMAKE_CURRENT_SOURCE_DIR}/bad_input/velocity_count.xml)
+# more processes than cells: process 0 cuts the mesh (METIS, once) and says why it cannot; every
+# process stops with its exit code
+fe_mpi_exit(more_processes_than_cells 7 2 [=[the mesh [^ ]*kuhn\.msh has 6 cells: it cannot be cut into 7 parts; expected 1 to 6 processes]=]
+            --check ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/six_cells.xml)
 # what runs on one process only yet: refused before anything is written
 fe_mpi_exit(periodic 2 1 [=[a periodic mesh runs on one process only]=]
             --output ${FE_MPI_OUT}/periodic ${PROJECT_SOURCE_DIR}/cases/periodic_square/case.xml)
