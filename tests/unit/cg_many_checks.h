@@ -29,9 +29,9 @@ static inline void cg_many_agrees(struct fe_op *a, int m, int drive, int max_ite
 {
   const struct fe_backend *be = a->be;
   const size_t n = a->n;
-  struct fe_vec *b[CG_MANY_SYSTEMS], *x[CG_MANY_SYSTEMS];
-  struct fe_cg *cg[CG_MANY_SYSTEMS];
-  struct fe_cg_result many[CG_MANY_SYSTEMS], one;
+  struct fe_vec *b[CG_MANY_SYSTEMS] = {0}, *x[CG_MANY_SYSTEMS] = {0};
+  struct fe_cg *cg[CG_MANY_SYSTEMS] = {0};
+  struct fe_cg_result many[CG_MANY_SYSTEMS] = {{0}}, one;
   double *host = malloc(sizeof(double) * n), *alone = malloc(sizeof(double) * n);
   const struct fe_cg_options opt = {.rtol = 1e-11, .max_iterations = max_iterations,
                                     .jacobi = 1, .drive = drive};
@@ -125,7 +125,7 @@ static inline void cg_many_checks(struct fe_op *a, int drive, int exact)
 static inline void apply_many_agrees(struct fe_op *a, double tol)
 {
   const size_t n = a->n;
-  struct fe_vec *x[FE_CG_MANY], *y[FE_CG_MANY], *one;
+  struct fe_vec *x[FE_CG_MANY] = {0}, *y[FE_CG_MANY] = {0}, *one;
   double *host = malloc(sizeof(double) * n), *alone = malloc(sizeof(double) * n);
   CHECK_OK(fe_vec_create(a->be, n, &one));
   for (int j = 0; j < FE_CG_MANY; j++) {
