@@ -354,8 +354,7 @@ static int solve_many_on_host(struct solve *sv, int ahead, struct fe_cg_result *
     FE_CALL(be->cg->scalar_wait(be, done % 2, cg->going, &going));
     cg->iteration_seconds = (fe_wtime() - t0) / done;
   }
-  FE_CALL(fe_backend_sync(be)); /* an iteration looked ahead */
-  return read_results(sv, res);
+  return read_results(sv, res); /* its copy waits for an iteration looked ahead */
 }
 
 static int iterate(struct solve *sv, struct fe_cg_result *res)

@@ -44,85 +44,6 @@ __global__ void lma_kernel(long n_cells, const int *__restrict__ cells,
   fe_cuda_put_local<D, ATOMIC>(c, v, ye, out);
 }
 
-/* Several vectors at once (fe_lma_apply_many_cuda), M of them: each cell's matrix and
- * vertices read once, the products scattered with atomics. */
-template <int M>
-struct lma_vectors {
-  const double *x[M];
-  double *y[M];
-};
-
-template <int D, int ST, int M>
-__global__ void lma_many_kernel(long n_cells, const int *__restrict__ cells,
-                                const double *__restrict__ e, int shift, lma_vectors<M> v)
-{
-  const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
-  if (c >= n_cells) return;
-  int vert[D + 1];
-  cell_vertices<D>(cells, c, vert);
-  double es[FE_NK_MAX];
-  fe_cell_lma_entries(D, (enum fe_storage)ST, e, shift, c, es);
-#pragma unroll
-  for (int k = 0; k < M; k++) {
-    double xe[4], ye[4];
-#pragma unroll
-    for (int j = 0; j < D + 1; j++) xe[j] = v.x[k][vert[j]];
-    fe_lma_entries_multiply(D, (enum fe_storage)ST, es, xe, ye);
-    fe_cuda_put_local<D, true>(c, vert, ye, v.y[k]);
-  }
-}
-
-template <int D, int ST, int M>
-static int lma_many_d(const struct fe_space *s, const double *e, const double *const *x,
-                      double *const *y)
-{
-  const unsigned cb = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
-  const cudaStream_t stream = fe_cuda_stream(s->be);
-  lma_vectors<M> v;
-  for (int k = 0; k < M; k++) {
-    v.x[k] = x[k];
-    v.y[k] = y[k];
-    FE_CUDA_CALL(cudaMemsetAsync(y[k], 0, s->n_nodes * sizeof *y[k], stream));
-  }
-  lma_many_kernel<D, ST, M><<<cb, THREADS, 0, stream>>>(s->n_cells, s->cells, e, s->block_shift, v);
-  FE_CUDA_LAUNCHED("lma_many_kernel");
-  for (int k = 0; k < M; k++) FE_CALL(fe_cuda_fold(s, y[k]));
-  return FE_SUCCESS;
-}
-
-template <int D, int ST>
-static int lma_many_chunk(const struct fe_space *s, const double *e, int m, const double *const *x,
-                          double *const *y)
-{
-  switch (m) {
-  case 1: return lma_many_d<D, ST, 1>(s, e, x, y);
-  case 2: return lma_many_d<D, ST, 2>(s, e, x, y);
-  case 3: return lma_many_d<D, ST, 3>(s, e, x, y);
-  default: return lma_many_d<D, ST, 4>(s, e, x, y);
-  }
-}
-
-/* Up to four vectors a pass: past four the registers the products hold cost more occupancy
- * than a second read of the matrices does. */
-int fe_lma_apply_many_cuda(const struct fe_space *s, enum fe_storage st, const double *e, int m,
-                           const double *const *x, double *const *y)
-{
-  FE_CHECK(!s->deterministic, FE_ERR_USAGE,
-           "an LMA apply to several vectors scatters with atomics: not in a deterministic space");
-  for (int k = 0; k < m; k += 4) {
-    const int chunk = m - k < 4 ? m - k : 4;
-    int err;
-    if (st == FE_STORAGE_SYMMETRIC)
-      err = s->d == 2 ? lma_many_chunk<2, FE_STORAGE_SYMMETRIC>(s, e, chunk, x + k, y + k)
-                      : lma_many_chunk<3, FE_STORAGE_SYMMETRIC>(s, e, chunk, x + k, y + k);
-    else
-      err = s->d == 2 ? lma_many_chunk<2, FE_STORAGE_FULL>(s, e, chunk, x + k, y + k)
-                      : lma_many_chunk<3, FE_STORAGE_FULL>(s, e, chunk, x + k, y + k);
-    FE_CALL(err);
-  }
-  return FE_SUCCESS;
-}
-
 __global__ void incidence_sum_kernel(long n_nodes, const int *inc_ptr, const int *inc,
                                      const double *work, double *y)
 {
@@ -178,6 +99,85 @@ int fe_lma_apply_cuda(const struct fe_space *s, enum fe_storage st, const double
                      : lma_apply_d<3, FE_STORAGE_SYMMETRIC>(s, e, x, y, work);
   return s->d == 2 ? lma_apply_d<2, FE_STORAGE_FULL>(s, e, x, y, work)
                    : lma_apply_d<3, FE_STORAGE_FULL>(s, e, x, y, work);
+}
+
+/* Several vectors at once (fe_lma_apply_many_cuda), M of them: each cell's matrix and
+ * vertices read once, the products scattered with atomics. */
+template <int M>
+struct lma_vectors {
+  const double *x[M];
+  double *y[M];
+};
+
+template <int D, int ST, int M>
+__global__ void lma_many_kernel(long n_cells, const int *__restrict__ cells,
+                                const double *__restrict__ e, int shift, lma_vectors<M> v)
+{
+  const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (c >= n_cells) return;
+  int vert[D + 1];
+  cell_vertices<D>(cells, c, vert);
+  double es[FE_NK_MAX];
+  fe_cell_lma_entries(D, (enum fe_storage)ST, e, shift, c, es);
+#pragma unroll
+  for (int k = 0; k < M; k++) {
+    double xe[4], ye[4];
+#pragma unroll
+    for (int j = 0; j < D + 1; j++) xe[j] = v.x[k][vert[j]];
+    fe_lma_entries_multiply(D, (enum fe_storage)ST, es, xe, ye);
+    fe_cuda_put_local<D, true>(c, vert, ye, v.y[k]);
+  }
+}
+
+template <int D, int ST, int M>
+static int lma_many_d(const struct fe_space *s, const double *e, const double *const *x,
+                      double *const *y)
+{
+  const unsigned cb = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
+  const cudaStream_t stream = fe_cuda_stream(s->be);
+  lma_vectors<M> v;
+  for (int k = 0; k < M; k++) {
+    v.x[k] = x[k];
+    v.y[k] = y[k];
+    FE_CUDA_CALL(cudaMemsetAsync(y[k], 0, s->n_nodes * sizeof *y[k], stream));
+  }
+  lma_many_kernel<D, ST, M><<<cb, THREADS, 0, stream>>>(s->n_cells, s->cells, e, s->block_shift, v);
+  FE_CUDA_LAUNCHED("lma_many_kernel");
+  for (int k = 0; k < M; k++) FE_CALL(fe_cuda_fold(s, y[k]));
+  return FE_SUCCESS;
+}
+
+template <int D, int ST>
+static int lma_many_chunk(const struct fe_space *s, const double *e, int m, const double *const *x,
+                          double *const *y)
+{
+  switch (m) {
+  case 1: return lma_apply_d<D, ST>(s, e, x[0], y[0], NULL); /* atomic: no work array */
+  case 2: return lma_many_d<D, ST, 2>(s, e, x, y);
+  case 3: return lma_many_d<D, ST, 3>(s, e, x, y);
+  default: return lma_many_d<D, ST, 4>(s, e, x, y);
+  }
+}
+
+/* Up to four vectors a pass: past four the registers the products hold cost more occupancy
+ * than a second read of the matrices does. */
+int fe_lma_apply_many_cuda(const struct fe_space *s, enum fe_storage st, const double *e, int m,
+                           const double *const *x, double *const *y)
+{
+  FE_CHECK(!s->deterministic, FE_ERR_USAGE,
+           "an LMA apply to several vectors scatters with atomics: not in a deterministic space");
+  for (int k = 0; k < m; k += 4) {
+    const int chunk = m - k < 4 ? m - k : 4;
+    int err;
+    if (st == FE_STORAGE_SYMMETRIC)
+      err = s->d == 2 ? lma_many_chunk<2, FE_STORAGE_SYMMETRIC>(s, e, chunk, x + k, y + k)
+                      : lma_many_chunk<3, FE_STORAGE_SYMMETRIC>(s, e, chunk, x + k, y + k);
+    else
+      err = s->d == 2 ? lma_many_chunk<2, FE_STORAGE_FULL>(s, e, chunk, x + k, y + k)
+                      : lma_many_chunk<3, FE_STORAGE_FULL>(s, e, chunk, x + k, y + k);
+    FE_CALL(err);
+  }
+  return FE_SUCCESS;
 }
 
 __global__ void lma_diagonal_kernel(long n_nodes, int nv, enum fe_storage st, const int *inc_ptr,
