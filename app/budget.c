@@ -13,9 +13,12 @@
 /* ---------------------------------------------------------------- set-up */
 
 /* Whether this process counts a cell or facet whose first vertex is node n of its mesh: on
- * several processes the process that owns n, which holds every cell at n (io/partition.h), so
- * that each is counted by one process; with one, all. */
-static int counted(const struct fe_mesh *m, int n) { return n < m->n_nodes - m->n_ghost; }
+ * several processes the process that owns n's unknown, which holds every cell at each of its
+ * copies (io/partition.h), so that each is counted by one process; with one, all. */
+static int counted(const struct fe_mesh *m, int n)
+{
+  return fe_mesh_owner(m, n) < m->n_nodes - m->n_aliased - m->n_ghost;
+}
 
 /* The boundary facets of the groups that this process counts, group after group (facets inside
  * the domain, or of no cell, have no outward normal and are left out): d vertices and the

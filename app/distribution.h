@@ -35,14 +35,15 @@ struct fe_distribution {
 int fe_distribution_share_mesh(const struct fe_comm *comm, struct fe_mesh **m);
 
 /* Cut `whole` into comm->size parts (METIS on process 0, the parts handed to the others) and
- * make this process's (FE_ERR_USAGE for a periodic mesh; FE_ERR_INPUT for more processes than
- * cells, or a part without a cell: said by process 0, the others return its code). */
+ * make this process's (FE_ERR_INPUT for more processes than cells, or a part without a cell:
+ * said by process 0, the others return its code). */
 int fe_distribution_create(const struct fe_comm *comm, const struct fe_mesh *whole,
                            struct fe_distribution **d);
 void fe_distribution_destroy(struct fe_distribution *d);
 
 /* Process 0: whole (ncomp values per node of the whole mesh, its order) from every process's
- * owned values of part (ncomp per node of its part); the other processes send only. */
+ * owned values of part (ncomp per node of its part), the aliased copies their owners'; the
+ * other processes send only. */
 int fe_distribution_gather(const struct fe_distribution *d, int ncomp, const double *part,
                            double *whole);
 /* This process's values of the whole mesh's: part[i] = whole[global node of i] (ncomp each). */

@@ -202,25 +202,12 @@ static int agree(const struct fe_sim *s, int err)
   return (int)code[0];
 }
 
-/* What a run on several processes cannot do yet (issue 16): refused before anything is
- * written, the same on every process. */
-static int check_distributable(const struct fe_sim *s, int processes)
-{
-  const struct fe_case *c = s->c;
-  FE_CHECK(!s->m->n_aliased, FE_ERR_USAGE,
-           "%s: a periodic mesh runs on one process only in this version, not on %d; run it "
-           "without mpirun",
-           c->path, processes);
-  return FE_SUCCESS;
-}
-
 /* Several processes: the mesh cut into parts, this process's the mesh the run computes on,
  * each tracer's boundary conditions on it. */
 static int distribute(struct fe_sim *s)
 {
   const struct fe_comm *comm = s->opt->comm;
   if (!comm || comm->size == 1) return FE_SUCCESS;
-  FE_CALL(check_distributable(s, comm->size));
   FE_CALL(agree(s, fe_distribution_create(comm, s->whole, &s->dist)));
   if (s->opt->verbosity > 1) fe_distribution_print(s->dist, stderr);
   s->m = s->dist->part;

@@ -5,7 +5,6 @@
 
 #include "assembly/kernels.h"
 #include "core/error.h"
-#include "solvers/halo.h"
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -57,15 +56,13 @@ static void host_free(struct host_csr *h)
   free(h->diag);
 }
 
-/* The rows of the CSR matrix (fe_csr_rows). */
-static long csr_rows(const struct fe_space *s)
-{
-  return fe_halo_remote(s->halo) ? s->n_nodes : s->n_owned;
-}
+/* The rows of the CSR matrix (fe_csr_rows): every node's but the aliased copies' (their rows
+ * are their owners'). */
+static long csr_rows(const struct fe_space *s) { return s->n_nodes - s->mesh->n_aliased; }
 
-/* The rows of the owned nodes (all but the aliased copies: their rows are their owners'); on a
- * part of a mesh on several processes every node's, the ghosts' missing the other processes'
- * cells (the apply's halo update replaces them). */
+/* The rows of the nodes that are no aliased copies: the owned nodes', and on a part of a mesh
+ * on several processes the ghosts', which miss the other processes' cells (the apply's halo
+ * update replaces them). */
 static int host_build(const struct fe_space *s, struct host_csr *h)
 {
   const struct fe_mesh *m = s->mesh;

@@ -75,14 +75,12 @@ int fe_mesh_halo_create(const struct fe_backend *be, const struct fe_mesh *m,
                         struct fe_halo **halo)
 {
   *halo = NULL;
-  FE_CHECK(!m->n_aliased || !m->n_ghost, FE_ERR_USAGE, "a part of a periodic mesh");
-  if (m->n_aliased)
-    return fe_halo_create(be, (size_t)(m->n_nodes - m->n_aliased), (size_t)m->n_aliased,
-                          m->alias_of, halo);
-  if (!m->n_ghost && !m->n_neighbours) return FE_SUCCESS;
-  return fe_halo_create_remote(be, (size_t)(m->n_nodes - m->n_ghost), (size_t)m->n_ghost,
-                               m->n_neighbours, m->neighbours, m->send_ptr, m->send,
-                               m->recv_ptr, halo);
+  const size_t copies = (size_t)m->n_aliased, remote = (size_t)m->n_ghost;
+  const size_t owned = (size_t)m->n_nodes - copies - remote;
+  if (!m->n_ghost && !m->n_neighbours)
+    return copies ? fe_halo_create(be, owned, copies, m->alias_of, halo) : FE_SUCCESS;
+  return fe_halo_create_remote(be, owned, remote, m->n_neighbours, m->neighbours, m->send_ptr,
+                               m->send, m->recv_ptr, copies, m->alias_of, halo);
 }
 
 /* A part of a mesh on several processes: one exchange and one device sum now, as NCCL connects

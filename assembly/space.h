@@ -69,12 +69,13 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *mesh,
                     const unsigned char *is_dirichlet, struct fe_space **space);
 void fe_space_destroy(struct fe_space *space);
 
-/* The halo of mesh m's ghosts: a periodic mesh's copies (aliased nodes), or a part's other
- * processes' nodes; *halo NULL where m has neither.  The space's and the outputs' own. */
+/* The halo of mesh m's ghosts: a part's other processes' nodes, then a periodic mesh's copies
+ * (aliased nodes); *halo NULL where m has neither.  The space's and the outputs' own. */
 int fe_mesh_halo_create(const struct fe_backend *be, const struct fe_mesh *m,
                         struct fe_halo **halo);
 
-/* A vector of the space's nodes: the owned, then the aliased copies as ghosts (its halo). */
+/* A vector of the space's nodes: the owned, then the ghosts of its halo (other processes'
+ * nodes, the aliased copies). */
 int fe_space_vec_create(const struct fe_space *space, struct fe_vec **v);
 
 /* y = M x, the consistent mass matrix without Dirichlet masking, matrix-free:

@@ -62,10 +62,11 @@ struct fe_mesh {
   int *facet_link; /* n_facets, NULL without links: 1 + the link whose slave or master entity
                       holds the facet, 0 for none */
   /* A part of a mesh on several processes (fe_partition_mesh, io/partition.h): the cells at
-   * the nodes this process owns, and their nodes, the owned first, then the last n_ghost,
-   * which other processes own (grouped by owner: those of neighbours[k] at n_nodes - n_ghost +
-   * recv_ptr[k] ..); to neighbours[k] go the owned nodes send[send_ptr[k] ..].  A sum over
-   * the cells at a node is complete at the owned nodes only.  0 and NULL: the whole mesh. */
+   * the nodes this process owns, and their nodes, the owned first, then n_ghost, which other
+   * processes own (grouped by owner: those of neighbours[k] at n_nodes - n_aliased - n_ghost +
+   * recv_ptr[k] ..), then a periodic mesh's aliased copies; to neighbours[k] go the owned nodes
+   * send[send_ptr[k] ..].  A sum over the cells at a node is complete at the owned nodes (and
+   * their copies) only.  0 and NULL: the whole mesh. */
   int n_ghost;
   int *global_node;  /* n_nodes: the node's index in the whole mesh */
   int *global_cell;  /* n_cells: the cell's (ascending) */

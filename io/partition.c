@@ -9,7 +9,8 @@
 enum { METIS_SEED = 20261126 }; /* any fixed value: the same parts at every run */
 
 /* The cells' parts by METIS_PartMeshDual: cells are neighbours where they share a facet (dim
- * nodes), the cut (shared facets) minimised, the parts balanced by cell count. */
+ * nodes: unknowns, so across a periodic boundary too), the cut (shared facets) minimised, the
+ * parts balanced by cell count. */
 static int metis_parts(const struct fe_mesh *m, int n_parts, int *cell_part)
 {
   idx_t ne = (idx_t)m->n_cells, nn = (idx_t)m->n_nodes, ncommon = (idx_t)m->dim,
@@ -24,7 +25,7 @@ static int metis_parts(const struct fe_mesh *m, int n_parts, int *cell_part)
   if (!err) err = fe_malloc(((size_t)nn + 1) * sizeof *npart, &npart);
   if (!err) {
     for (idx_t c = 0; c <= ne; c++) eptr[c] = c * (idx_t)m->nv;
-    for (long k = 0; k < (long)ne * m->nv; k++) eind[k] = (idx_t)m->cells[k];
+    for (long k = 0; k < (long)ne * m->nv; k++) eind[k] = (idx_t)fe_mesh_owner(m, m->cells[k]);
     /* idx_t is int (IDXTYPEWIDTH 32): epart is written into cell_part itself */
     const int rc = METIS_PartMeshDual(&ne, &nn, eptr, eind, NULL, NULL, &ncommon, &nparts, NULL,
                                       options, &objval, (idx_t *)cell_part, npart);
@@ -43,7 +44,8 @@ static int metis_parts(const struct fe_mesh *m, int n_parts, int *cell_part)
 
 _Static_assert(sizeof(idx_t) == sizeof(int), "METIS built with 32-bit indices");
 
-/* Each node's owner: the lowest part among its cells'. */
+/* Each node's owner: the lowest part among its cells', or on a periodic mesh among the cells
+ * at every copy of its unknown (every copy the same). */
 static void node_owners(const struct fe_mesh *m, const int *cell_part, int *owner)
 {
   for (long n = 0; n < m->n_nodes; n++) owner[n] = -1;
@@ -52,6 +54,12 @@ static void node_owners(const struct fe_mesh *m, const int *cell_part, int *owne
       int *o = &owner[m->cells[c * m->nv + v]];
       if (*o < 0 || cell_part[c] < *o) *o = cell_part[c];
     }
+  const int unknowns = m->n_nodes - m->n_aliased;
+  for (int n = unknowns; n < m->n_nodes; n++) {
+    int *o = &owner[fe_mesh_owner(m, n)];
+    if (*o < 0 || (owner[n] >= 0 && owner[n] < *o)) *o = owner[n];
+  }
+  for (int n = unknowns; n < m->n_nodes; n++) owner[n] = owner[fe_mesh_owner(m, n)];
 }
 
 /* Every part has cells: METIS may leave one empty on a small mesh. */
@@ -141,26 +149,35 @@ static int touches(const struct fe_partition *p, const struct fe_mesh *m, long c
   return 0;
 }
 
-/* mark[n]: 1 for the nodes of part r's cells (those at a node it owns). */
+/* mark[n]: 1 for the nodes of part r's cells (those at a node it owns), and on a periodic mesh
+ * for the node that holds the unknown of each (a copy's values come from it). */
 static void mark_nodes(const struct fe_partition *p, const struct fe_mesh *m, int r,
                        unsigned char *mark)
 {
   for (long c = 0; c < m->n_cells; c++)
     if (touches(p, m, c, r))
-      for (int v = 0; v < m->nv; v++) mark[m->cells[c * m->nv + v]] = 1;
+      for (int v = 0; v < m->nv; v++) {
+        const int n = m->cells[c * m->nv + v];
+        mark[n] = mark[fe_mesh_owner(m, n)] = 1;
+      }
 }
 
-/* The part's nodes: owned ascending, then the ghosts by owner; its neighbours (near: the owners
- * of its ghosts, which are the parts that hold one of its nodes as a ghost: a cell at a node of
- * each holds both) and their ghost groups. */
+/* The part's nodes: owned ascending, then the ghosts by owner, then the aliased copies of a
+ * periodic mesh ascending; its neighbours (near: the owners of its ghosts, which are the parts
+ * that hold one of its nodes as a ghost: a cell at a node of each, or at a copy of its unknown,
+ * holds both) and their ghost groups. */
 static int number_nodes(const struct fe_partition *p, const struct fe_mesh *m, int r,
                         const unsigned char *mark, unsigned char *near, struct fe_part *part)
 {
   long *per_owner;
   FE_CALLOC(p->n_parts + 1, &per_owner);
+  const long unknowns = m->n_nodes - m->n_aliased;
   long total = 0;
+  part->n_aliased = 0;
   for (long n = 0; n < m->n_nodes; n++)
-    if (mark[n]) {
+    if (mark[n] && n >= unknowns) {
+      part->n_aliased++;
+    } else if (mark[n]) {
       total++;
       per_owner[p->node_owner[n] + 1]++;
       if (p->node_owner[n] != r) near[p->node_owner[n]] = 1;
@@ -175,9 +192,10 @@ static int number_nodes(const struct fe_partition *p, const struct fe_mesh *m, i
     next[q] = q == r ? 0 : at;
     if (q != r) at += per_owner[q + 1];
   }
-  if (!err) err = fe_malloc((size_t)total * sizeof *part->nodes + 1, &part->nodes);
-  for (long n = 0; !err && n < m->n_nodes; n++)
-    if (mark[n]) part->nodes[next[p->node_owner[n]]++] = (int)n;
+  if (!err)
+    err = fe_malloc((size_t)(total + part->n_aliased) * sizeof *part->nodes + 1, &part->nodes);
+  for (long n = 0, copy = total; !err && n < m->n_nodes; n++)
+    if (mark[n]) part->nodes[n >= unknowns ? copy++ : next[p->node_owner[n]]++] = (int)n;
   part->n_neighbours = 0;
   for (int q = 0; q < p->n_parts; q++) part->n_neighbours += near[q] && q != r;
   if (!err)
@@ -220,8 +238,9 @@ int fe_partition_part(const struct fe_partition *p, const struct fe_mesh *m, int
   return err;
 }
 
-/* The sends of part r: to neighbour k the nodes r owns in the cells at a node k owns (k's
- * ghosts owned by r), ascending, as local indices of r (its owned nodes are ascending). */
+/* The sends of part r: to neighbour k the nodes r owns in the cells at a node k owns, or that
+ * hold the unknown of a copy there (k's ghosts owned by r), ascending, as local indices of r
+ * (its owned nodes are ascending). */
 static int sends(const struct fe_partition *p, const struct fe_mesh *m, const struct fe_part *part,
                  int **send_ptr, int **send)
 {
@@ -236,7 +255,7 @@ static int sends(const struct fe_partition *p, const struct fe_mesh *m, const st
       for (long c = 0; c < m->n_cells; c++)
         if (touches(p, m, c, q))
           for (int v = 0; v < m->nv; v++) {
-            const int n = m->cells[c * m->nv + v];
+            const int n = fe_mesh_owner(m, m->cells[c * m->nv + v]);
             if (p->node_owner[n] == part->rank) mark[n] = 1;
           }
       long at = pass ? (*send_ptr)[k] : 0;
@@ -270,6 +289,7 @@ static int part_facets(const struct fe_mesh *m, const int *local, struct fe_mesh
   FE_MALLOC(n + 1, &pm->global_facet);
   if (m->facet_id) FE_MALLOC(n + 1, &pm->facet_id);
   if (m->facet_cells) FE_MALLOC(n + 1, &pm->facet_cells);
+  if (m->facet_link) FE_MALLOC(n + 1, &pm->facet_link);
   for (int f = 0, k = 0; f < m->n_facets; f++) {
     int in = 1;
     for (int v = 0; v < fv; v++) in &= local[m->facets[(long)f * fv + v]] >= 0;
@@ -279,8 +299,19 @@ static int part_facets(const struct fe_mesh *m, const int *local, struct fe_mesh
     pm->global_facet[k] = f;
     if (m->facet_id) pm->facet_id[k] = m->facet_id[f];
     if (m->facet_cells) pm->facet_cells[k] = m->facet_cells[f];
+    if (m->facet_link) pm->facet_link[k] = m->facet_link[f];
     k++;
   }
+  return FE_SUCCESS;
+}
+
+/* The periodic links of m, which the part's facets name (facet_link). */
+static int part_links(const struct fe_mesh *m, struct fe_mesh *pm)
+{
+  if (!m->n_links) return FE_SUCCESS;
+  FE_MALLOC(m->n_links, &pm->links);
+  memcpy(pm->links, m->links, sizeof *m->links * (size_t)m->n_links);
+  pm->n_links = m->n_links;
   return FE_SUCCESS;
 }
 
@@ -288,9 +319,10 @@ static int part_facets(const struct fe_mesh *m, const int *local, struct fe_mesh
 static int part_entities(const struct fe_mesh *m, const struct fe_part *part, const int *local,
                          struct fe_mesh *pm)
 {
-  const long n = part->n_owned + part->n_ghost;
+  const long n = part->n_owned + part->n_ghost + part->n_aliased;
   *pm = (struct fe_mesh){.dim = m->dim, .nv = m->nv, .n_nodes = (int)n,
-                         .n_cells = (int)part->n_cells, .n_ghost = (int)part->n_ghost};
+                         .n_cells = (int)part->n_cells, .n_ghost = (int)part->n_ghost,
+                         .n_aliased = (int)part->n_aliased};
   FE_CALL(fe_strdup(m->path, &pm->path));
   FE_MALLOC(n * m->dim + 1, &pm->coords);
   FE_MALLOC(n + 1, &pm->global_node);
@@ -301,6 +333,9 @@ static int part_entities(const struct fe_mesh *m, const struct fe_part *part, co
     pm->global_node[i] = g;
     if (m->node_id) pm->node_id[i] = m->node_id[g];
   }
+  FE_MALLOC(part->n_aliased + 1, &pm->alias_of);
+  for (long k = 0; k < part->n_aliased; k++)
+    pm->alias_of[k] = local[fe_mesh_owner(m, part->nodes[n - part->n_aliased + k])];
   FE_MALLOC(part->n_cells * m->nv + 1, &pm->cells);
   FE_MALLOC(part->n_cells + 1, &pm->cell_region);
   FE_MALLOC(part->n_cells + 1, &pm->global_cell);
@@ -319,6 +354,7 @@ static int part_entities(const struct fe_mesh *m, const struct fe_part *part, co
     pm->n_groups = g + 1;
     FE_CALL(fe_strdup(m->groups[g].name, &pm->groups[g].name));
   }
+  FE_CALL(part_links(m, pm));
   return part_facets(m, local, pm);
 }
 
@@ -326,9 +362,6 @@ int fe_partition_mesh(const struct fe_partition *p, const struct fe_mesh *m, int
                       struct fe_mesh **out)
 {
   *out = NULL;
-  FE_CHECK(!m->n_aliased, FE_ERR_USAGE,
-           "the periodic mesh %s cannot be cut into parts (not yet: run it on one process)",
-           m->path);
   struct fe_part part;
   FE_CALL(fe_partition_part(p, m, r, &part));
   struct fe_mesh *pm = NULL;
@@ -337,7 +370,8 @@ int fe_partition_mesh(const struct fe_partition *p, const struct fe_mesh *m, int
   if (!err) err = fe_malloc(((size_t)m->n_nodes + 1) * sizeof *local, &local);
   if (!err) {
     for (long i = 0; i < m->n_nodes; i++) local[i] = -1;
-    for (long i = 0; i < part.n_owned + part.n_ghost; i++) local[part.nodes[i]] = (int)i;
+    for (long i = 0; i < part.n_owned + part.n_ghost + part.n_aliased; i++)
+      local[part.nodes[i]] = (int)i;
     err = part_entities(m, &part, local, pm);
   }
   if (!err) {
@@ -378,9 +412,10 @@ int fe_partition_print(const struct fe_partition *p, const struct fe_mesh *m, FI
     struct fe_part part;
     FE_CALL(fe_partition_part(p, m, r, &part));
     fprintf(f,
-            "part      %d: %ld cells (%ld more at its nodes), %ld owned nodes, %ld ghost nodes, "
-            "neighbours",
+            "part      %d: %ld cells (%ld more at its nodes), %ld owned nodes, %ld ghost nodes, ",
             r, part.n_own_cells, part.n_cells - part.n_own_cells, part.n_owned, part.n_ghost);
+    if (m->n_aliased) fprintf(f, "%ld periodic copies, ", part.n_aliased);
+    fprintf(f, "neighbours");
     for (int k = 0; k < part.n_neighbours; k++) fprintf(f, " %d", part.neighbours[k]);
     fprintf(f, "%s\n", part.n_neighbours ? "" : " none");
     most = part.n_own_cells > most ? part.n_own_cells : most;

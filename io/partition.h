@@ -1,9 +1,15 @@
 /* A mesh cut into parts, one per process (DESIGN.md, "Distribution"): METIS partitions the
  * cells (METIS_PartMeshDual on the cells' shared facets, a fixed seed, so every run gets the
  * same parts); each node belongs to the lowest-numbered part among its cells' parts.  A part
- * holds the cells at its owned nodes and numbers their nodes as DESIGN.md's vectors hold them: its owned nodes
- * first, then its ghosts (nodes of its cells that another part owns) grouped by owner, each
- * group and the owned nodes in ascending mesh (global) order. */
+ * holds the cells at its owned nodes and numbers their nodes as DESIGN.md's vectors hold them:
+ * its owned nodes first, then its ghosts (nodes of its cells that another part owns) grouped by
+ * owner, each group and the owned nodes in ascending mesh (global) order.
+ *
+ * Periodic meshes: a part owns unknowns, not nodes.  The owner of an unknown is the lowest part
+ * among the cells at all its copies, and its part holds all those cells; the cells sharing a
+ * facet through the periodic boundary are neighbours for METIS.  The node that holds an unknown
+ * (fe_mesh_owner) is in every part that has one of its copies, owned or a ghost; the part's
+ * other copies come last, aliased copies of those nodes (io/mesh.h). */
 #ifndef FE_PARTITION_H
 #define FE_PARTITION_H
 
@@ -27,7 +33,9 @@ struct fe_part {
   long n_own_cells;      /* of which METIS gave it */
   int *cells;            /* ascending */
   long n_owned, n_ghost; /* nodes: owned, then ghosts */
-  int *nodes;            /* n_owned + n_ghost: the local numbering's global nodes */
+  long n_aliased;        /* then the aliased copies of a periodic mesh (their unknowns' nodes
+                            are in the part) */
+  int *nodes;            /* n_owned + n_ghost + n_aliased: the local numbering's global nodes */
   int n_neighbours;      /* parts that own one of its ghosts, which are those that hold one of its
                             nodes as a ghost */
   int *neighbours;       /* ascending */
@@ -52,8 +60,8 @@ void fe_part_free(struct fe_part *part);
 /* Part r as a mesh of its own (io/mesh.h, "A part of a mesh"): its nodes in the part's order
  * (owned, then ghosts by owner) with their coordinates and Gmsh tags, its cells in ascending
  * mesh order, the facets of m with every node in the part, the physical groups; the global
- * index of each node and facet, the neighbours, what each sends and receives.  FE_ERR_USAGE for
- * a periodic mesh (not yet cut). */
+ * index of each node and facet, the neighbours, what each sends and receives; of a periodic
+ * mesh the links, and each aliased copy's node. */
 int fe_partition_mesh(const struct fe_partition *p, const struct fe_mesh *m, int r,
                       struct fe_mesh **part_mesh);
 

@@ -4,25 +4,26 @@
 
 #include "core/error.h"
 
-/* The owned entries with ghosts, and their ghosts, ascending: a CSR by counting. */
+/* The entries with copies, and their copies, ascending: a CSR by counting. */
 static int shared_lists(struct fe_halo *h, const int *owner, int **shared, int **ptr, int **ghost)
 {
+  const size_t first = fe_halo_first_copy(h);
   int *count;
-  FE_CALL(fe_calloc(h->n_owned + 1, sizeof *count, &count));
-  for (size_t k = 0; k < h->n_ghost; k++) count[owner[k]]++;
-  for (size_t i = 0; i < h->n_owned; i++) h->n_shared += count[i] > 0;
+  FE_CALL(fe_calloc(first + 1, sizeof *count, &count));
+  for (size_t k = 0; k < h->n_copies; k++) count[owner[k]]++;
+  for (size_t i = 0; i < first; i++) h->n_shared += count[i] > 0;
   int err = fe_malloc((h->n_shared + 1) * sizeof **shared, shared);
   if (!err) err = fe_calloc(h->n_shared + 1, sizeof **ptr, ptr);
-  if (!err) err = fe_malloc((h->n_ghost + 1) * sizeof **ghost, ghost);
+  if (!err) err = fe_malloc((h->n_copies + 1) * sizeof **ghost, ghost);
   if (!err) {
     size_t s = 0;
-    for (size_t i = 0; i < h->n_owned; i++) /* count[i] becomes the list of i's position */
+    for (size_t i = 0; i < first; i++) /* count[i] becomes the list of i's position */
       if (count[i]) {
         (*shared)[s] = (int)i;
         (*ptr)[s + 1] = (*ptr)[s] + count[i];
         count[i] = (*ptr)[s++];
       }
-    for (size_t k = 0; k < h->n_ghost; k++) (*ghost)[count[owner[k]]++] = (int)(h->n_owned + k);
+    for (size_t k = 0; k < h->n_copies; k++) (*ghost)[count[owner[k]]++] = (int)(first + k);
   }
   free(count);
   return err;
@@ -34,6 +35,27 @@ static int upload(const struct fe_backend *be, size_t count, const int *host, in
   return fe_backend_alloc(be, count ? count * sizeof(int) : sizeof(int), count ? host : NULL, dev);
 }
 
+/* h's copies (the last n_copies of its ghosts, h->n_ghost counting them): owner[k] the entry
+ * copy k copies, one before the first copy. */
+static int copies(struct fe_halo *h, size_t n_copies, const int *owner)
+{
+  h->n_copies = n_copies;
+  const size_t first = fe_halo_first_copy(h);
+  for (size_t k = 0; k < n_copies; k++)
+    FE_CHECK(owner[k] >= 0 && (size_t)owner[k] < first, FE_ERR_USAGE,
+             "copy %zu copies entry %d, not one of the %zu before the copies", k, owner[k], first);
+  int *shared = NULL, *ptr = NULL, *ghost = NULL;
+  int err = shared_lists(h, owner, &shared, &ptr, &ghost);
+  if (!err) err = upload(h->be, n_copies, owner, &h->owner);
+  if (!err) err = upload(h->be, h->n_shared, shared, &h->shared);
+  if (!err) err = upload(h->be, h->n_shared + 1, ptr, &h->shared_ptr);
+  if (!err) err = upload(h->be, n_copies, ghost, &h->shared_ghost);
+  free(shared);
+  free(ptr);
+  free(ghost);
+  return err;
+}
+
 int fe_halo_create(const struct fe_backend *be, size_t n_owned, size_t n_ghost, const int *owner,
                    struct fe_halo **out)
 {
@@ -42,20 +64,7 @@ int fe_halo_create(const struct fe_backend *be, size_t n_owned, size_t n_ghost, 
   h->be = be;
   h->n_owned = n_owned;
   h->n_ghost = n_ghost;
-  int *shared = NULL, *ptr = NULL, *ghost = NULL, err = FE_SUCCESS;
-  for (size_t k = 0; k < n_ghost && !err; k++)
-    if (owner[k] < 0 || (size_t)owner[k] >= n_owned)
-      err = fe_error_raise(FE_ERR_USAGE, __FILE__, __LINE__,
-                           "ghost %zu copies entry %d, not one of the %zu owned", k, owner[k],
-                           n_owned);
-  if (!err) err = shared_lists(h, owner, &shared, &ptr, &ghost);
-  if (!err) err = upload(be, n_ghost, owner, &h->owner);
-  if (!err) err = upload(be, h->n_shared, shared, &h->shared);
-  if (!err) err = upload(be, h->n_shared + 1, ptr, &h->shared_ptr);
-  if (!err) err = upload(be, n_ghost, ghost, &h->shared_ghost);
-  free(shared);
-  free(ptr);
-  free(ghost);
+  const int err = copies(h, n_ghost, owner);
   if (err) {
     fe_halo_destroy(h);
     return err;
@@ -71,17 +80,18 @@ static int copy_ints(int n, const int *from, int **to)
   return FE_SUCCESS;
 }
 
-int fe_halo_create_remote(const struct fe_backend *be, size_t n_owned, size_t n_ghost,
+int fe_halo_create_remote(const struct fe_backend *be, size_t n_owned, size_t n_remote,
                           int n_neighbours, const int *neighbours, const int *send_ptr,
-                          const int *send, const int *recv_ptr, struct fe_halo **out)
+                          const int *send, const int *recv_ptr, size_t n_copies,
+                          const int *copy_of, struct fe_halo **out)
 {
-  FE_CHECK(recv_ptr[n_neighbours] == (int)n_ghost, FE_ERR_USAGE,
-           "a halo of %zu ghosts whose neighbours send %d", n_ghost, recv_ptr[n_neighbours]);
+  FE_CHECK(recv_ptr[n_neighbours] == (int)n_remote, FE_ERR_USAGE,
+           "a halo of %zu ghosts whose neighbours send %d", n_remote, recv_ptr[n_neighbours]);
   struct fe_halo *h;
   FE_CALLOC(1, &h);
   h->be = be;
   h->n_owned = n_owned;
-  h->n_ghost = n_ghost;
+  h->n_ghost = n_remote + n_copies;
   h->n_neighbours = n_neighbours;
   const int n_send = send_ptr[n_neighbours];
   int err = FE_SUCCESS;
@@ -95,14 +105,10 @@ int fe_halo_create_remote(const struct fe_backend *be, size_t n_owned, size_t n_
   if (!err) err = copy_ints(n_send, send, &h->send_host);
   if (!err) err = upload(be, (size_t)n_send, send, &h->send);
   if (!err)
-    err = fe_backend_alloc(be, ((size_t)n_send + n_ghost + 1) * FE_HALO_MAX_COMP * sizeof(double),
+    err = fe_backend_alloc(be, ((size_t)n_send + n_remote + 1) * FE_HALO_MAX_COMP * sizeof(double),
                            NULL, &h->buffer);
   if (!err) err = fe_malloc(2 * ((size_t)n_neighbours + 1) * sizeof(int), &h->scaled_ptr);
-  /* the lists of copies within the process: none */
-  if (!err) err = upload(be, 0, NULL, &h->owner);
-  if (!err) err = upload(be, 0, NULL, &h->shared);
-  if (!err) err = upload(be, 1, NULL, &h->shared_ptr);
-  if (!err) err = upload(be, 0, NULL, &h->shared_ghost);
+  if (!err) err = copies(h, n_copies, copy_of);
   if (err) {
     fe_halo_destroy(h);
     return err;

@@ -661,6 +661,17 @@ endforeach()
 fe_case_mpi(channel_top_hat)
 fe_case_mpi(channel_top_hat TEST lumped --scheme mass=lumped)
 fe_case_mpi(solid_body_rotation --end 0.5)
+# the periodic square, cut by unknowns (docs/numerics.md section 11): every strategy, FCT, the
+# lumped mass, theta advection, several tracers (the integral of S not near zero, measured
+# relative to itself)
+fe_case_mpi(periodic_square)
+fe_case_mpi(periodic_square TEST addto --assembly addto)
+fe_case_mpi(periodic_square TEST matfree --assembly matfree)
+fe_case_mpi(periodic_square TEST fct --stabilisation fct)
+fe_case_mpi(periodic_square TEST lumped --scheme mass=lumped)
+fe_case_mpi(periodic_square TEST theta --scheme advection=theta)
+fe_case_mpi(periodic_square TEST tracers --end 0.5 --tracer "S=1+sin(2*pi*x)*cos(2*pi*y)"
+            --tracer "R=0.5")
 # <fluxes>: each cell and boundary facet counted by the process that owns its first vertex, the
 # node sums (Dirichlet reactions, loads) over the owned nodes (app/budget.c); every budget
 # column against the serial run's.  channel_budget: advection, diffusion, a source, absorption,
@@ -687,6 +698,11 @@ if(FESIM_HAVE_MPI)
                    ${PROJECT_SOURCE_DIR}/cases/manufactured mpi-restart --every-checkpoint 30)
   set_tests_properties(mpi.case.manufactured.restart PROPERTIES LABELS mpi SKIP_RETURN_CODE 77
                        PROCESSORS 3)
+  add_test(NAME mpi.case.periodic_square.restart
+           COMMAND ${FE_SYSTEM_PYTHON} ${FE_RUN_CASE} $<TARGET_FILE:fesim>
+                   ${PROJECT_SOURCE_DIR}/cases/periodic_square mpi-restart --every-checkpoint 100)
+  set_tests_properties(mpi.case.periodic_square.restart PROPERTIES LABELS mpi
+                       SKIP_RETURN_CODE 77 PROCESSORS 3)
 endif()
 
 # fe_case_mpi_gpu(NAME [TEST SUFFIX] ARGS...): cases/NAME on 2 GPUs, a process each (NCCL),
@@ -721,6 +737,12 @@ endforeach()
 # incidence, NCCL's sums in a fixed order)
 fe_case_mpi_gpu(rotating_gaussian TEST deterministic --end 0.7853981633974483 --deterministic
                 --repeat)
+fe_case_mpi_gpu(periodic_square)
+foreach(strategy addto matfree)
+  fe_case_mpi_gpu(periodic_square TEST ${strategy} --assembly ${strategy})
+endforeach()
+fe_case_mpi_gpu(periodic_square TEST fct --stabilisation fct)
+fe_case_mpi_gpu(periodic_square TEST deterministic --deterministic --repeat)
 fe_case_mpi_gpu(channel_top_hat)
 fe_case_mpi_gpu(channel_budget)
 fe_case_mpi_gpu(offline_tracer --flow flow.xml)

@@ -35,9 +35,6 @@ fe_mpi_exit(velocity_count 3 2 [=[data/velocity/grid8\.vtu: 9 points; expected t
 # process stops with its exit code
 fe_mpi_exit(more_processes_than_cells 7 2 [=[the mesh [^ ]*kuhn\.msh has 6 cells: it cannot be cut into 7 parts; expected 1 to 6 processes]=]
             --check ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/six_cells.xml)
-# what runs on one process only yet: refused before anything is written
-fe_mpi_exit(periodic 2 1 [=[a periodic mesh runs on one process only]=]
-            --output ${FE_MPI_OUT}/periodic ${PROJECT_SOURCE_DIR}/cases/periodic_square/case.xml)
 # no GPU for either process: every process stops, process 0 says why, once (skipped with GPUs)
 fe_mpi_exit(cuda 2 4 [=[backend 'cuda' was asked for, but (this fesim was built without|no usable GPU)]=]
             --backend cuda --check ${PROJECT_SOURCE_DIR}/cases/diffusion_gaussian/case.xml)

@@ -133,19 +133,21 @@ static int remote_update(const struct fe_halo *h, int ncomp, double *x)
   for (long i = 0; i < n_send; i++)
     for (int c = 0; c < ncomp; c++) send[i * ncomp + c] = x[(long)h->send[i] * ncomp + c];
   FE_CALL(fe_comm_exchange(h->be->comm, nb, h->neighbours, send, sp, recv, rp));
-  const long first = (long)h->n_owned * ncomp, n = (long)h->n_ghost * ncomp;
+  const long first = (long)h->n_owned * ncomp, n = (long)h->recv_ptr[nb] * ncomp;
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < n; i++) x[first + i] = recv[i];
   return FE_SUCCESS;
 }
 
+/* Other processes' ghosts first: a copy may be one's. */
 int fe_vec_ghost_update_cpu(const struct fe_halo *h, int ncomp, double *x)
 {
-  if (h->n_neighbours) return remote_update(h, ncomp, x);
+  if (h->n_neighbours) FE_CALL(remote_update(h, ncomp, x));
+  const long first = (long)fe_halo_first_copy(h);
 #pragma omp parallel for schedule(static)
-  for (long k = 0; k < (long)h->n_ghost; k++)
+  for (long k = 0; k < (long)h->n_copies; k++)
     for (int c = 0; c < ncomp; c++)
-      x[((long)h->n_owned + k) * ncomp + c] = x[(long)h->owner[k] * ncomp + c];
+      x[(first + k) * ncomp + c] = x[(long)h->owner[k] * ncomp + c];
   return FE_SUCCESS;
 }
 
@@ -161,14 +163,14 @@ static int remote_sum(const struct fe_halo *h, double *x)
   return FE_SUCCESS;
 }
 
+/* The copies first: a copy of another process's ghost adds into it, which goes back. */
 int fe_vec_ghost_sum_cpu(const struct fe_halo *h, double *x)
 {
-  if (h->n_neighbours) return remote_sum(h, x);
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < (long)h->n_shared; i++) {
     double sum = x[h->shared[i]];
     for (int k = h->shared_ptr[i]; k < h->shared_ptr[i + 1]; k++) sum += x[h->shared_ghost[k]];
     x[h->shared[i]] = sum;
   }
-  return FE_SUCCESS;
+  return h->n_neighbours ? remote_sum(h, x) : FE_SUCCESS;
 }

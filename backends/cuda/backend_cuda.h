@@ -102,6 +102,9 @@ int fe_vec_minmax_cuda(const struct fe_backend *be, size_t n, const double *x, d
                        double *max, double *bad);
 int fe_vec_ghost_update_cuda(const struct fe_halo *h, int ncomp, double *x);
 int fe_vec_ghost_sum_cuda(const struct fe_halo *h, double *x);
+/* The copies within the process alone (solvers/halo.h): their update, their sum. */
+int fe_cuda_copies_update(const struct fe_halo *h, int ncomp, double *x);
+int fe_cuda_copies_sum(const struct fe_halo *h, double *x);
 /* The reduction op (reduce.cuh) of x, y into out (3 doubles) on the device. */
 int fe_cuda_reduce_keep(const struct fe_backend *be, int op, size_t n, const double *x,
                         const double *y, double *out);

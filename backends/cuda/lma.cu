@@ -62,14 +62,15 @@ int fe_incidence_sum_cuda(const struct fe_space *s, const int *ptr, const int *i
 }
 
 /* After an atomic scatter on a periodic mesh each copy of an unknown holds the sum over its own
- * cells: the copies' sums added into the owner (the halo's reverse sum) and the owner's total
- * copied back (its update), as the gather over the merged incidence gives.  Other processes'
- * ghosts: the owned sums are complete already (the operator completes the ghosts). */
+ * cells: the copies' sums added into the owner (the reverse sum of the halo's copies) and the
+ * owner's total copied back (their update), as the gather over the merged incidence gives.
+ * Other processes' ghosts: the owned sums are complete already (the operator completes the
+ * ghosts). */
 int fe_cuda_fold(const struct fe_space *s, double *y)
 {
-  if (!s->halo || fe_halo_remote(s->halo)) return FE_SUCCESS;
-  FE_CALL(fe_vec_ghost_sum_cuda(s->halo, y));
-  return fe_vec_ghost_update_cuda(s->halo, 1, y);
+  if (!s->halo || !s->halo->n_copies) return FE_SUCCESS;
+  FE_CALL(fe_cuda_copies_sum(s->halo, y));
+  return fe_cuda_copies_update(s->halo, 1, y);
 }
 
 template <int D, int ST>

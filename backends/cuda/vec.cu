@@ -192,26 +192,26 @@ int fe_vec_minmax_cuda(const struct fe_backend *be, size_t n, const double *x, d
 
 /* ---- the halo's exchanges within the process (solvers/halo.h) */
 
-__global__ void ghost_update_kernel(long n_owned, long n_ghost, const int *owner, int ncomp,
-                                    double *x)
+__global__ void copies_update_kernel(long first, long n_copies, const int *owner, int ncomp,
+                                     double *x)
 {
   const long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
-  if (k >= n_ghost) return;
-  for (int c = 0; c < ncomp; c++) x[(n_owned + k) * ncomp + c] = x[(long)owner[k] * ncomp + c];
+  if (k >= n_copies) return;
+  for (int c = 0; c < ncomp; c++) x[(first + k) * ncomp + c] = x[(long)owner[k] * ncomp + c];
 }
 
-int fe_vec_ghost_update_cuda(const struct fe_halo *h, int ncomp, double *x)
+int fe_cuda_copies_update(const struct fe_halo *h, int ncomp, double *x)
 {
-  if (h->n_neighbours) return fe_cuda_halo_update(h, ncomp, x);
-  ghost_update_kernel<<<fe_cuda_blocks(h->n_ghost, 256), 256, 0, fe_cuda_stream(h->be)>>>(
-      (long)h->n_owned, (long)h->n_ghost, h->owner, ncomp, x);
-  FE_CUDA_LAUNCHED("ghost_update_kernel");
+  if (!h->n_copies) return FE_SUCCESS;
+  copies_update_kernel<<<fe_cuda_blocks(h->n_copies, 256), 256, 0, fe_cuda_stream(h->be)>>>(
+      (long)fe_halo_first_copy(h), (long)h->n_copies, h->owner, ncomp, x);
+  FE_CUDA_LAUNCHED("copies_update_kernel");
   return FE_SUCCESS;
 }
 
-/* A thread per owned entry with ghosts: their values added in their order, as on the CPU. */
-__global__ void ghost_sum_kernel(long n_shared, const int *shared, const int *ptr, const int *ghost,
-                                 double *x)
+/* A thread per entry with copies: their values added in their order, as on the CPU. */
+__global__ void copies_sum_kernel(long n_shared, const int *shared, const int *ptr,
+                                  const int *ghost, double *x)
 {
   const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (i >= n_shared) return;
@@ -220,12 +220,25 @@ __global__ void ghost_sum_kernel(long n_shared, const int *shared, const int *pt
   x[shared[i]] = sum;
 }
 
+int fe_cuda_copies_sum(const struct fe_halo *h, double *x)
+{
+  if (!h->n_shared) return FE_SUCCESS;
+  copies_sum_kernel<<<fe_cuda_blocks(h->n_shared, 256), 256, 0, fe_cuda_stream(h->be)>>>(
+      (long)h->n_shared, h->shared, h->shared_ptr, h->shared_ghost, x);
+  FE_CUDA_LAUNCHED("copies_sum_kernel");
+  return FE_SUCCESS;
+}
+
+/* Other processes' ghosts first: a copy may be one's. */
+int fe_vec_ghost_update_cuda(const struct fe_halo *h, int ncomp, double *x)
+{
+  if (h->n_neighbours) FE_CALL(fe_cuda_halo_update(h, ncomp, x));
+  return fe_cuda_copies_update(h, ncomp, x);
+}
+
+/* The copies first: a copy of another process's ghost adds into it, which goes back. */
 int fe_vec_ghost_sum_cuda(const struct fe_halo *h, double *x)
 {
-  if (h->n_neighbours) return fe_cuda_halo_sum(h, x);
-  if (!h->n_shared) return FE_SUCCESS;
-  ghost_sum_kernel<<<fe_cuda_blocks(h->n_shared, 256), 256, 0, fe_cuda_stream(h->be)>>>(
-      (long)h->n_shared, h->shared, h->shared_ptr, h->shared_ghost, x);
-  FE_CUDA_LAUNCHED("ghost_sum_kernel");
-  return FE_SUCCESS;
+  FE_CALL(fe_cuda_copies_sum(h, x));
+  return h->n_neighbours ? fe_cuda_halo_sum(h, x) : FE_SUCCESS;
 }

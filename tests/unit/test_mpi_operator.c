@@ -6,7 +6,8 @@
  * owners' values), and the apply on the owned entries (CG's) at the owned nodes, to 1e-13
  * relative; the mass, the diffusion matrix M + tau K with a random anisotropic tensor per cell,
  * the advection with a random velocity, and the lumped mass, in 2D and 3D, with Dirichlet
- * nodes on part of the boundary; the halo's reverse sum. */
+ * nodes on part of the boundary, and on periodic meshes (tests/unit/periodic.h: the copies of
+ * an unknown in a part aliased to its node); the halo's reverse sum. */
 #include "mpi_backends.h"
 
 #include <math.h>
@@ -19,6 +20,7 @@
 #include "core/error.h"
 #include "io/partition.h"
 #include "meshgen.h"
+#include "periodic.h"
 #include "solvers/halo.h"
 #include "test.h"
 
@@ -29,14 +31,18 @@ struct problem {
   double *x;          /* a field, per node */
 };
 
-static void make_problem(int dim, int n, struct problem *p)
+/* axes: the periodic axes (tests/unit/periodic.h), 0 for none; data alike at every copy. */
+static void make_problem(int dim, int n, int axes, struct problem *p)
 {
   unsigned seed = 4242u + (unsigned)dim;
-  p->m = meshgen(dim, n, 0.3, seed);
+  p->m = axes ? meshgen_periodic(dim, n, 0.3, seed, axes) : meshgen(dim, n, 0.3, seed);
+  const struct fe_mesh *m = p->m;
   const int ns = FE_NSYM(dim);
   p->isd = calloc((size_t)p->m->n_nodes, 1);
   for (int i = 0; i < p->m->n_nodes; i++)
     p->isd[i] = meshgen_on_boundary(p->m, i) && p->m->coords[i * dim] < 0.6;
+  for (int i = 0; i < m->n_nodes; i++) p->isd[fe_mesh_owner(m, i)] |= p->isd[i];
+  for (int i = 0; i < m->n_nodes; i++) p->isd[i] = p->isd[fe_mesh_owner(m, i)];
   p->diff = malloc(sizeof(double) * p->m->n_cells * ns);
   for (int c = 0; c < p->m->n_cells; c++) {
     double *s = p->diff + c * ns;
@@ -49,6 +55,8 @@ static void make_problem(int dim, int n, struct problem *p)
   for (int i = 0; i < p->m->n_nodes * dim; i++) p->vel[i] = meshgen_rand(&seed) - 0.5;
   p->x = malloc(sizeof(double) * p->m->n_nodes);
   for (int i = 0; i < p->m->n_nodes; i++) p->x[i] = meshgen_rand(&seed) - 0.3;
+  fe_mesh_copy_owners(m, dim, p->vel);
+  fe_mesh_copy_owners(m, 1, p->x);
 }
 
 static void free_problem(struct problem *p)
@@ -139,7 +147,7 @@ static void compare(const struct fe_comm *comm, const struct problem *p, const s
     act(b, part, kind, yb);
     double scale = 0, worst = 0;
     for (long i = 0; i < p->m->n_nodes; i++) scale = fmax(scale, fabs(ya[i]));
-    const long checked = kind == 3 ? pm->n_nodes - pm->n_ghost : pm->n_nodes;
+    const long checked = kind == 3 ? pm->n_nodes - pm->n_ghost - pm->n_aliased : pm->n_nodes;
     for (long i = 0; i < checked; i++) worst = fmax(worst, fabs(yb[i] - ya[pm->global_node[i]]));
     if (!(worst <= 1e-13 * scale))
       fprintf(stderr, "process %d of %d: %s %s, %s: differs by %g (scale %g)\n", comm->rank,
@@ -153,7 +161,7 @@ static void compare(const struct fe_comm *comm, const struct problem *p, const s
 }
 
 /* The reverse sum: every process adds 1 at each of its nodes; the owners then hold the count
- * of the parts that hold the node. */
+ * of the nodes of the unknown in all parts (every copy in each part that holds it). */
 static void check_reverse_sum(const struct fe_comm *comm, const struct problem *p,
                               const struct fe_partition *part, const struct side *s)
 {
@@ -162,7 +170,8 @@ static void check_reverse_sum(const struct fe_comm *comm, const struct problem *
   for (int r = 0; r < comm->size; r++) {
     struct fe_part q;
     CHECK_OK(fe_partition_part(part, p->m, r, &q));
-    for (long i = 0; i < q.n_owned + q.n_ghost; i++) holders[q.nodes[i]]++;
+    for (long i = 0; i < q.n_owned + q.n_ghost + q.n_aliased; i++)
+      holders[fe_mesh_owner(p->m, q.nodes[i])]++;
     fe_part_free(&q);
   }
   CHECK_OK(fe_vec_set(s->y, 1.0));
@@ -170,17 +179,18 @@ static void check_reverse_sum(const struct fe_comm *comm, const struct problem *
   double *y = malloc(sizeof(double) * ((size_t)pm->n_nodes + 1));
   CHECK_OK(fe_vec_download(s->y, y));
   int bad = 0;
-  for (long i = 0; i < pm->n_nodes - pm->n_ghost; i++) bad += y[i] != holders[pm->global_node[i]];
+  for (long i = 0; i < pm->n_nodes - pm->n_ghost - pm->n_aliased; i++)
+    bad += y[i] != holders[pm->global_node[i]];
   CHECK(bad == 0);
   free(y);
   free(holders);
 }
 
 static void check_dim(const struct fe_comm *comm, const struct fe_backend *self,
-                      const struct fe_backend *be, int dim, int n)
+                      const struct fe_backend *be, int dim, int n, int axes)
 {
   struct problem p;
-  make_problem(dim, n, &p);
+  make_problem(dim, n, axes, &p);
   struct fe_partition *part = NULL;
   struct fe_mesh *pm = NULL;
   CHECK_OK(fe_partition_create(p.m, comm->size, &part));
@@ -210,8 +220,10 @@ int main(int argc, char **argv)
 {
   struct mpi_backends b;
   if (mpi_backends_start(&argc, &argv, &b)) {
-    check_dim(b.comm, b.self, b.all, 2, 20);
-    check_dim(b.comm, b.self, b.all, 3, 6);
+    check_dim(b.comm, b.self, b.all, 2, 20, 0);
+    check_dim(b.comm, b.self, b.all, 3, 6, 0);
+    check_dim(b.comm, b.self, b.all, 2, 20, 3); /* periodic in x and y */
+    check_dim(b.comm, b.self, b.all, 3, 6, 5);  /* in x and z */
   }
   mpi_backends_end(&b);
   TEST_DONE();

@@ -1,14 +1,17 @@
-/* The partition of a mesh into parts (io/partition.h), in 2D and 3D, 1 to 5 parts: every cell
- * in one part and every part with cells; each node owned by the lowest part among its cells';
- * a part's cells those at the nodes it owns, its nodes their nodes, owned first and ascending,
- * then the ghosts grouped by owner in the neighbours' order; neighbours symmetric; the part as
- * a mesh (fe_partition_mesh): the same cells, coordinates and facets in local numbering, and
- * what each part sends a neighbour exactly that neighbour's ghosts of it, in their order; the
- * same parts on a second run; errors. */
+/* The partition of a mesh into parts (io/partition.h), in 2D and 3D, 1 to 5 parts, and of
+ * periodic meshes (tests/unit/periodic.h): every cell in one part and every part with cells;
+ * each node owned by the lowest part among the cells at every copy of its unknown; a part's
+ * cells those at the nodes it owns, its nodes their nodes and the nodes of their unknowns,
+ * owned first and ascending, then the ghosts grouped by owner in the neighbours' order, then
+ * the aliased copies ascending; neighbours symmetric; every unknown owned once; the part as a
+ * mesh (fe_partition_mesh): the same cells, coordinates and facets in local numbering, each
+ * copy aliased to its unknown's node, and what each part sends a neighbour exactly that
+ * neighbour's ghosts of it, in their order; the same parts on a second run; errors. */
 #include "io/partition.h"
 
 #include "core/error.h"
 #include "io/structured.h"
+#include "periodic.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -29,18 +32,28 @@ static void check_part(const struct fe_partition *p, const struct fe_mesh *m, in
   for (long k = 1; k < part->n_cells; k++) CHECK(part->cells[k - 1] < part->cells[k]);
   unsigned char *mine = calloc((size_t)m->n_nodes, 1);
   for (long k = 0; k < part->n_cells; k++)
-    for (int v = 0; v < m->nv; v++) mine[m->cells[(long)part->cells[k] * m->nv + v]] = 1;
-  long count = 0, owned = 0;
+    for (int v = 0; v < m->nv; v++) {
+      const int n = m->cells[(long)part->cells[k] * m->nv + v];
+      mine[n] = mine[fe_mesh_owner(m, n)] = 1;
+    }
+  const long unknowns = m->n_nodes - m->n_aliased;
+  long count = 0, owned = 0, copies = 0;
   for (long n = 0; n < m->n_nodes; n++) {
-    count += mine[n];
-    owned += mine[n] && p->node_owner[n] == r;
+    count += mine[n] && n < unknowns;
+    copies += mine[n] && n >= unknowns;
+    owned += mine[n] && n < unknowns && p->node_owner[n] == r;
   }
   CHECK(part->n_owned + part->n_ghost == count && part->n_owned == owned);
+  CHECK(part->n_aliased == copies);
   const long total = part->n_owned + part->n_ghost;
-  for (long k = 0; k < total; k++) {
+  for (long k = 0; k < total + part->n_aliased; k++) {
     const int n = part->nodes[k];
-    CHECK(mine[n]);
+    CHECK(mine[n] && (k < total) == (n < unknowns));
     mine[n] = 0; /* each once */
+    if (k >= total) {
+      CHECK(k == total || part->nodes[k - 1] < n);
+      continue;
+    }
     CHECK((k < part->n_owned) == (p->node_owner[n] == r));
     if (k > 0 && k != part->n_owned) {
       const int prev = part->nodes[k - 1];
@@ -58,18 +71,18 @@ static void check_part(const struct fe_partition *p, const struct fe_mesh *m, in
   free(mine);
 }
 
-/* Each node's owner is the lowest part among its cells'. */
+/* Each node's owner is the lowest part among the cells at every copy of its unknown. */
 static void check_owners(const struct fe_partition *p, const struct fe_mesh *m)
 {
   int *lowest = malloc(sizeof(int) * (size_t)m->n_nodes);
   for (long n = 0; n < m->n_nodes; n++) lowest[n] = p->n_parts;
   for (long c = 0; c < m->n_cells; c++)
     for (int v = 0; v < m->nv; v++) {
-      int *l = &lowest[m->cells[c * m->nv + v]];
+      int *l = &lowest[fe_mesh_owner(m, m->cells[c * m->nv + v])];
       if (p->cell_part[c] < *l) *l = p->cell_part[c];
     }
   int bad = 0;
-  for (long n = 0; n < m->n_nodes; n++) bad += lowest[n] != p->node_owner[n];
+  for (long n = 0; n < m->n_nodes; n++) bad += lowest[fe_mesh_owner(m, (int)n)] != p->node_owner[n];
   CHECK(bad == 0);
   free(lowest);
 }
@@ -83,8 +96,15 @@ static void check_part_mesh(const struct fe_partition *p, const struct fe_mesh *
   CHECK_OK(fe_partition_mesh(p, m, r, &pm));
   if (!pm) return;
   const struct fe_part *part = &parts[r];
-  CHECK(pm->n_nodes == part->n_owned + part->n_ghost && pm->n_ghost == part->n_ghost);
+  CHECK(pm->n_nodes == part->n_owned + part->n_ghost + part->n_aliased);
+  CHECK(pm->n_ghost == part->n_ghost && pm->n_aliased == part->n_aliased);
   CHECK(pm->n_cells == part->n_cells && pm->n_neighbours == part->n_neighbours);
+  CHECK(pm->n_links == m->n_links);
+  for (int k = 0; k < pm->n_aliased; k++) { /* a copy of the node of its unknown */
+    const int copy = pm->n_nodes - pm->n_aliased + k;
+    CHECK(pm->global_node[pm->alias_of[k]] == fe_mesh_owner(m, pm->global_node[copy]));
+    CHECK(pm->alias_of[k] < pm->n_nodes - pm->n_aliased);
+  }
   for (long i = 0; i < pm->n_nodes; i++) {
     CHECK(pm->global_node[i] == part->nodes[i]);
     for (int a = 0; a < m->dim; a++)
@@ -95,10 +115,12 @@ static void check_part_mesh(const struct fe_partition *p, const struct fe_mesh *
     for (int v = 0; v < m->nv; v++)
       CHECK(pm->global_node[pm->cells[k * m->nv + v]] == m->cells[(long)part->cells[k] * m->nv + v]);
   }
-  for (int f = 0; f < pm->n_facets; f++)
+  for (int f = 0; f < pm->n_facets; f++) {
     for (int v = 0; v < m->dim; v++)
       CHECK(pm->global_node[pm->facets[f * m->dim + v]] ==
             m->facets[(long)pm->global_facet[f] * m->dim + v]);
+    CHECK(!m->facet_link || pm->facet_link[f] == m->facet_link[pm->global_facet[f]]);
+  }
   for (int k = 0; k < pm->n_neighbours; k++) {
     const struct fe_part *q = &parts[pm->neighbours[k]];
     int j = 0; /* r among q's neighbours */
@@ -117,10 +139,11 @@ static void check_part_mesh(const struct fe_partition *p, const struct fe_mesh *
   fe_mesh_destroy(pm);
 }
 
-static void check_mesh(int dim, int n)
+/* axes: the periodic axes (tests/unit/periodic.h), 0 for none. */
+static void check_mesh(int dim, int n, int axes)
 {
-  struct fe_mesh *m = NULL;
-  CHECK_OK(fe_mesh_create_structured(dim, n, 0.2, 7, &m));
+  struct fe_mesh *m = axes ? meshgen_periodic(dim, n, 0.2, 7, axes) : NULL;
+  if (!axes) CHECK_OK(fe_mesh_create_structured(dim, n, 0.2, 7, &m));
   if (!m) return;
   for (int parts = 1; parts <= 5; parts++) {
     struct fe_partition *p = NULL, *again = NULL;
@@ -152,7 +175,7 @@ static void check_mesh(int dim, int n)
     }
     for (int r = 0; r < parts; r++) check_part_mesh(p, m, r, all);
     for (int r = 0; r < parts; r++) fe_part_free(&all[r]);
-    CHECK(owned == m->n_nodes); /* every node owned once */
+    CHECK(owned == m->n_nodes - m->n_aliased); /* every unknown owned once */
     CHECK(parts == 1 ? ghosts == 0 : ghosts > 0);
     for (int r = 0; r < parts; r++)
       for (int q = 0; q < parts; q++) CHECK(near[r * parts + q] == near[q * parts + r]);
@@ -183,8 +206,11 @@ static void check_errors(void)
 int main(void)
 {
   fe_error_set_quiet(1);
-  check_mesh(2, 24);
-  check_mesh(3, 6);
+  check_mesh(2, 24, 0);
+  check_mesh(3, 6, 0);
+  check_mesh(2, 24, 1); /* periodic in x */
+  check_mesh(2, 24, 3); /* in x and y */
+  check_mesh(3, 6, 5);  /* in x and z */
   check_errors();
   TEST_DONE();
 }
