@@ -412,8 +412,8 @@ int fe_partition_print(const struct fe_partition *p, const struct fe_mesh *m, FI
     struct fe_part part;
     FE_CALL(fe_partition_part(p, m, r, &part));
     fprintf(f,
-            "part      %d: %ld cells (%ld more at its nodes), %ld owned nodes, %ld ghost nodes, ",
-            r, part.n_own_cells, part.n_cells - part.n_own_cells, part.n_owned, part.n_ghost);
+            "part      %d: %ld cells, %ld at its owned nodes, %ld owned nodes, %ld ghost nodes, ",
+            r, part.n_own_cells, part.n_cells, part.n_owned, part.n_ghost);
     if (m->n_aliased) fprintf(f, "%ld periodic copies, ", part.n_aliased);
     fprintf(f, "neighbours");
     for (int k = 0; k < part.n_neighbours; k++) fprintf(f, " %d", part.neighbours[k]);

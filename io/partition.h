@@ -65,8 +65,9 @@ void fe_part_free(struct fe_part *part);
 int fe_partition_mesh(const struct fe_partition *p, const struct fe_mesh *m, int r,
                       struct fe_mesh **part_mesh);
 
-/* The partition summary of --check and --verbose: a line per part (cells, owned and ghost
- * nodes, neighbours), then the imbalance (most cells in a part over the mean) and the ghosts in
+/* The partition summary of --check and --verbose: a line per part (its cells, the cells at its
+ * owned nodes, which it holds: some of other parts', and not those of its own whose nodes lower
+ * parts own; owned and ghost nodes, periodic copies, neighbours), then the imbalance (most cells in a part over the mean) and the ghosts in
  * all. */
 int fe_partition_print(const struct fe_partition *p, const struct fe_mesh *m, FILE *f);
 
