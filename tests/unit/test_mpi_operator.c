@@ -7,7 +7,8 @@
  * relative; the mass, the diffusion matrix M + tau K with a random anisotropic tensor per cell,
  * the advection with a random velocity, and the lumped mass, in 2D and 3D, with Dirichlet
  * nodes on part of the boundary, and on periodic meshes (tests/unit/periodic.h: the copies of
- * an unknown in a part aliased to its node); the halo's reverse sum. */
+ * an unknown in a part aliased to its node); the halo's reverse sum.  With the argument `cuda`
+ * (label mpi-gpu) the parts' operators are the CUDA backend's, a GPU per process. */
 #include "mpi_backends.h"
 
 #include <math.h>
