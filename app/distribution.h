@@ -35,8 +35,8 @@ struct fe_distribution {
 int fe_distribution_share_mesh(const struct fe_comm *comm, struct fe_mesh **m);
 
 /* Cut `whole` into comm->size parts (METIS on process 0, the parts handed to the others) and
- * make this process's (FE_ERR_INPUT for more processes than cells, or a part without a cell:
- * said by process 0, the others return its code). */
+ * make this process's (FE_ERR_INPUT for more processes than cells, or a part without a cell or a
+ * node of its own: said by process 0, the others return its code). */
 int fe_distribution_create(const struct fe_comm *comm, const struct fe_mesh *whole,
                            struct fe_distribution **d);
 void fe_distribution_destroy(struct fe_distribution *d);

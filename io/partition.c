@@ -79,6 +79,25 @@ static int check_parts(const struct fe_mesh *m, const struct fe_partition *p)
   return FE_SUCCESS;
 }
 
+/* Every part owns a node (an unknown): a part whose cells' nodes lower parts own all would hold
+ * no cell and no vector entry (a small mesh on many processes, a periodic one sooner, as an
+ * unknown goes to the lowest part at any of its copies). */
+static int check_owners(const struct fe_mesh *m, const struct fe_partition *p)
+{
+  long *count;
+  FE_CALLOC(p->n_parts, &count);
+  for (long n = 0; n < m->n_nodes - m->n_aliased; n++) count[p->node_owner[n]]++;
+  int none = -1;
+  for (int r = 0; r < p->n_parts && none < 0; r++)
+    if (!count[r]) none = r;
+  free(count);
+  FE_CHECK(none < 0, FE_ERR_INPUT,
+           "the mesh %s (%ld cells) cut into %d parts leaves part %d without a node of its own "
+           "(lower parts own every node of its cells); expected fewer processes for this mesh",
+           m->path, (long)m->n_cells, p->n_parts, none);
+  return FE_SUCCESS;
+}
+
 /* A partition of m into n_parts parts, its arrays allocated, every cell in part 0. */
 static int allocate(const struct fe_mesh *m, int n_parts, struct fe_partition **out)
 {
@@ -111,6 +130,11 @@ int fe_partition_create(const struct fe_mesh *m, int n_parts, struct fe_partitio
     return err;
   }
   node_owners(m, p->cell_part, p->node_owner);
+  err = check_owners(m, p);
+  if (err) {
+    fe_partition_destroy(p);
+    return err;
+  }
   *out = p;
   return FE_SUCCESS;
 }
@@ -333,7 +357,7 @@ static int part_entities(const struct fe_mesh *m, const struct fe_part *part, co
     pm->global_node[i] = g;
     if (m->node_id) pm->node_id[i] = m->node_id[g];
   }
-  FE_MALLOC(part->n_aliased + 1, &pm->alias_of);
+  if (part->n_aliased) FE_MALLOC(part->n_aliased, &pm->alias_of); /* 0 and NULL: none */
   for (long k = 0; k < part->n_aliased; k++)
     pm->alias_of[k] = local[fe_mesh_owner(m, part->nodes[n - part->n_aliased + k])];
   FE_MALLOC(part->n_cells * m->nv + 1, &pm->cells);
@@ -425,8 +449,9 @@ int fe_partition_print(const struct fe_partition *p, const struct fe_mesh *m, FI
   const double mean = (double)m->n_cells / p->n_parts;
   fprintf(f,
           "partition %d parts by METIS (dual graph of shared %s, seed %d): imbalance %.3f (most "
-          "cells %ld, mean %.1f), %ld ghost nodes in all (%.2f %% of the %ld nodes)\n",
+          "cells %ld, mean %.1f), %ld ghost nodes in all (%.2f %% of the %ld %s)\n",
           p->n_parts, m->dim == 2 ? "edges" : "faces", METIS_SEED, most / mean, most, mean, ghosts,
-          100.0 * (double)ghosts / (double)m->n_nodes, (long)m->n_nodes);
+          100.0 * (double)ghosts / (double)(m->n_nodes - m->n_aliased),
+          (long)(m->n_nodes - m->n_aliased), m->n_aliased ? "unknowns" : "nodes");
   return FE_SUCCESS;
 }

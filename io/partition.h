@@ -44,7 +44,8 @@ struct fe_part {
 };
 
 /* The cells of m cut into n_parts parts (n_parts >= 1; 1: every cell in part 0).  FE_ERR_INPUT
- * when there are more parts than cells; FE_ERR_RESOURCE when METIS fails (out of memory). */
+ * when there are more parts than cells, or a part has no cell or owns no node; FE_ERR_RESOURCE
+ * when METIS fails (out of memory). */
 int fe_partition_create(const struct fe_mesh *m, int n_parts, struct fe_partition **p);
 /* The partition of m whose cells are in the parts cell_part gives (n_cells values, each
  * 0 .. n_parts - 1): fe_partition_create's made on another process. */
@@ -58,7 +59,7 @@ int fe_partition_part(const struct fe_partition *p, const struct fe_mesh *m, int
 void fe_part_free(struct fe_part *part);
 
 /* Part r as a mesh of its own (io/mesh.h, "A part of a mesh"): its nodes in the part's order
- * (owned, then ghosts by owner) with their coordinates and Gmsh tags, its cells in ascending
+ * (owned, then ghosts by owner, then a periodic mesh's copies) with their coordinates and Gmsh tags, its cells in ascending
  * mesh order, the facets of m with every node in the part, the physical groups; the global
  * index of each node and facet, the neighbours, what each sends and receives; of a periodic
  * mesh the links, and each aliased copy's node. */

@@ -35,6 +35,10 @@ fe_mpi_exit(velocity_count 3 2 [=[data/velocity/grid8\.vtu: 9 points; expected t
 # process stops with its exit code
 fe_mpi_exit(more_processes_than_cells 7 2 [=[the mesh [^ ]*kuhn\.msh has 6 cells: it cannot be cut into 7 parts; expected 1 to 6 processes]=]
             --check ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/six_cells.xml)
+# a part that would own no node (here of a periodic mesh: its cells' nodes copies of unknowns
+# the lower part owns) is refused the same way, not left out of the others' collectives
+fe_mpi_exit(part_without_nodes 2 2 [=[the mesh [^ ]*periodic_41\.msh \(8 cells\) cut into 2 parts leaves part 1 without a node of its own]=]
+            --check ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/eight_periodic_cells.xml)
 # no GPU for either process: every process stops, process 0 says why, once (skipped with GPUs)
 fe_mpi_exit(cuda 2 4 [=[backend 'cuda' was asked for, but (this fesim was built without|no usable GPU)]=]
             --backend cuda --check ${PROJECT_SOURCE_DIR}/cases/diffusion_gaussian/case.xml)

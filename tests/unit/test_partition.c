@@ -6,7 +6,8 @@
  * the aliased copies ascending; neighbours symmetric; every unknown owned once; the part as a
  * mesh (fe_partition_mesh): the same cells, coordinates and facets in local numbering, each
  * copy aliased to its unknown's node, and what each part sends a neighbour exactly that
- * neighbour's ghosts of it, in their order; the same parts on a second run; errors. */
+ * neighbour's ghosts of it, in their order; the same parts on a second run; errors (a part
+ * that owns no node among them). */
 #include "io/partition.h"
 
 #include "core/error.h"
@@ -189,6 +190,30 @@ static void check_mesh(int dim, int n, int axes)
   fe_mesh_destroy(m);
 }
 
+/* A part that owns no node is refused, not handed on: small periodic meshes (an unknown goes to
+ * the lowest part at any of its copies) on many parts; the 4 x 4 square periodic in x and y on
+ * 3 parts leaves one (METIS's cut). */
+static void check_unowned(void)
+{
+  int refused = 0;
+  for (int n = 4; n <= 8; n += 2)
+    for (int parts = 2; parts <= 12; parts++) {
+      struct fe_mesh *m = meshgen_periodic(2, n, 0.2, 7, 3);
+      struct fe_partition *p = NULL;
+      const int err = fe_partition_create(m, parts, &p);
+      CHECK(err == FE_SUCCESS || (err == FE_ERR_INPUT && !p));
+      refused += err == FE_ERR_INPUT;
+      if (n == 4 && parts == 3) CHECK(err == FE_ERR_INPUT);
+      long *owned = calloc((size_t)parts, sizeof *owned);
+      for (long k = 0; p && k < m->n_nodes - m->n_aliased; k++) owned[p->node_owner[k]]++;
+      for (int r = 0; p && r < parts; r++) CHECK(owned[r] > 0);
+      free(owned);
+      fe_partition_destroy(p);
+      fe_mesh_destroy(m);
+    }
+  CHECK(refused > 0);
+}
+
 static void check_errors(void)
 {
   struct fe_mesh *m = NULL;
@@ -212,5 +237,6 @@ int main(void)
   check_mesh(2, 24, 3); /* in x and y */
   check_mesh(3, 6, 5);  /* in x and z */
   check_errors();
+  check_unowned();
   TEST_DONE();
 }

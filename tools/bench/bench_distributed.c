@@ -151,7 +151,8 @@ static int bench_strategy(const struct bench *b, enum fe_strategy strategy)
 /* The partition in one line: the most cells, owned and ghost nodes of a process. */
 static int print_partition(const struct bench *b)
 {
-  double v[3] = {(double)b->m->n_cells, (double)(b->m->n_nodes - b->m->n_ghost),
+  double v[3] = {(double)b->m->n_cells,
+                 (double)(b->m->n_nodes - b->m->n_ghost - b->m->n_aliased),
                  (double)b->m->n_ghost};
   if (b->comm) FE_CALL(fe_comm_allreduce(b->comm, v, 3, FE_REDUCE_MAX));
   if (!b->comm || !b->comm->rank)
