@@ -62,39 +62,37 @@ static void node_owners(const struct fe_mesh *m, const int *cell_part, int *owne
   for (int n = unknowns; n < m->n_nodes; n++) owner[n] = owner[fe_mesh_owner(m, n)];
 }
 
-/* Every part has cells: METIS may leave one empty on a small mesh. */
-static int check_parts(const struct fe_mesh *m, const struct fe_partition *p)
+/* The first part r < n_parts that no item's part_of[i] (i < n) names, in *none; -1 for none. */
+static int first_unnamed(long n, const int *part_of, int n_parts, int *none)
 {
   long *count;
-  FE_CALLOC(p->n_parts, &count);
-  for (long c = 0; c < m->n_cells; c++) count[p->cell_part[c]]++;
-  int empty = -1;
-  for (int r = 0; r < p->n_parts && empty < 0; r++)
-    if (!count[r]) empty = r;
+  FE_CALLOC(n_parts, &count);
+  for (long i = 0; i < n; i++)
+    if (part_of[i] >= 0) count[part_of[i]]++;
+  *none = -1;
+  for (int r = 0; r < n_parts && *none < 0; r++)
+    if (!count[r]) *none = r;
   free(count);
+  return FE_SUCCESS;
+}
+
+/* Every part has cells (METIS may leave one empty on a small mesh) and owns a node, an unknown
+ * (a part whose cells' nodes lower parts own all would hold no cell and no vector entry: a
+ * small mesh on many processes, a periodic one sooner, as an unknown goes to the lowest part at
+ * any of its copies). */
+static int check_parts(const struct fe_mesh *m, const struct fe_partition *p)
+{
+  int empty, unowned;
+  FE_CALL(first_unnamed(m->n_cells, p->cell_part, p->n_parts, &empty));
   FE_CHECK(empty < 0, FE_ERR_INPUT,
            "the mesh %s (%ld cells) cut into %d parts leaves part %d without a cell; expected "
            "fewer processes for this mesh",
            m->path, (long)m->n_cells, p->n_parts, empty);
-  return FE_SUCCESS;
-}
-
-/* Every part owns a node (an unknown): a part whose cells' nodes lower parts own all would hold
- * no cell and no vector entry (a small mesh on many processes, a periodic one sooner, as an
- * unknown goes to the lowest part at any of its copies). */
-static int check_owners(const struct fe_mesh *m, const struct fe_partition *p)
-{
-  long *count;
-  FE_CALLOC(p->n_parts, &count);
-  for (long n = 0; n < m->n_nodes - m->n_aliased; n++) count[p->node_owner[n]]++;
-  int none = -1;
-  for (int r = 0; r < p->n_parts && none < 0; r++)
-    if (!count[r]) none = r;
-  free(count);
-  FE_CHECK(none < 0, FE_ERR_INPUT,
+  FE_CALL(first_unnamed(m->n_nodes - m->n_aliased, p->node_owner, p->n_parts, &unowned));
+  FE_CHECK(unowned < 0, FE_ERR_INPUT,
            "the mesh %s (%ld cells) cut into %d parts leaves part %d without a node of its own "
            "(lower parts own every node of its cells); expected fewer processes for this mesh",
-           m->path, (long)m->n_cells, p->n_parts, none);
+           m->path, (long)m->n_cells, p->n_parts, unowned);
   return FE_SUCCESS;
 }
 
@@ -124,13 +122,8 @@ int fe_partition_create(const struct fe_mesh *m, int n_parts, struct fe_partitio
   struct fe_partition *p;
   FE_CALL(allocate(m, n_parts, &p));
   int err = n_parts > 1 ? metis_parts(m, n_parts, p->cell_part) : FE_SUCCESS;
+  if (!err) node_owners(m, p->cell_part, p->node_owner);
   if (!err) err = check_parts(m, p);
-  if (err) {
-    fe_partition_destroy(p);
-    return err;
-  }
-  node_owners(m, p->cell_part, p->node_owner);
-  err = check_owners(m, p);
   if (err) {
     fe_partition_destroy(p);
     return err;
