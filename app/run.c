@@ -330,6 +330,7 @@ static int create_scheme(struct fe_sim *s)
   FE_CALL(fe_scheme_create(s->c, (const struct fe_bcs *const *)s->bcs, s->spaces,
                            (const struct fe_coefficient_programs *const *)s->cps, s->velocity,
                            s->strategy, s->opt->verbosity, &s->scheme));
+  s->scheme->time_solves = s->opt->report != NULL;
   if (s->c->fluxes)
     FE_CALL(fe_scheme_budget(s->scheme, s->out.n_flux_groups, s->out.flux_groups, s->out.lumped));
   if (s->c->n_probes)

@@ -128,8 +128,11 @@ struct fe_scheme {
   long step;
   struct fe_evaluation *evaluated; /* in order, FE_MAX_EVALUATIONS per tracer at most */
   int n_evaluated;
-  /* wall-clock seconds of the steps: advection and diffusion (assembly and solves), CG */
+  /* wall-clock seconds of the steps: advection and diffusion (assembly and solves), and CG's
+   * solves where time_solves asks (a benchmark's report: each solve then waits for the work
+   * queued before it, a host round trip per solve that a run does not make) */
   double t_adv, t_diff, t_cg;
+  int time_solves;
 };
 
 /* Whether the case is advected (a velocity, and advection "rk4" or "theta"): by classical RK4,

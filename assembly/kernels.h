@@ -41,6 +41,11 @@ struct fe_lma_kernels {
   int (*apply_many)(const struct fe_space *s, enum fe_storage st, const double *e, int m,
                     const double *const *x, double *const *y);
   int (*diagonal)(const struct fe_space *s, enum fe_storage st, const double *e, double *diag);
+  /* Optional (NULL: none): CG's whole solve of job's systems on y = apply(x) as one kernel
+   * (CUDA: a persistent kernel, for meshes small enough that launches would bound the
+   * solve); *done 0, nothing run, for a mesh it does not take (too large, or a halo) */
+  int (*cg)(const struct fe_space *s, enum fe_storage st, const double *e, double *work,
+            const struct fe_cg_job *job, int *done);
 };
 
 /* addto: the element matrices accumulated into a CSR matrix. */

@@ -91,6 +91,15 @@ static int apply_lma_owned_many(struct fe_op *op, int m, const struct fe_vec *co
   return a->k->lma.apply_many(a->space, a->storage, a->e, m, xa, ya);
 }
 
+/* CG's whole solve as one kernel of the backend's LMA, where it has one (fe_lma_kernels.cg). */
+static int cg_lma(struct fe_op *op, const struct fe_cg_job *job, int *done)
+{
+  struct fe_assembled *a = impl(op);
+  *done = 0;
+  if (!a->k->lma.cg) return FE_SUCCESS;
+  return a->k->lma.cg(a->space, a->storage, a->e, a->work, job, done);
+}
+
 static int apply_addto_owned(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
@@ -181,6 +190,7 @@ static const struct fe_op_ops ops_lma = {.apply = apply_lma,
                                          .lift = lift,
                                          .reaction = reaction,
                                          .diagonal = diagonal_lma,
+                                         .cg = cg_lma,
                                          .destroy = destroy};
 static const struct fe_op_ops ops_addto = {.apply = apply_addto,
                                            .apply_owned = apply_addto_owned,

@@ -129,6 +129,19 @@ struct fe_cg_batch {
   double *x[FE_CG_MANY], *r[FE_CG_MANY], *z[FE_CG_MANY], *p[FE_CG_MANY], *q[FE_CG_MANY];
 };
 
+/* A whole CG solve for an operator that runs it as one kernel of its own (fe_op_ops.cg): the
+ * systems, the owned entries n each reduces over, the Jacobi inverse diagonal they share (or
+ * NULL), the target, and the states' second home: gathered[j] = *c->s[j] at the end where
+ * gathered is not NULL (fe_cg_ops.going's copy). */
+struct fe_cg_job {
+  const struct fe_cg_batch *c;
+  size_t n;
+  const double *dinv;
+  double rtol, atol;
+  int max_iterations;
+  struct fe_cg_state *gathered;
+};
+
 /* The kernels of CG, whose scalars stay on the backend so that the GPU copies
  * back only what the host needs (solvers/cg.c).  n: the owned entries each system's vectors
  * reduce over; dinv: the Jacobi inverse diagonal all systems share, or NULL. */

@@ -298,6 +298,23 @@ static int solve_on_device(struct solve *sv, struct fe_cg_result *res)
   return read_results(sv, res);
 }
 
+/* The whole solve as one kernel of the operator's, where it has one for this mesh on one
+ * process (*done; else nothing is run). */
+static int solve_in_kernel(struct solve *sv, struct fe_cg_result *res, int *done)
+{
+  *done = 0;
+  if (!sv->a->ops->cg || sv->cg[0]->be->comm->size > 1) return FE_SUCCESS;
+  const struct fe_cg_job job = {.c = &sv->batch,
+                                .n = sv->n,
+                                .dinv = sv->dinv,
+                                .rtol = sv->opt->rtol,
+                                .atol = sv->opt->atol,
+                                .max_iterations = sv->opt->max_iterations,
+                                .gathered = sv->m > 1 ? sv->cg[0]->gathered : NULL};
+  FE_CALL(sv->a->ops->cg(sv->a, &job, done));
+  return *done ? read_results(sv, res) : FE_SUCCESS;
+}
+
 /* One system driven by the host: iteration it is queued, then the residual of iteration
  * it - ahead is read: with ahead = 1 the GPU already runs the next iteration while the host
  * waits.  An iteration queued past convergence leaves x alone. */
@@ -371,6 +388,15 @@ static int iterate(struct solve *sv, struct fe_cg_result *res)
   }
   if (sv->opt->jacobi) FE_CALL(fe_jacobi_inverse(cg->jacobi, sv->a, cg->z, &sv->jacobi));
   sv->dinv = sv->jacobi ? sv->jacobi->a : NULL;
+  if (sv->opt->drive == FE_CG_DRIVE_AUTO || sv->opt->drive == FE_CG_DRIVE_KERNEL) {
+    int done;
+    FE_CALL(solve_in_kernel(sv, res, &done));
+    for (int j = 0; done && j < sv->m; j++) res[j].drive = FE_CG_DRIVE_KERNEL;
+    if (done) return FE_SUCCESS;
+    FE_CHECK(sv->opt->drive != FE_CG_DRIVE_KERNEL, FE_ERR_USAGE,
+             "CG as one kernel, where the operator has none for this mesh on the %s backend (%d "
+             "process%s)", cg->be->name, cg->be->comm->size, cg->be->comm->size == 1 ? "" : "es");
+  }
   int how;
   FE_CALL(drive(cg, sv->opt, &how));
   for (int j = 0; j < sv->m; j++) res[j].drive = how;

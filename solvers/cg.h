@@ -8,23 +8,34 @@ struct fe_cg_options {
   double rtol, atol;
   int max_iterations;
   int jacobi;
-  /* Who drives the iterations on an asynchronous backend (results are the same bits):
-   * FE_CG_DRIVE_AUTO (0): the device where it can loop by itself on one process, else the
+  /* Who drives the iterations on an asynchronous backend (results are the same bits, but for
+   * FE_CG_DRIVE_KERNEL's round-off):
+   * FE_CG_DRIVE_AUTO (0): one kernel where the operator has one for this mesh (a small mesh,
+   *   one process), else the device where it can loop by itself on one process, else the
    *   host, one iteration ahead where an iteration (the slowest process's, measured in
    *   earlier solves) is shorter than the waits for the residual that looking ahead saves
    *   over the last solve's iterations;
    * FE_CG_DRIVE_SYNC: the host reads each residual norm before queueing the next iteration;
    * FE_CG_DRIVE_AHEAD: the host reads it one iteration late (one speculative iteration);
    * FE_CG_DRIVE_DEVICE: the device loops (be->device_loops; one process), the host reads
-   *   the count and the last norms at the end. */
+   *   the count and the last norms at the end;
+   * FE_CG_DRIVE_KERNEL: the whole solve is one kernel of the operator's (fe_op_ops.cg), the
+   *   host reads as after the device's loop.  The same arithmetic, its sums in another order
+   *   (round-off, deterministic). */
   int drive;
 };
 
-enum { FE_CG_DRIVE_AUTO = 0, FE_CG_DRIVE_SYNC, FE_CG_DRIVE_AHEAD, FE_CG_DRIVE_DEVICE };
+enum {
+  FE_CG_DRIVE_AUTO = 0,
+  FE_CG_DRIVE_SYNC,
+  FE_CG_DRIVE_AHEAD,
+  FE_CG_DRIVE_DEVICE,
+  FE_CG_DRIVE_KERNEL
+};
 
 struct fe_cg_result {
   int iterations;
-  int drive;         /* FE_CG_DRIVE_SYNC, _AHEAD or _DEVICE: how this solve ran */
+  int drive;         /* FE_CG_DRIVE_SYNC, _AHEAD, _DEVICE or _KERNEL: how this solve ran */
   int converged;
   double residual;   /* ||b - A x|| at the end */
   double rhs_norm;   /* ||b|| */

@@ -31,6 +31,10 @@ struct fe_op_ops {
   /* y_D += s (A x)_D */
   int (*reaction)(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y);
   int (*diagonal)(struct fe_op *op, struct fe_vec *diag);
+  /* Optional (NULL: none): CG's whole solve of job's systems on this operator as one kernel
+   * (LMA on CUDA: assembly/kernels.h, fe_lma_kernels.cg), from their b and x to x and their
+   * final states, as CG's kernels leave them; *done 0, nothing run, where it has none here */
+  int (*cg)(struct fe_op *op, const struct fe_cg_job *job, int *done);
   void (*destroy)(struct fe_op *op);
 };
 

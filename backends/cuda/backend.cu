@@ -57,7 +57,8 @@ static const struct fe_assembly_kernels assembly_cuda = {
                 .use_variant = fe_element_use_variant_cuda},
     .lma = {.apply = fe_lma_apply_cuda,
             .apply_many = fe_lma_apply_many_cuda,
-            .diagonal = fe_lma_diagonal_cuda},
+            .diagonal = fe_lma_diagonal_cuda,
+            .cg = fe_lma_cg_cuda},
     .addto = {.assemble = fe_csr_assemble_cuda,
               .apply = fe_csr_apply_cuda,
               .diagonal = fe_csr_diagonal_cuda,
@@ -126,6 +127,16 @@ static int create(struct fe_cuda_ctx *c, int device, int local_rank)
   const char *graphs = getenv("FESIM_CUDA_GRAPHS");
   c->backend.device_loops =
       driver >= 12040 && !fe_cuda_sync_launches() && !(graphs && !strcmp(graphs, "0"));
+  /* FESIM_CUDA_CG_KERNEL=N: CG as one kernel up to N nodes in 2D and 3D (0: never, to
+   * compare) */
+  const char *kernel = getenv("FESIM_CUDA_CG_KERNEL");
+  char *end = NULL;
+  const long nodes = kernel ? strtol(kernel, &end, 10) : 0;
+  c->cg_kernel_nodes[0] = kernel ? nodes : FE_CUDA_CG_KERNEL_NODES_2D;
+  c->cg_kernel_nodes[1] = kernel ? nodes : FE_CUDA_CG_KERNEL_NODES_3D;
+  FE_CHECK(!kernel || (end != kernel && !*end && nodes >= 0), FE_ERR_USAGE,
+           "environment variable FESIM_CUDA_CG_KERNEL: expected the largest mesh, in nodes, "
+           "whose CG runs as one kernel (0: none); found '%s'", kernel);
   snprintf(c->backend.description, sizeof c->backend.description, "cuda: %s", c->name);
   return FE_SUCCESS;
 }
@@ -150,6 +161,7 @@ static void destroy(struct fe_backend *be)
   fe_cuda_comm_destroy(c);
   if (c->sparse) cusparseDestroy(c->sparse);
   cudaFree(c->partials);
+  cudaFree(c->cg_partials);
   cudaFree(c->result);
   cudaFree(c->done_blocks);
   cudaFreeHost(c->host);

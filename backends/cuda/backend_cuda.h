@@ -13,6 +13,12 @@
 
 #define FE_REDUCE_BLOCKS 1024
 #define FE_REDUCE_THREADS 256
+/* The largest meshes, in nodes, 2D and 3D, whose CG solves run as one kernel (lma_cg.cu)
+ * unless FESIM_CUDA_CG_KERNEL says another: past them the kernel's barriers and its node
+ * phases cost more than the launches they replace (H100, docs/performance.md, "CG as one
+ * kernel"). */
+#define FE_CUDA_CG_KERNEL_NODES_2D 200000L
+#define FE_CUDA_CG_KERNEL_NODES_3D 40000L
 
 struct fe_cuda_ctx {
   int device;
@@ -26,6 +32,9 @@ struct fe_cuda_ctx {
   double *host;          /* 3 doubles, pinned */
   double *slots;         /* 2 doubles, pinned: scalar_post / scalar_wait */
   cudaEvent_t slot_ready[2];
+  double *cg_partials;    /* CG as one kernel (lma_cg.cu): 2 * FE_CG_MANY * 3 per block, */
+  int cg_blocks;          /* for this many blocks; allocated on first use */
+  long cg_kernel_nodes[2]; /* the largest meshes, 2D and 3D, whose CG runs as one kernel */
   cusparseHandle_t sparse;            /* addto's SpMV, on the stream */
   int element_epb[2], element_tpe[2]; /* element kernel of 2D, 3D: elements per block,
                                          threads per element; 0, 0: one thread per element */
@@ -141,6 +150,8 @@ int fe_matfree_diagonal_cuda(const struct fe_space *s, const struct fe_form *f, 
                              const double *vel, double *diag);
 int fe_mass_apply_cuda(const struct fe_space *s, const double *x, double *y);
 /* lma.cu */
+int fe_lma_cg_cuda(const struct fe_space *s, enum fe_storage st, const double *e, double *work,
+                   const struct fe_cg_job *job, int *done);
 int fe_lma_apply_many_cuda(const struct fe_space *s, enum fe_storage st, const double *e, int m,
                            const double *const *x, double *const *y);
 int fe_lma_apply_cuda(const struct fe_space *s, enum fe_storage st, const double *e,

@@ -14,6 +14,7 @@
 #include "backend_gpu.h"
 #include "backends/backends.h"
 #include "cg_many_checks.h"
+#include "core/error.h"
 #include "meshgen.h"
 #include "solvers/cg.h"
 #include "test.h"
@@ -385,6 +386,180 @@ static void cg_on_device(const struct fe_backend *gpu)
   meshgen_free(m);
 }
 
+/* CG as one kernel (LMA on a small mesh, FE_CG_DRIVE_KERNEL) against the host's drive, 2D and
+ * 3D, atomic and deterministic spaces, with and without Jacobi: the same iterations (within
+ * one) and x to round-off, as its sums run in another order; its runs the same bits, the full
+ * storage of a symmetric form the symmetric one's bits; stopped at max_iterations (0 too),
+ * b = 0 converged at once; several systems at once the bits of each alone (cg_many_checks);
+ * the automatic drive takes it, and the other strategies have none. */
+static void kernel_solves(struct fe_cg *cg, struct fe_op *a, struct fe_vec *vb, struct fe_vec *vx,
+                          const double *b, int jacobi)
+{
+  const size_t nn = a->n;
+  struct fe_cg_options opt = {.rtol = 1e-11, .max_iterations = 500, .jacobi = jacobi,
+                              .drive = FE_CG_DRIVE_SYNC};
+  struct fe_cg_result host, kernel, again;
+  double *xh = malloc(sizeof(double) * nn), *xk = malloc(sizeof(double) * nn),
+         *xa = malloc(sizeof(double) * nn);
+  CHECK_OK(fe_vec_upload(vb, b));
+  for (int limit = 0; limit < 3; limit++) { /* converged, stopped after 2, stopped at once */
+    opt.max_iterations = limit == 0 ? 500 : limit == 1 ? 2 : 0;
+    opt.drive = FE_CG_DRIVE_SYNC;
+    CHECK_OK(fe_vec_set(vx, 0.0));
+    CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &host));
+    CHECK_OK(fe_vec_download(vx, xh));
+    opt.drive = FE_CG_DRIVE_KERNEL;
+    CHECK_OK(fe_vec_set(vx, 0.0));
+    CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &kernel));
+    CHECK_OK(fe_vec_download(vx, xk));
+    CHECK(kernel.drive == FE_CG_DRIVE_KERNEL && kernel.converged == host.converged);
+    CHECK(fabs(kernel.rhs_norm - host.rhs_norm) <= 1e-14 * host.rhs_norm);
+    if (limit == 0) {
+      CHECK(host.converged && host.iterations > 3 && abs(kernel.iterations - host.iterations) <= 1);
+      CHECK(test_relative_difference(xk, xh, nn) < 1e-9);
+    } else {
+      CHECK(!kernel.converged && kernel.iterations == opt.max_iterations);
+      CHECK(test_relative_difference(xk, xh, nn) < 1e-12 || limit == 2);
+      CHECK(fabs(kernel.residual - host.residual) <= 1e-10 * host.residual);
+    }
+    if (limit == 2) CHECK(max_abs(xk, nn) == 0 && kernel.residual > 0);
+    opt.drive = FE_CG_DRIVE_AUTO;
+    CHECK_OK(fe_vec_set(vx, 0.0));
+    CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &again));
+    CHECK_OK(fe_vec_download(vx, xa));
+    CHECK(again.drive == FE_CG_DRIVE_KERNEL && again.iterations == kernel.iterations);
+    CHECK(memcmp(xa, xk, sizeof(double) * nn) == 0);
+  }
+  CHECK_OK(fe_vec_set(vb, 0.0)); /* x = 0 solves it: converged before any iteration */
+  opt.max_iterations = 500;
+  opt.drive = FE_CG_DRIVE_KERNEL;
+  CHECK_OK(fe_vec_set(vx, 0.0));
+  CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &kernel));
+  CHECK(kernel.converged && kernel.iterations == 0 && kernel.residual == 0);
+  CHECK_OK(fe_vec_upload(vb, b));
+  free(xh);
+  free(xk);
+  free(xa);
+}
+
+/* x of a solve as one kernel from x = 0. */
+static void kernel_x(struct fe_cg *cg, struct fe_op *a, struct fe_vec *vb, struct fe_vec *vx,
+                     double *x)
+{
+  const struct fe_cg_options opt = {.rtol = 1e-11, .max_iterations = 500, .jacobi = 1,
+                                    .drive = FE_CG_DRIVE_KERNEL};
+  struct fe_cg_result r;
+  CHECK_OK(fe_vec_set(vx, 0.0));
+  CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &r));
+  CHECK(r.converged && r.drive == FE_CG_DRIVE_KERNEL);
+  CHECK_OK(fe_vec_download(vx, x));
+}
+
+static void cg_in_kernel(const struct fe_backend *gpu)
+{
+  for (int dim = 2; dim <= 3; dim++) {
+    struct fe_mesh *m = dim == 2 ? meshgen(2, 40, 0.3, 4) : meshgen(3, 8, 0.3, 4);
+    const int ns = FE_NSYM(dim), nn = m->n_nodes;
+    unsigned char *isd = calloc(nn, 1);
+    for (int i = 0; i < nn; i++) isd[i] = meshgen_on_boundary(m, i) && m->coords[i * dim] < 0.5;
+    double *diff = calloc((size_t)m->n_cells * ns, sizeof(double)),
+           *b = malloc(sizeof(double) * nn), *x1 = malloc(sizeof(double) * nn),
+           *x2 = malloc(sizeof(double) * nn);
+    for (int c = 0; c < m->n_cells; c++)
+      for (int k = 0; k < dim; k++) diff[c * ns + (k == 0 ? 0 : k == 1 ? dim : 5)] = 1 + c % 3;
+    for (int i = 0; i < nn; i++) b[i] = isd[i] ? 0 : sin(i);
+    for (int deterministic = 0; deterministic < 2; deterministic++) {
+      struct setup s;
+      make(gpu, m, isd, diff, diff, diff, deterministic, 0, &s);
+      struct fe_op *a;
+      CHECK_OK(fe_operator_create(s.space, FE_STRATEGY_LMA, &a));
+      const struct fe_form form = {.mass = 1, .diffusion = 0.1};
+      CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+      struct fe_vec *vb, *vx;
+      CHECK_OK(fe_vec_create(gpu, nn, &vb));
+      CHECK_OK(fe_vec_create(gpu, nn, &vx));
+      struct fe_cg *cg;
+      CHECK_OK(fe_cg_create(vb, &cg));
+      for (int jacobi = 0; jacobi < 2; jacobi++) kernel_solves(cg, a, vb, vx, b, jacobi);
+      kernel_x(cg, a, vb, vx, x1);
+      kernel_x(cg, a, vb, vx, x2);
+      CHECK(memcmp(x1, x2, sizeof(double) * nn) == 0);
+      fe_operator_store_full(a, 1); /* every entry stored: the same sums */
+      CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+      kernel_x(cg, a, vb, vx, x2);
+      CHECK(memcmp(x1, x2, sizeof(double) * nn) == 0);
+      fe_operator_store_full(a, 0);
+      CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+      if (dim == 2) cg_many_checks(a, FE_CG_DRIVE_KERNEL, 1); /* 3D: one system a kernel */
+      fe_cg_destroy(cg);
+      fe_op_destroy(a);
+      CHECK_OK(fe_operator_create(s.space, FE_STRATEGY_ADDTO, &a));
+      CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+      CHECK_OK(fe_cg_create(vb, &cg));
+      const struct fe_cg_options opt = {.rtol = 1e-11, .max_iterations = 500, .jacobi = 1,
+                                        .drive = FE_CG_DRIVE_KERNEL};
+      struct fe_cg_result r;
+      CHECK(fe_cg_solve(cg, a, vb, vx, &opt, &r) == FE_ERR_USAGE);
+      fe_cg_destroy(cg);
+      fe_op_destroy(a);
+      fe_vec_destroy(vb);
+      fe_vec_destroy(vx);
+      release(gpu, &s);
+    }
+    free(isd);
+    free(diff);
+    free(b);
+    free(x1);
+    free(x2);
+    meshgen_free(m);
+  }
+}
+
+/* FESIM_CUDA_CG_KERNEL: a mesh past its limit is left to the device's loop (the automatic
+ * drive), asked for as one kernel a usage error; a value that is not a count refused. */
+static void kernel_limit(void)
+{
+  struct fe_backend *gpu;
+  setenv("FESIM_CUDA_CG_KERNEL", "2 nodes", 1);
+  CHECK(fe_backend_create(FE_BACKEND_CUDA, NULL, &gpu) == FE_ERR_USAGE);
+  setenv("FESIM_CUDA_CG_KERNEL", "1000", 1);
+  CHECK_OK(fe_backend_create(FE_BACKEND_CUDA, NULL, &gpu));
+  unsetenv("FESIM_CUDA_CG_KERNEL");
+  for (int n = 20; n <= 40; n += 20) { /* 441 and 1681 nodes */
+    struct fe_mesh *m = meshgen(2, n, 0.3, 4);
+    double *diff = calloc((size_t)m->n_cells * 3, sizeof(double));
+    for (int c = 0; c < m->n_cells; c++) diff[c * 3] = diff[c * 3 + 2] = 1;
+    struct setup s;
+    make(gpu, m, NULL, diff, diff, diff, 0, 0, &s);
+    struct fe_op *a;
+    CHECK_OK(fe_operator_create(s.space, FE_STRATEGY_LMA, &a));
+    const struct fe_form form = {.mass = 1, .diffusion = 0.1};
+    CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+    struct fe_vec *vb, *vx;
+    CHECK_OK(fe_vec_create(gpu, m->n_nodes, &vb));
+    CHECK_OK(fe_vec_create(gpu, m->n_nodes, &vx));
+    CHECK_OK(fe_vec_set(vb, 1.0));
+    CHECK_OK(fe_vec_set(vx, 0.0));
+    struct fe_cg *cg;
+    CHECK_OK(fe_cg_create(vb, &cg));
+    struct fe_cg_options opt = {.rtol = 1e-10, .max_iterations = 500, .jacobi = 1};
+    struct fe_cg_result r;
+    CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &r));
+    const int beyond = m->n_nodes > 1000;
+    CHECK(r.converged && (beyond ? r.drive != FE_CG_DRIVE_KERNEL : r.drive == FE_CG_DRIVE_KERNEL));
+    opt.drive = FE_CG_DRIVE_KERNEL;
+    CHECK(fe_cg_solve(cg, a, vb, vx, &opt, &r) == (beyond ? FE_ERR_USAGE : FE_SUCCESS));
+    fe_cg_destroy(cg);
+    fe_vec_destroy(vb);
+    fe_vec_destroy(vx);
+    fe_op_destroy(a);
+    release(gpu, &s);
+    free(diff);
+    meshgen_free(m);
+  }
+  fe_backend_destroy(gpu);
+}
+
 /* CG of several systems at once on the GPU against one by one (cg_many_checks.h), every
  * strategy and drive, 2D and 3D: the same bits where the scatter's order is fixed (a
  * deterministic space, cuSPARSE's SpMV), else to round-off; the LMA apply of several vectors
@@ -456,6 +631,8 @@ int main(void)
   cg_agrees(gpu);
   cg_on_device(gpu);
   cg_many_on_gpu(gpu);
+  cg_in_kernel(gpu);
+  kernel_limit();
   fe_backend_destroy(gpu);
   TEST_DONE();
 }

@@ -186,14 +186,18 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int full, 
 
   /* CG iterations on M + 0.01 K (Jacobi), a fixed count: each residual read before the
    * next iteration is queued (cg_iteration_sync), one iteration late (cg_iteration_ahead),
-   * and on the GPU in a loop of the device's own (cg_iteration: what fesim does there) */
+   * on the GPU in a loop of the device's own (cg_iteration_graph), and as fesim drives it
+   * (cg_iteration: on the GPU one kernel where the operator has one for the mesh, LMA up to
+   * FESIM_CUDA_CG_KERNEL nodes, else the graph) */
   struct fe_cg *cg;
   FE_CALL(fe_cg_create(x, &cg));
-  const int drives[3] = {FE_CG_DRIVE_SYNC, FE_CG_DRIVE_AHEAD, FE_CG_DRIVE_DEVICE};
-  const char *rows[3] = {"cg_iteration_sync", "cg_iteration_ahead", "cg_iteration"};
-  for (int k = 0; k < 3; k++) {
+  const int drives[4] = {FE_CG_DRIVE_SYNC, FE_CG_DRIVE_AHEAD, FE_CG_DRIVE_DEVICE,
+                         FE_CG_DRIVE_AUTO};
+  const char *rows[4] = {"cg_iteration_sync", "cg_iteration_ahead", "cg_iteration_graph",
+                         "cg_iteration"};
+  for (int k = 0; k < 4; k++) {
     if (k > 0 && !b->be->asynchronous) break;
-    if (k == 2 && !b->be->device_loops) break;
+    if (k == 2 && !b->be->device_loops) continue;
     struct fe_cg_options opt = {.max_iterations = 50, .jacobi = 1, .drive = drives[k]};
     struct fe_cg_result res;
     FE_CALL(fe_vec_set(y, 0.0));
