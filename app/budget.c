@@ -17,7 +17,7 @@
  * copies (io/partition.h), so that each is counted by one process; with one, all. */
 static int counted(const struct fe_mesh *m, int n)
 {
-  return fe_mesh_owner(m, n) < m->n_nodes - m->n_aliased - m->n_ghost;
+  return fe_mesh_owner(m, n) < fe_mesh_n_owned(m);
 }
 
 /* The boundary facets of the groups that this process counts, group after group (facets inside

@@ -21,7 +21,7 @@ static int gather_order(struct fe_distribution *d)
   FE_MALLOC((long)d->whole->n_nodes * FE_HALO_MAX_COMP + 1, &d->received);
   int *start;
   FE_CALLOC(np + 1, &start);
-  const long unknowns = d->whole->n_nodes - d->whole->n_aliased; /* the copies: their owners' */
+  const long unknowns = fe_mesh_n_unknowns(d->whole); /* the copies: their owners' */
   for (long n = 0; n < unknowns; n++) d->owned[p->node_owner[n]]++;
   for (int r = 0; r < np; r++) start[r + 1] = start[r] + d->owned[r];
   for (long n = 0; n < unknowns; n++) d->order[start[p->node_owner[n]]++] = (int)n;
@@ -109,7 +109,7 @@ int fe_distribution_gather(const struct fe_distribution *d, int ncomp, const dou
   FE_CHECK(ncomp >= 1 && ncomp <= FE_HALO_MAX_COMP, FE_ERR_USAGE,
            "a gather of %d values per node", ncomp);
   const struct fe_mesh *pm = d->part;
-  const long owned = (long)(pm->n_nodes - pm->n_ghost - pm->n_aliased) * ncomp;
+  const long owned = (long)fe_mesh_n_owned(pm) * ncomp;
   if (d->comm->rank == 0)
     for (int r = 0; r < d->partition->n_parts; r++) {
       d->counts[r] = d->owned[r] * ncomp;
@@ -117,7 +117,7 @@ int fe_distribution_gather(const struct fe_distribution *d, int ncomp, const dou
     }
   FE_CALL(fe_comm_gather(d->comm, part, (int)owned, d->received, d->counts, d->displs));
   if (d->comm->rank != 0) return FE_SUCCESS;
-  for (long i = 0; i < d->whole->n_nodes - d->whole->n_aliased; i++)
+  for (long i = 0; i < fe_mesh_n_unknowns(d->whole); i++)
     for (int c = 0; c < ncomp; c++)
       whole[(long)d->order[i] * ncomp + c] = d->received[i * ncomp + c];
   fe_mesh_copy_owners(d->whole, ncomp, whole);

@@ -677,13 +677,13 @@ static int collect(const struct fe_tracer *tr, const struct fe_mesh *m, const in
       bcs->is_dirichlet[n] = 1;
     }
   }
-  for (int n = m->n_nodes - m->n_aliased; n < m->n_nodes; n++) { /* periodic: every copy alike */
+  for (int n = fe_mesh_n_unknowns(m); n < m->n_nodes; n++) { /* periodic: every copy alike */
     const int o = fe_mesh_owner(m, n);
     if (bcs->is_dirichlet[n] && (!bcs->is_dirichlet[o] || rank[dgroup[o]] < rank[dgroup[n]]))
       dgroup[o] = dgroup[n];
     bcs->is_dirichlet[o] |= bcs->is_dirichlet[n];
   }
-  for (int n = m->n_nodes - m->n_aliased; n < m->n_nodes; n++) {
+  for (int n = fe_mesh_n_unknowns(m); n < m->n_nodes; n++) {
     bcs->is_dirichlet[n] = bcs->is_dirichlet[fe_mesh_owner(m, n)];
     if (bcs->is_dirichlet[n]) dgroup[n] = dgroup[fe_mesh_owner(m, n)];
   }

@@ -674,7 +674,7 @@ static int print_check(const struct fe_sim *s)
   if (m->n_links)
     printf("periodic  %d links of %s; %d nodes are copies of others: %d unknowns\n", m->n_links,
            m->dim == 2 ? "curves and points" : "surfaces, curves and points", m->n_aliased,
-           m->n_nodes - m->n_aliased);
+           fe_mesh_n_unknowns(m));
   if (s->velocity) {
     char what[512];
     fe_velocity_describe(s->velocity, what, sizeof what);

@@ -58,7 +58,7 @@ static void host_free(struct host_csr *h)
 
 /* The rows of the CSR matrix (fe_csr_rows): every node's but the aliased copies' (their rows
  * are their owners'). */
-static long csr_rows(const struct fe_space *s) { return s->n_nodes - s->mesh->n_aliased; }
+static long csr_rows(const struct fe_space *s) { return fe_mesh_n_unknowns(s->mesh); }
 
 /* The rows of the nodes that are no aliased copies: the owned nodes', and on a part of a mesh
  * on several processes the ghosts', which miss the other processes' cells (the apply's halo

@@ -124,7 +124,7 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
   if (!err) err = fe_malloc((size_t)m->n_cells + 1, &dmask);
   if (!err) err = fe_calloc((size_t)m->n_nodes + 1, 1, &s->is_dirichlet_host);
   if (!err && is_dirichlet) memcpy(s->is_dirichlet_host, is_dirichlet, (size_t)m->n_nodes);
-  s->n_owned = m->n_nodes - m->n_aliased - m->n_ghost;
+  s->n_owned = fe_mesh_n_owned(m);
   if (!err) err = fe_mesh_halo_create(be, m, &s->halo);
   if (!err) err = copies(m, s);
   if (!err) err = connect_ghosts(m, s);

@@ -511,7 +511,7 @@ done:
 
 void fe_mesh_copy_owners(const struct fe_mesh *m, int ncomp, double *values)
 {
-  for (int n = m->n_nodes - m->n_aliased; n < m->n_nodes; n++)
+  for (int n = fe_mesh_n_unknowns(m); n < m->n_nodes; n++)
     for (int c = 0; c < ncomp; c++)
       values[(long)n * ncomp + c] = values[(long)fe_mesh_owner(m, n) * ncomp + c];
 }

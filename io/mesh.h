@@ -75,11 +75,20 @@ struct fe_mesh {
   int *neighbours, *send_ptr, *send, *recv_ptr;
 };
 
+/* The nodes that hold unknowns: all but the aliased copies (a part's owned nodes and ghosts). */
+static inline int fe_mesh_n_unknowns(const struct fe_mesh *m) { return m->n_nodes - m->n_aliased; }
+
+/* The unknowns this process owns: a part's ghosts left out too (all on one process). */
+static inline int fe_mesh_n_owned(const struct fe_mesh *m)
+{
+  return m->n_nodes - m->n_aliased - m->n_ghost;
+}
+
 /* The node that holds node n's unknown: n, or the node an aliased node is a copy of. */
 static inline int fe_mesh_owner(const struct fe_mesh *m, int n)
 {
-  const int owned = m->n_nodes - m->n_aliased;
-  return n < owned ? n : m->alias_of[n - owned];
+  const int unknowns = fe_mesh_n_unknowns(m);
+  return n < unknowns ? n : m->alias_of[n - unknowns];
 }
 
 struct fe_mesh_options {

@@ -54,7 +54,7 @@ static void node_owners(const struct fe_mesh *m, const int *cell_part, int *owne
       int *o = &owner[m->cells[c * m->nv + v]];
       if (*o < 0 || cell_part[c] < *o) *o = cell_part[c];
     }
-  const int unknowns = m->n_nodes - m->n_aliased;
+  const int unknowns = fe_mesh_n_unknowns(m);
   for (int n = unknowns; n < m->n_nodes; n++) {
     int *o = &owner[fe_mesh_owner(m, n)];
     if (*o < 0 || (owner[n] >= 0 && owner[n] < *o)) *o = owner[n];
@@ -88,7 +88,7 @@ static int check_parts(const struct fe_mesh *m, const struct fe_partition *p)
            "the mesh %s (%ld cells) cut into %d parts leaves part %d without a cell; expected "
            "fewer processes for this mesh",
            m->path, (long)m->n_cells, p->n_parts, empty);
-  FE_CALL(first_unnamed(m->n_nodes - m->n_aliased, p->node_owner, p->n_parts, &unowned));
+  FE_CALL(first_unnamed(fe_mesh_n_unknowns(m), p->node_owner, p->n_parts, &unowned));
   FE_CHECK(unowned < 0, FE_ERR_INPUT,
            "the mesh %s (%ld cells) cut into %d parts leaves part %d without a node of its own "
            "(lower parts own every node of its cells); expected fewer processes for this mesh",
@@ -188,7 +188,7 @@ static int number_nodes(const struct fe_partition *p, const struct fe_mesh *m, i
 {
   long *per_owner;
   FE_CALLOC(p->n_parts + 1, &per_owner);
-  const long unknowns = m->n_nodes - m->n_aliased;
+  const long unknowns = fe_mesh_n_unknowns(m);
   long total = 0;
   part->n_aliased = 0;
   for (long n = 0; n < m->n_nodes; n++)
@@ -444,7 +444,7 @@ int fe_partition_print(const struct fe_partition *p, const struct fe_mesh *m, FI
           "partition %d parts by METIS (dual graph of shared %s, seed %d): imbalance %.3f (most "
           "cells %ld, mean %.1f), %ld ghost nodes in all (%.2f %% of the %ld %s)\n",
           p->n_parts, m->dim == 2 ? "edges" : "faces", METIS_SEED, most / mean, most, mean, ghosts,
-          100.0 * (double)ghosts / (double)(m->n_nodes - m->n_aliased),
-          (long)(m->n_nodes - m->n_aliased), m->n_aliased ? "unknowns" : "nodes");
+          100.0 * (double)ghosts / (double)fe_mesh_n_unknowns(m),
+          (long)fe_mesh_n_unknowns(m), m->n_aliased ? "unknowns" : "nodes");
   return FE_SUCCESS;
 }

@@ -152,7 +152,7 @@ static int bench_strategy(const struct bench *b, enum fe_strategy strategy)
 static int print_partition(const struct bench *b)
 {
   double v[3] = {(double)b->m->n_cells,
-                 (double)(b->m->n_nodes - b->m->n_ghost - b->m->n_aliased),
+                 (double)fe_mesh_n_owned(b->m),
                  (double)b->m->n_ghost};
   if (b->comm) FE_CALL(fe_comm_allreduce(b->comm, v, 3, FE_REDUCE_MAX));
   if (!b->comm || !b->comm->rank)
