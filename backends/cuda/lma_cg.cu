@@ -321,8 +321,14 @@ static int lma_cg_d(const struct fe_space *s, const double *e, double *work,
                           .partials = x->cg_partials,
                           .gathered = job->gathered};
   void *args[] = {&a};
-  FE_CUDA_CALL(cudaLaunchCooperativeKernel((const void *)lma_cg_kernel<D, ST, M, K, CELLS>, blocks,
-                                           FE_REDUCE_THREADS, args, 0, x->stream));
+  const cudaError_t launched =
+      cudaLaunchCooperativeKernel((const void *)lma_cg_kernel<D, ST, M, K, CELLS>, blocks,
+                                  FE_REDUCE_THREADS, args, 0, x->stream);
+  if (launched == cudaErrorCooperativeLaunchTooLarge) { /* fewer SMs than the query saw (MPS) */
+    cudaGetLastError();
+    return FE_SUCCESS; /* the launched kernels, then */
+  }
+  FE_CUDA_CALL(launched);
   FE_CUDA_LAUNCHED("lma_cg_kernel");
   *done = 1;
   return FE_SUCCESS;
@@ -330,17 +336,19 @@ static int lma_cg_d(const struct fe_space *s, const double *e, double *work,
 
 /* The apply by rows in 2D (a node's row reads about 6 triangles' 3 entries: less than the
  * cells' pass and its barrier), through the cells in 3D (about 24 tetrahedra's 4 entries: the
- * rows would read 4 times what the cells do); one system up to 8 nodes a thread, several (2D
- * only: one work array) one node a thread. */
+ * rows would read 4 times what the cells do).  One system up to 4 nodes a thread; several
+ * (2D only: one work array) one node a thread, and so a system of a deterministic space too:
+ * there a system solved with others gives the bits of its solve alone (the same kernel, the
+ * same grid; beyond it both take the device's loop). */
 template <int D, int ST>
 static int lma_cg_systems(const struct fe_space *s, const double *e, double *work,
                           const struct fe_cg_job *job, int *done)
 {
-  if (job->c->m > 1) {
+  if (job->c->m > 1 || s->deterministic) {
     if constexpr (D == 2) return lma_cg_d<D, ST, FE_CG_MANY, 1, false>(s, e, work, job, done);
     return FE_SUCCESS;
   }
-  return lma_cg_d<D, ST, 1, 8, D == 3>(s, e, work, job, done);
+  return lma_cg_d<D, ST, 1, 4, D == 3>(s, e, work, job, done);
 }
 
 int fe_lma_cg_cuda(const struct fe_space *s, enum fe_storage st, const double *e, double *work,

@@ -387,11 +387,12 @@ static void cg_on_device(const struct fe_backend *gpu)
 }
 
 /* CG as one kernel (LMA on a small mesh, FE_CG_DRIVE_KERNEL) against the host's drive, 2D and
- * 3D, atomic and deterministic spaces, with and without Jacobi: the same iterations (within
- * one) and x to round-off, as its sums run in another order; its runs the same bits, the full
- * storage of a symmetric form the symmetric one's bits; stopped at max_iterations (0 too),
- * b = 0 converged at once; several systems at once the bits of each alone (cg_many_checks);
- * the automatic drive takes it, and the other strategies have none. */
+ * 3D, atomic and deterministic spaces (3D deterministic: none), with and without Jacobi: the
+ * same iterations (within one) and x to round-off, as its sums run in another order; its runs
+ * the same bits, the full storage of a symmetric form the symmetric one's bits; stopped at
+ * max_iterations (0 too), b = 0 converged at once; several systems at once (2D) the bits of
+ * each alone (cg_many_checks); the automatic drive takes it, and the other strategies have
+ * none. */
 static void kernel_solves(struct fe_cg *cg, struct fe_op *a, struct fe_vec *vb, struct fe_vec *vx,
                           const double *b, int jacobi)
 {
@@ -480,16 +481,27 @@ static void cg_in_kernel(const struct fe_backend *gpu)
       CHECK_OK(fe_vec_create(gpu, nn, &vx));
       struct fe_cg *cg;
       CHECK_OK(fe_cg_create(vb, &cg));
-      for (int jacobi = 0; jacobi < 2; jacobi++) kernel_solves(cg, a, vb, vx, b, jacobi);
-      kernel_x(cg, a, vb, vx, x1);
-      kernel_x(cg, a, vb, vx, x2);
-      CHECK(memcmp(x1, x2, sizeof(double) * nn) == 0);
-      fe_operator_store_full(a, 1); /* every entry stored: the same sums */
-      CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
-      kernel_x(cg, a, vb, vx, x2);
-      CHECK(memcmp(x1, x2, sizeof(double) * nn) == 0);
-      fe_operator_store_full(a, 0);
-      CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+      if (dim == 2 || !deterministic) {
+        for (int jacobi = 0; jacobi < 2; jacobi++) kernel_solves(cg, a, vb, vx, b, jacobi);
+        kernel_x(cg, a, vb, vx, x1);
+        kernel_x(cg, a, vb, vx, x2);
+        CHECK(memcmp(x1, x2, sizeof(double) * nn) == 0);
+        fe_operator_store_full(a, 1); /* every entry stored: the same sums */
+        CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+        kernel_x(cg, a, vb, vx, x2);
+        CHECK(memcmp(x1, x2, sizeof(double) * nn) == 0);
+        fe_operator_store_full(a, 0);
+        CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+      } else { /* 3D, deterministic: none, so that several systems give each one's bits */
+        struct fe_cg_options opt = {.rtol = 1e-11, .max_iterations = 500, .jacobi = 1,
+                                    .drive = FE_CG_DRIVE_KERNEL};
+        struct fe_cg_result r;
+        CHECK_OK(fe_vec_upload(vb, b));
+        CHECK(fe_cg_solve(cg, a, vb, vx, &opt, &r) == FE_ERR_USAGE);
+        opt.drive = FE_CG_DRIVE_AUTO;
+        CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &r));
+        CHECK(r.converged && r.drive != FE_CG_DRIVE_KERNEL);
+      }
       if (dim == 2) cg_many_checks(a, FE_CG_DRIVE_KERNEL, 1); /* 3D: one system a kernel */
       fe_cg_destroy(cg);
       fe_op_destroy(a);
@@ -513,6 +525,56 @@ static void cg_in_kernel(const struct fe_backend *gpu)
     free(x2);
     meshgen_free(m);
   }
+}
+
+/* CG as one kernel on a mesh of more nodes than the grid's threads (several a thread, a grid
+ * of more blocks than a block has threads) against the host's drive, and the same mesh in a
+ * deterministic space as the automatic drive takes it. */
+static void cg_in_kernel_large(const struct fe_backend *gpu)
+{
+  struct fe_mesh *m = meshgen(2, 350, 0.3, 4); /* 123K nodes */
+  const int nn = m->n_nodes;
+  double *diff = calloc((size_t)m->n_cells * 3, sizeof(double)), *b = malloc(sizeof(double) * nn),
+         *xh = malloc(sizeof(double) * nn), *xk = malloc(sizeof(double) * nn);
+  for (int c = 0; c < m->n_cells; c++) diff[c * 3] = diff[c * 3 + 2] = 1;
+  for (int i = 0; i < nn; i++) b[i] = sin(0.01 * i);
+  for (int deterministic = 0; deterministic < 2; deterministic++) {
+    struct setup s;
+    make(gpu, m, NULL, diff, diff, diff, deterministic, 0, &s);
+    struct fe_op *a;
+    CHECK_OK(fe_operator_create(s.space, FE_STRATEGY_LMA, &a));
+    const struct fe_form form = {.mass = 1, .diffusion = 0.1};
+    CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+    struct fe_vec *vb, *vx;
+    CHECK_OK(fe_vec_create(gpu, nn, &vb));
+    CHECK_OK(fe_vec_create(gpu, nn, &vx));
+    CHECK_OK(fe_vec_upload(vb, b));
+    struct fe_cg *cg;
+    CHECK_OK(fe_cg_create(vb, &cg));
+    struct fe_cg_options opt = {.rtol = 1e-11, .max_iterations = 2000, .jacobi = 1,
+                                .drive = FE_CG_DRIVE_SYNC};
+    struct fe_cg_result host, auto_;
+    CHECK_OK(fe_vec_set(vx, 0.0));
+    CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &host));
+    CHECK_OK(fe_vec_download(vx, xh));
+    opt.drive = FE_CG_DRIVE_AUTO;
+    CHECK_OK(fe_vec_set(vx, 0.0));
+    CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &auto_));
+    CHECK_OK(fe_vec_download(vx, xk));
+    CHECK(host.converged && auto_.converged && abs(auto_.iterations - host.iterations) <= 1);
+    CHECK(deterministic || auto_.drive == FE_CG_DRIVE_KERNEL);
+    CHECK(test_relative_difference(xk, xh, nn) < 1e-9);
+    fe_cg_destroy(cg);
+    fe_vec_destroy(vb);
+    fe_vec_destroy(vx);
+    fe_op_destroy(a);
+    release(gpu, &s);
+  }
+  free(diff);
+  free(b);
+  free(xh);
+  free(xk);
+  meshgen_free(m);
 }
 
 /* FESIM_CUDA_CG_KERNEL: a mesh past its limit is left to the device's loop (the automatic
@@ -632,6 +694,7 @@ int main(void)
   cg_on_device(gpu);
   cg_many_on_gpu(gpu);
   cg_in_kernel(gpu);
+  cg_in_kernel_large(gpu);
   kernel_limit();
   fe_backend_destroy(gpu);
   TEST_DONE();
