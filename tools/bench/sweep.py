@@ -129,7 +129,7 @@ COLUMNS = (["dim", "mesh_n", "elements", "nodes", "nnz", "backend", "strategy", 
             "copy_GB_per_s"]
            + [f"{p}_{c}" for p in PHASES
               for c in ("s", "bytes", "flops", "GB_per_s", "GFLOP_per_s", "fraction_of_copy")]
-           + ["cg_iteration_sync_s", "cg_iteration_ahead_s", "cg_iterations", "cg_iteration_floor_s", "cg_iteration_over_floor",
+           + ["cg_iteration_sync_s", "cg_iteration_ahead_s", "cg_iteration_graph_s", "cg_iterations", "cg_iteration_floor_s", "cg_iteration_over_floor",
               "cupy_cg_over_this",
               "steps", "setup_s", "step_s", "step_assembly_s", "step_solve_s", "step_other_s",
               "cg_iterations_per_step", "run_cg_iteration_s",
@@ -321,7 +321,7 @@ def record_operator_rows(table, d, n, backend, text, threads=None):
             r["copy_GB_per_s"] = copy
         if threads:
             r["threads"] = threads
-        if phase in ("cg_iteration_sync", "cg_iteration_ahead"):
+        if phase in ("cg_iteration_sync", "cg_iteration_ahead", "cg_iteration_graph"):
             r[f"{phase}_s"] = t
             continue
         r[f"{phase}_s"] = t
