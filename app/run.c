@@ -330,7 +330,10 @@ static int create_scheme(struct fe_sim *s)
   FE_CALL(fe_scheme_create(s->c, (const struct fe_bcs *const *)s->bcs, s->spaces,
                            (const struct fe_coefficient_programs *const *)s->cps, s->velocity,
                            s->strategy, s->opt->verbosity, &s->scheme));
-  s->scheme->time_solves = s->opt->report != NULL;
+  /* FESIM_TIME_SOLVES (not 0) in the environment: as fe_options.time_solves, for benchmarks
+   * that run fesim itself (tools/bench/scaling.sh) */
+  const char *time_solves = getenv("FESIM_TIME_SOLVES");
+  s->scheme->time_solves = s->opt->time_solves || (time_solves && strcmp(time_solves, "0") != 0);
   if (s->c->fluxes)
     FE_CALL(fe_scheme_budget(s->scheme, s->out.n_flux_groups, s->out.flux_groups, s->out.lumped));
   if (s->c->n_probes)
@@ -453,6 +456,9 @@ static void summary(const struct fe_sim *s, double t, long first_step)
   }
   if (sc->has_advection) print_solves(s, "advection", sc->t_adv, 1);
   print_solves(s, sc->implicit_advection ? "adv-diff" : "diffusion", sc->t_diff, 0);
+  if (sc->log && !sc->time_solves)
+    printf("  step ends  %9.3f s waiting for the device (the solves' results, read once a step)\n",
+           sc->t_wait);
   printf("  output     %9.3f s, %ld dumps: %s, %s\n", out->t_out, out->n_dumps, out->series_path,
          out->stat_path);
   char rule[32];

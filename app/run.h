@@ -42,10 +42,13 @@ struct fe_options {
   long max_cells;         /* --max-cells, 0: the default and the memory available */
   /* For programs that drive fe_run (benchmarks): a case already read (case_path
    * is then only its name in messages) and a mesh that replaces mesh@file; both
-   * stay the caller's.  report, when set, receives the timings. */
+   * stay the caller's.  report, when set, receives the timings; time_solves makes each CG
+   * solve wait for the work queued before it, so that report->cg is CG's own time (a host
+   * round trip per solve that a run without it does not make). */
   struct fe_case *case_data;
   struct fe_mesh *mesh;
   struct fe_run_report *report;
+  int time_solves;
   /* The run's processes (app/processes.h); NULL: this one alone. */
   const struct fe_comm *comm;
 };

@@ -229,7 +229,9 @@ static int create(struct fe_scheme *s, int verbosity)
   }
   if (s->strategy == FE_STRATEGY_AUTO) FE_CALL(pick_strategy(s, verbosity));
   for (int k = 0; k < n; k++) FE_CALL(create_operators(s, k));
-  return FE_SUCCESS;
+  if (!s->be->asynchronous) return FE_SUCCESS;
+  FE_CALL(fe_cg_log_create(s->be, FE_SCHEME_LOGGED, &s->log));
+  return fe_calloc(FE_SCHEME_LOGGED, sizeof *s->logged, &s->logged);
 }
 
 int fe_scheme_create(const struct fe_case *c, const struct fe_bcs *const *bcs,
@@ -299,6 +301,8 @@ void fe_scheme_destroy(struct fe_scheme *s)
   for (int i = 0; i < s->n_fct; i++) fe_fct_destroy(s->fcts[i]);
   for (int k = 0; k < s->n_tracers; k++) tracer_destroy(s->be, &s->tracers[k]);
   fe_budget_destroy(s->budget);
+  fe_cg_log_destroy(s->log);
+  free(s->logged);
   fe_vec_destroy(s->vel);
   free(s->assembled);
   free(s->fcts);
@@ -494,15 +498,30 @@ static int solve_failed(struct fe_scheme *s, int k, const struct fe_system *sys,
            what, s->step, t, r->iterations, name, last, o->rtol, r->rhs_norm, o->atol);
 }
 
+/* Tracer k's system (mass or diffusion) solved at time t with result r: its iterations
+ * counted, a solve that did not converge an error. */
+static int solved(struct fe_scheme *s, int k, int mass, double t, const struct fe_cg_result *r)
+{
+  struct fe_system *sys = system_of(&s->tracers[k], mass);
+  sys->iterations += r->iterations;
+  return r->converged ? FE_SUCCESS : solve_failed(s, k, sys, r, t);
+}
+
 /* The systems (mass or diffusion) of the m tracers ks, which share one operator: op
  * solution = rhs for each, from the first guess in its solution, at once (fe_krylov_solve_many:
- * CG applies the operator to all of them in one pass), each iterating as it would alone. */
+ * CG applies the operator to all of them in one pass), each iterating as it would alone.  Their
+ * results go to the log where it has room (read at the step's end: read_logged). */
 static int solve_tracers(struct fe_scheme *s, int m, const int *ks, int mass, double t)
 {
   struct fe_krylov *solvers[FE_CG_MANY];
   const struct fe_vec *rhs[FE_CG_MANY];
   struct fe_vec *solutions[FE_CG_MANY];
-  struct fe_cg_result r[FE_CG_MANY];
+  struct fe_cg_result now[FE_CG_MANY], *r = now;
+  struct fe_cg_options o = s->solver_options;
+  if (s->log && !s->time_solves && s->n_logged + m <= FE_SCHEME_LOGGED) {
+    o.log = s->log;
+    r = &s->logged[s->n_logged].r; /* where the log fills them in */
+  }
   for (int i = 0; i < m; i++) {
     struct fe_scheme_tracer *x = &s->tracers[ks[i]];
     solvers[i] = system_of(x, mass)->solver;
@@ -512,12 +531,35 @@ static int solve_tracers(struct fe_scheme *s, int m, const int *ks, int mass, do
   if (s->time_solves) FE_CALL(fe_backend_sync(s->be)); /* its own time, not the work before */
   const double start = fe_wtime();
   struct fe_op *op = system_of(&s->tracers[ks[0]], mass)->op;
-  FE_CALL(fe_krylov_solve_many(m, solvers, op, rhs, solutions, &s->solver_options, r));
+  FE_CALL(fe_krylov_solve_many(m, solvers, op, rhs, solutions, &o, r));
   if (s->time_solves) s->t_cg += fe_wtime() - start;
-  for (int i = 0; i < m; i++) system_of(&s->tracers[ks[i]], mass)->iterations += r[i].iterations;
-  for (int i = 0; i < m; i++)
-    if (!r[i].converged)
-      return solve_failed(s, ks[i], system_of(&s->tracers[ks[i]], mass), &r[i], t);
+  if (r[0].pending) { /* a batch is logged whole or not at all */
+    for (int i = 0; i < m; i++) {
+      struct fe_scheme_logged *l = &s->logged[s->n_logged++];
+      l->k = ks[i];
+      l->mass = mass;
+      l->t = t;
+    }
+    return FE_SUCCESS;
+  }
+  for (int i = 0; i < m; i++) FE_CALL(solved(s, ks[i], mass, t, &r[i]));
+  return FE_SUCCESS;
+}
+
+/* The results the step's solves left in the log, in the order of the solves: the first that
+ * did not converge is the error. */
+static int read_logged(struct fe_scheme *s)
+{
+  if (!s->n_logged) return FE_SUCCESS;
+  const double start = fe_wtime();
+  FE_CALL(fe_cg_log_read(s->log));
+  s->t_wait += fe_wtime() - start;
+  const int n = s->n_logged;
+  s->n_logged = 0;
+  for (int i = 0; i < n; i++) {
+    const struct fe_scheme_logged *l = &s->logged[i];
+    FE_CALL(solved(s, l->k, l->mass, l->t, &l->r));
+  }
   return FE_SUCCESS;
 }
 
@@ -1019,6 +1061,7 @@ int fe_scheme_step(struct fe_scheme *s, long step, double t0, double h)
     s->tracers[k].mass.iterations = s->tracers[k].diffusion.iterations = 0;
   if (s->budget) FE_CALL(fe_budget_begin(s->budget));
   FE_CALL(split_step(s, t0, h));
+  FE_CALL(read_logged(s));
   if (s->budget) FE_CALL(fe_budget_end(s->budget, h));
   for (int k = 0; k < s->n_tracers; k++) {
     struct fe_scheme_tracer *x = &s->tracers[k];

@@ -100,6 +100,18 @@ struct fe_scheme_tracer {
   struct fe_vec *ssp_stage, *ssp_euler; /* fct: the SSP-RK3 stage value and Euler step */
 };
 
+/* The most systems' results a step leaves in the scheme's log (fe_cg_log): the solves past
+ * them read their results at once. */
+#define FE_SCHEME_LOGGED 64
+
+/* A solve whose result waits in the log until the step's end: tracer k's mass (mass 1) or
+ * diffusion system, solved at time t. */
+struct fe_scheme_logged {
+  struct fe_cg_result r;
+  int k, mass;
+  double t;
+};
+
 struct fe_scheme {
   /* the problem, not owned */
   const struct fe_case *c;
@@ -129,10 +141,18 @@ struct fe_scheme {
   struct fe_evaluation *evaluated; /* in order, FE_MAX_EVALUATIONS per tracer at most */
   int n_evaluated;
   /* wall-clock seconds of the steps: advection and diffusion (assembly and solves), and CG's
-   * solves where time_solves asks (a benchmark's report: each solve then waits for the work
-   * queued before it, a host round trip per solve that a run does not make) */
+   * solves where time_solves asks (fe_options.time_solves, a benchmark's: each solve then waits
+   * for the work queued before it, a host round trip per solve that a run does not make) */
   double t_adv, t_diff, t_cg;
   int time_solves;
+  /* On an asynchronous backend (CUDA) the solves run whole on the device leave their results
+   * in the log, read once at the step's end (unless time_solves): the host queues a step's
+   * work without waiting for each solve.  t_wait: the seconds of those reads, the GPU's work
+   * of the step that the host did not wait for in t_adv or t_diff. */
+  struct fe_cg_log *log; /* NULL on the CPU */
+  struct fe_scheme_logged *logged;
+  int n_logged;
+  double t_wait;
 };
 
 /* Whether the case is advected (a velocity, and advection "rk4" or "theta"): by classical RK4,

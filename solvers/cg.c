@@ -100,6 +100,44 @@ void fe_cg_destroy(struct fe_cg *cg)
   free(cg);
 }
 
+struct fe_cg_log {
+  const struct fe_backend *be;
+  int capacity, n;
+  struct fe_cg_state *states;    /* on the backend: capacity */
+  struct fe_cg_state *read;      /* on the host: fe_cg_log_read's copy */
+  struct fe_cg_result **results; /* where each logged state's result goes */
+};
+
+int fe_cg_log_create(const struct fe_backend *be, int capacity, struct fe_cg_log **log)
+{
+  FE_CHECK(capacity >= FE_CG_MANY, FE_ERR_USAGE, "a CG log of %d states: at least %d", capacity,
+           FE_CG_MANY);
+  struct fe_cg_log *l;
+  FE_CALLOC(1, &l);
+  l->be = be;
+  l->capacity = capacity;
+  int err = fe_backend_alloc(be, (size_t)capacity * sizeof *l->states, NULL, &l->states);
+  if (!err) err = fe_calloc((size_t)capacity, sizeof *l->read, &l->read);
+  if (!err) err = fe_calloc((size_t)capacity, sizeof *l->results, &l->results);
+  if (err) {
+    fe_cg_log_destroy(l);
+    return err;
+  }
+  *log = l;
+  return FE_SUCCESS;
+}
+
+void fe_cg_log_destroy(struct fe_cg_log *log)
+{
+  if (!log) return;
+  fe_backend_free(log->be, log->states);
+  free(log->read);
+  free(log->results);
+  free(log);
+}
+
+int fe_cg_log_count(const struct fe_cg_log *log) { return log ? log->n : 0; }
+
 void fe_cg_result_record(struct fe_cg_result *res, double rnorm)
 {
   res->history[2] = res->history[1];
@@ -273,7 +311,39 @@ static int read_results(const struct solve *sv, struct fe_cg_result *res)
   return FE_SUCCESS;
 }
 
-/* The whole solve on the device: the host launches it and reads the states once. */
+int fe_cg_log_read(struct fe_cg_log *log)
+{
+  if (!log || !log->n) return FE_SUCCESS;
+  FE_CALL(log->be->vec->to_host(log->be, log->read, log->states, (size_t)log->n * sizeof *log->read));
+  for (int i = 0; i < log->n; i++) {
+    read_end(&log->read[i], log->results[i]);
+    log->results[i]->pending = 0;
+  }
+  log->n = 0;
+  return FE_SUCCESS;
+}
+
+/* Where the solve's m states go in its options' log, or NULL: no log, one of another backend,
+ * or no room. */
+static struct fe_cg_state *log_room(const struct solve *sv)
+{
+  const struct fe_cg_log *log = sv->opt->log;
+  if (!log || log->be != sv->cg[0]->be || log->n + sv->m > log->capacity) return NULL;
+  return log->states + log->n;
+}
+
+/* The solve's results pending in its options' log, where log_room gave its states' place. */
+static void log_results(const struct solve *sv, struct fe_cg_result *res)
+{
+  struct fe_cg_log *log = sv->opt->log;
+  for (int j = 0; j < sv->m; j++) {
+    res[j].pending = 1;
+    log->results[log->n++] = &res[j];
+  }
+}
+
+/* The whole solve on the device: the host launches it and reads the states once, or leaves
+ * them in the log (a copy queued after the loop: fe_cg_ops.going's). */
 static int solve_on_device(struct solve *sv, struct fe_cg_result *res)
 {
   struct fe_cg *cg = sv->cg[0];
@@ -295,24 +365,35 @@ static int solve_on_device(struct solve *sv, struct fe_cg_result *res)
   void **loop = device_loop(cg, &key);
   FE_CALL(be->cg->loop_prepare(be, loop, queue_start, queue_iteration, sv));
   FE_CALL(be->cg->loop_launch(be, *loop));
-  return read_results(sv, res);
+  struct fe_cg_state *room = log_room(sv);
+  if (!room) return read_results(sv, res);
+  FE_CALL(be->cg->going(be, &sv->batch, cg->going, room, 0, 0));
+  log_results(sv, res);
+  return FE_SUCCESS;
 }
 
 /* The whole solve as one kernel of the operator's, where it has one for this mesh on one
- * process (*done; else nothing is run). */
+ * process (*done; else nothing is run); the kernel writes the states' second copy into the
+ * log where it has room. */
 static int solve_in_kernel(struct solve *sv, struct fe_cg_result *res, int *done)
 {
   *done = 0;
   if (!sv->a->ops->cg || sv->cg[0]->be->comm->size > 1) return FE_SUCCESS;
+  struct fe_cg_state *room = log_room(sv);
   const struct fe_cg_job job = {.c = &sv->batch,
                                 .n = sv->n,
                                 .dinv = sv->dinv,
                                 .rtol = sv->opt->rtol,
                                 .atol = sv->opt->atol,
                                 .max_iterations = sv->opt->max_iterations,
-                                .gathered = sv->m > 1 ? sv->cg[0]->gathered : NULL};
+                                .gathered = room ? room
+                                            : sv->m > 1 ? sv->cg[0]->gathered
+                                                        : NULL};
   FE_CALL(sv->a->ops->cg(sv->a, &job, done));
-  return *done ? read_results(sv, res) : FE_SUCCESS;
+  if (!*done) return FE_SUCCESS;
+  if (!room) return read_results(sv, res);
+  log_results(sv, res);
+  return FE_SUCCESS;
 }
 
 /* One system driven by the host: iteration it is queued, then the residual of iteration

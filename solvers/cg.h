@@ -23,6 +23,9 @@ struct fe_cg_options {
    *   host reads as after the device's loop.  The same arithmetic, its sums in another order
    *   (round-off, deterministic). */
   int drive;
+  /* Where a solve run whole on the device (FE_CG_DRIVE_DEVICE or _KERNEL) leaves its
+   * systems' states instead of reading them (NULL: read at once): see fe_cg_log. */
+  struct fe_cg_log *log;
 };
 
 enum {
@@ -40,6 +43,7 @@ struct fe_cg_result {
   double residual;   /* ||b - A x|| at the end */
   double rhs_norm;   /* ||b|| */
   double history[3]; /* the last residual norms, newest first, for messages */
+  int pending;       /* left in a log (fe_cg_options.log): filled by fe_cg_log_read */
 };
 
 /* rnorm becomes the newest entry of the history and the residual. */
@@ -68,5 +72,20 @@ int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struc
 int fe_cg_solve_many(int m, struct fe_cg *const *cg, struct fe_op *a,
                      const struct fe_vec *const *b, struct fe_vec *const *x,
                      const struct fe_cg_options *opt, struct fe_cg_result *result);
+
+/* A log of results read later.  A solve run whole on the device with a log in its options
+ * leaves each system's state in the log instead of copying it to the host: the host goes on
+ * queueing work while the GPU solves (a time step's solves then cost one wait, not one each).
+ * Such a result is pending (zero but for drive and pending) until fe_cg_log_read, which waits
+ * once for every solve logged since the last read and fills their results, in the order of
+ * the solves; the caller keeps those results until then.  A solve the host drives, on another
+ * backend, or for which the log has no room reads its result at once, as without a log.
+ * capacity: the systems' states it holds (a batch of m systems takes m). */
+struct fe_cg_log;
+int fe_cg_log_create(const struct fe_backend *be, int capacity, struct fe_cg_log **log);
+void fe_cg_log_destroy(struct fe_cg_log *log);
+/* The systems logged and not read yet. */
+int fe_cg_log_count(const struct fe_cg_log *log);
+int fe_cg_log_read(struct fe_cg_log *log);
 
 #endif

@@ -216,6 +216,14 @@ fe_expect_exit(exit.non_finite_restart 3 "broke down with non-finite values at s
                     --restart ${CMAKE_BINARY_DIR}/exit_blow_up/manufactured_checkpoint_000012.bin
                     ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/blow_up.xml)
 set_tests_properties(exit.non_finite_restart PROPERTIES FIXTURES_REQUIRED exit_blow_up)
+# The same failures on the CPU and (label gpu) the GPU, where a step's solves leave their results
+# in a log read at the step's end: the first solve that failed is named, with its step and time.
+fe_expect_exit_backends(exit.solve_not_converged 3
+  "the diffusion solve did not converge at step 1 \\(t = 0.005\\): 1 CG iterations, last residuals [0-9.e+-]+ [0-9.e+-]+, target.*the last good state \\(step 0, t = 0\\) is in [^\n]*/exit.solve_not_converged_[a-z]+/manufactured_checkpoint_000000.bin"
+  ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/max_iterations_1.xml)
+fe_expect_exit_backends(exit.solve_non_finite 3
+  "the advection mass solve broke down with non-finite values at step 1[0-9] \\(t = 0.1[0-9]*\\): [0-9]+ CG iterations.*the last good state \\(step 1[0-9], t = 0.1[0-9]*\\) is in"
+  ${CMAKE_CURRENT_SOURCE_DIR}/cases/data/blow_up.xml)
 # A time-dependent diffusivity that stops being positive semi-definite during the run: found
 # where it is evaluated (on the CPU and, label gpu, on the GPU), exit 2 naming cell and time.
 fe_expect_exit_backends(exit.diffusivity_later 2
@@ -233,6 +241,23 @@ add_test(NAME gpu.case.manufactured.auto
 set_tests_properties(gpu.case.manufactured.auto PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "assembly auto: (lma|addto|matfree) \\(time per apply: lma [0-9.e+-]+ ms, addto [0-9.e+-]+ ms, matfree [0-9.e+-]+ ms\\)"
   SKIP_REGULAR_EXPRESSION "no usable GPU was found;built without the CUDA backend")
+# On the GPU a step's solves are read once, at its end (the summary's "step ends" line), unless
+# FESIM_TIME_SOLVES asks for each solve's own time (each read at once: no such line).
+foreach(timed 0 1)
+  set(name gpu.case.manufactured.step_ends)
+  if(timed)
+    set(name gpu.case.manufactured.time_solves)
+  endif()
+  add_test(NAME ${name}
+           COMMAND $<TARGET_FILE:fesim> --backend cuda --force --output ${CMAKE_BINARY_DIR}/${name}
+                   ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml)
+  set_tests_properties(${name} PROPERTIES LABELS gpu ENVIRONMENT FESIM_TIME_SOLVES=${timed}
+    SKIP_REGULAR_EXPRESSION "no usable GPU was found;built without the CUDA backend")
+endforeach()
+set_tests_properties(gpu.case.manufactured.step_ends PROPERTIES
+  PASS_REGULAR_EXPRESSION "step ends +[0-9.]+ s waiting for the device \\(the solves' results, read once a step\\)")
+set_tests_properties(gpu.case.manufactured.time_solves PROPERTIES
+  PASS_REGULAR_EXPRESSION "diffusion +[0-9.]+ s, [0-9]+ CG iterations" FAIL_REGULAR_EXPRESSION "step ends")
 # Outputs of another case file with the same name: refused (exit 2) unless --force.
 fe_expect_exit(exit.foreign_outputs 2
                "output directory '[^']*/cases/manufactured' holds the outputs of case '[^']*/cases/manufactured/case.xml' \\([^)]*manufactured.run\\): not overwritten; use --output for another directory or --force"

@@ -105,6 +105,9 @@ static int create(struct fe_cuda_ctx *c, int device, int local_rank)
   FE_CUDA_CALL(cudaGetDeviceProperties(&prop, c->device));
   snprintf(c->name, sizeof c->name, "%.200s (sm_%d%d, %.1f GiB)", prop.name, prop.major, prop.minor,
            prop.totalGlobalMem / 1073741824.0);
+  c->sms = prop.multiProcessorCount;
+  c->cooperative = prop.cooperativeLaunch;
+  c->cg_blocks = prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / FE_REDUCE_THREADS);
   FE_CUDA_CALL(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
   FE_CUDA_CALL(cudaMalloc(&c->partials, FE_CG_MANY * 3 * FE_REDUCE_BLOCKS * sizeof(double)));
   FE_CUDA_CALL(cudaMalloc(&c->result, 3 * sizeof(double)));

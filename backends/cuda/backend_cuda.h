@@ -32,8 +32,10 @@ struct fe_cuda_ctx {
   double *host;          /* 3 doubles, pinned */
   double *slots;         /* 2 doubles, pinned: scalar_post / scalar_wait */
   cudaEvent_t slot_ready[2];
+  int sms, cooperative;   /* the device's multiprocessors; whether it launches cooperative grids */
   double *cg_partials;    /* CG as one kernel (lma_cg.cu): 2 * FE_CG_MANY * 3 per block, */
-  int cg_blocks;          /* for this many blocks; allocated on first use */
+  int cg_blocks;          /* for this many blocks (one per FE_REDUCE_THREADS threads the GPU
+                             holds); allocated on first use */
   long cg_kernel_nodes[2]; /* the largest meshes, 2D and 3D, whose CG runs as one kernel */
   cusparseHandle_t sparse;            /* addto's SpMV, on the stream */
   int element_epb[2], element_tpe[2]; /* element kernel of 2D, 3D: elements per block,

@@ -271,18 +271,18 @@ __global__ void __launch_bounds__(FE_REDUCE_THREADS, 3) lma_cg_kernel(struct lma
 
 /* The grid: a block per FE_REDUCE_THREADS nodes, at most as many as stay resident together
  * (a cooperative launch's condition); 0 where the device cannot launch one or the mesh needs
- * more than K nodes a thread. */
+ * more than K nodes a thread.  The blocks a multiprocessor holds are asked once per variant
+ * (the process's GPUs are taken to be of one kind). */
 template <int D, int ST, int M, int K, bool CELLS>
 static int grid_size(const struct fe_cuda_ctx *x, long n, int *blocks)
 {
-  int per_sm = 0, cooperative = 0, sms = 0;
-  FE_CUDA_CALL(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, x->device));
-  FE_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, x->device));
-  FE_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, lma_cg_kernel<D, ST, M, K, CELLS>, FE_REDUCE_THREADS, 0));
-  const long wanted = (n + FE_REDUCE_THREADS - 1) / FE_REDUCE_THREADS, most = (long)per_sm * sms;
+  static int per_sm = -1;
+  if (per_sm < 0)
+    FE_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, lma_cg_kernel<D, ST, M, K, CELLS>, FE_REDUCE_THREADS, 0));
+  const long wanted = (n + FE_REDUCE_THREADS - 1) / FE_REDUCE_THREADS, most = (long)per_sm * x->sms;
   const long b = wanted < most ? wanted : most;
-  *blocks = cooperative && n <= b * FE_REDUCE_THREADS * K ? (int)b : 0;
+  *blocks = x->cooperative && n <= b * FE_REDUCE_THREADS * K ? (int)b : 0;
   return FE_SUCCESS;
 }
 
@@ -294,15 +294,9 @@ static int lma_cg_d(const struct fe_space *s, const double *e, double *work,
   int blocks = 0;
   FE_CALL((grid_size<D, ST, M, K, CELLS>(x, (long)job->n, &blocks)));
   if (blocks < 1) return FE_SUCCESS;
-  if (!x->cg_partials) { /* the most blocks any variant runs: one per thread of the GPU */
-    int sms = 0, threads = 0;
-    FE_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, x->device));
-    FE_CUDA_CALL(
-        cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, x->device));
-    x->cg_blocks = sms * (threads / FE_REDUCE_THREADS);
+  if (!x->cg_partials) /* room for the most blocks any variant runs */
     FE_CUDA_CALL(
         cudaMalloc(&x->cg_partials, (size_t)2 * FE_CG_MANY * 3 * x->cg_blocks * sizeof(double)));
-  }
   FE_CHECK(blocks <= x->cg_blocks, FE_ERR_RESOURCE, "CG kernel of %d blocks, room for %d", blocks,
            x->cg_blocks);
   struct lma_cg_args a = {.n = (long)job->n,

@@ -2,7 +2,8 @@
  * relative, operator actions (addto, lma, matfree, deterministic lma and
  * matfree) of forms with mass, diffusion, advection (the conservative form too, and SUPG),
  * absorption, lumped or not, lifting and
- * diagonals to 1e-12, and a CG solve (driven by the host or by the device); 2D and 3D.  LMA in both storages (the upper triangle
+ * diagonals to 1e-12, and a CG solve (driven by the host or by the device, or as one kernel;
+ * its results read at once or left in a log); 2D and 3D.  LMA in both storages (the upper triangle
  * of symmetric forms, every entry): the same storage as the CPU's, and on the GPU the same
  * bits in either when deterministic, the same to 1e-12 with atomics.  Skips without a GPU. */
 #include <stdlib.h>
@@ -290,6 +291,46 @@ static void cg_agrees(const struct fe_backend *gpu)
   meshgen_free(m);
 }
 
+/* M + 0.1 K of unit diffusivity on a GPU, assembled by a strategy, with b = sin(b_scale i)
+ * (ones where b_scale is 0), x = 0 and a solver: the system the tests of CG's drives solve. */
+struct system {
+  struct setup s;
+  double *diff;
+  struct fe_op *a;
+  struct fe_vec *vb, *vx;
+  struct fe_cg *cg;
+};
+
+static void system_create(const struct fe_backend *gpu, struct fe_mesh *m, enum fe_strategy strategy,
+                          int deterministic, double b_scale, struct system *y)
+{
+  const int nn = m->n_nodes;
+  y->diff = calloc((size_t)m->n_cells * 3, sizeof(double));
+  for (int c = 0; c < m->n_cells; c++) y->diff[c * 3] = y->diff[c * 3 + 2] = 1;
+  make(gpu, m, NULL, y->diff, y->diff, y->diff, deterministic, 0, &y->s);
+  CHECK_OK(fe_operator_create(y->s.space, strategy, &y->a));
+  const struct fe_form form = {.mass = 1, .diffusion = 0.1};
+  CHECK_OK(fe_operator_assemble(y->a, &form, &y->s.coef));
+  CHECK_OK(fe_vec_create(gpu, nn, &y->vb));
+  CHECK_OK(fe_vec_create(gpu, nn, &y->vx));
+  double *b = malloc(sizeof(double) * nn);
+  for (int i = 0; i < nn; i++) b[i] = b_scale == 0 ? 1.0 : sin(b_scale * i);
+  CHECK_OK(fe_vec_upload(y->vb, b));
+  free(b);
+  CHECK_OK(fe_vec_set(y->vx, 0.0));
+  CHECK_OK(fe_cg_create(y->vb, &y->cg));
+}
+
+static void system_destroy(const struct fe_backend *gpu, struct system *y)
+{
+  fe_cg_destroy(y->cg);
+  fe_vec_destroy(y->vb);
+  fe_vec_destroy(y->vx);
+  fe_op_destroy(y->a);
+  release(gpu, &y->s);
+  free(y->diff);
+}
+
 /* x, the iteration count and the residual history of a solve from x = 0. */
 struct solve {
   double *x;
@@ -329,24 +370,14 @@ static void cg_on_device(const struct fe_backend *gpu)
   }
   struct fe_mesh *m = meshgen(2, 40, 0.3, 4);
   const int nn = m->n_nodes;
-  double *diff = calloc((size_t)m->n_cells * 3, sizeof(double)), *b = malloc(sizeof(double) * nn);
-  for (int c = 0; c < m->n_cells; c++) diff[c * 3] = diff[c * 3 + 2] = 1;
-  for (int i = 0; i < nn; i++) b[i] = sin(i);
   const enum fe_strategy strategies[3] = {FE_STRATEGY_LMA, FE_STRATEGY_ADDTO,
                                           FE_STRATEGY_MATFREE};
   for (int k = 0; k < 3; k++) {
-    struct setup s;
-    make(gpu, m, NULL, diff, diff, diff, 1, 0, &s);
-    struct fe_op *a;
-    CHECK_OK(fe_operator_create(s.space, strategies[k], &a));
-    struct fe_form form = {.mass = 1, .diffusion = 0.1};
-    CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
-    struct fe_vec *vb, *vx;
-    CHECK_OK(fe_vec_create(gpu, nn, &vb));
-    CHECK_OK(fe_vec_create(gpu, nn, &vx));
-    CHECK_OK(fe_vec_upload(vb, b));
-    struct fe_cg *cg;
-    CHECK_OK(fe_cg_create(vb, &cg));
+    struct system y;
+    system_create(gpu, m, strategies[k], 1, 1, &y);
+    struct fe_op *a = y.a;
+    struct fe_cg *cg = y.cg;
+    struct fe_vec *vb = y.vb, *vx = y.vx;
     struct solve host, device, again;
     solve(cg, a, vb, vx, FE_CG_DRIVE_SYNC, 500, &host);
     solve(cg, a, vb, vx, FE_CG_DRIVE_DEVICE, 500, &device);
@@ -356,8 +387,8 @@ static void cg_on_device(const struct fe_backend *gpu)
     CHECK(memcmp(again.x, device.x, sizeof(double) * nn) == 0);
     free(again.x);
     same_solve(&host, &device, nn);
-    form.mass = 3; /* re-assembled: another version, another graph */
-    CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+    struct fe_form form = {.mass = 3, .diffusion = 0.1}; /* re-assembled: another version, */
+    CHECK_OK(fe_operator_assemble(a, &form, &y.s.coef));  /* another graph */
     solve(cg, a, vb, vx, FE_CG_DRIVE_SYNC, 500, &host);
     solve(cg, a, vb, vx, FE_CG_DRIVE_DEVICE, 500, &device);
     CHECK(host.r.converged && host.r.iterations != its);
@@ -374,15 +405,8 @@ static void cg_on_device(const struct fe_backend *gpu)
     solve(cg, a, vb, vx, FE_CG_DRIVE_DEVICE, 500, &device);
     CHECK(device.r.converged && device.r.iterations == 0 && device.r.residual == 0);
     free(device.x);
-    CHECK_OK(fe_vec_upload(vb, b));
-    fe_cg_destroy(cg);
-    fe_vec_destroy(vb);
-    fe_vec_destroy(vx);
-    fe_op_destroy(a);
-    release(gpu, &s);
+    system_destroy(gpu, &y);
   }
-  free(diff);
-  free(b);
   meshgen_free(m);
 }
 
@@ -534,44 +558,24 @@ static void cg_in_kernel_large(const struct fe_backend *gpu)
 {
   struct fe_mesh *m = meshgen(2, 350, 0.3, 4); /* 123K nodes */
   const int nn = m->n_nodes;
-  double *diff = calloc((size_t)m->n_cells * 3, sizeof(double)), *b = malloc(sizeof(double) * nn),
-         *xh = malloc(sizeof(double) * nn), *xk = malloc(sizeof(double) * nn);
-  for (int c = 0; c < m->n_cells; c++) diff[c * 3] = diff[c * 3 + 2] = 1;
-  for (int i = 0; i < nn; i++) b[i] = sin(0.01 * i);
+  double *xh = malloc(sizeof(double) * nn), *xk = malloc(sizeof(double) * nn);
   for (int deterministic = 0; deterministic < 2; deterministic++) {
-    struct setup s;
-    make(gpu, m, NULL, diff, diff, diff, deterministic, 0, &s);
-    struct fe_op *a;
-    CHECK_OK(fe_operator_create(s.space, FE_STRATEGY_LMA, &a));
-    const struct fe_form form = {.mass = 1, .diffusion = 0.1};
-    CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
-    struct fe_vec *vb, *vx;
-    CHECK_OK(fe_vec_create(gpu, nn, &vb));
-    CHECK_OK(fe_vec_create(gpu, nn, &vx));
-    CHECK_OK(fe_vec_upload(vb, b));
-    struct fe_cg *cg;
-    CHECK_OK(fe_cg_create(vb, &cg));
+    struct system y;
+    system_create(gpu, m, FE_STRATEGY_LMA, deterministic, 0.01, &y);
     struct fe_cg_options opt = {.rtol = 1e-11, .max_iterations = 2000, .jacobi = 1,
                                 .drive = FE_CG_DRIVE_SYNC};
     struct fe_cg_result host, auto_;
-    CHECK_OK(fe_vec_set(vx, 0.0));
-    CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &host));
-    CHECK_OK(fe_vec_download(vx, xh));
+    CHECK_OK(fe_cg_solve(y.cg, y.a, y.vb, y.vx, &opt, &host));
+    CHECK_OK(fe_vec_download(y.vx, xh));
     opt.drive = FE_CG_DRIVE_AUTO;
-    CHECK_OK(fe_vec_set(vx, 0.0));
-    CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &auto_));
-    CHECK_OK(fe_vec_download(vx, xk));
+    CHECK_OK(fe_vec_set(y.vx, 0.0));
+    CHECK_OK(fe_cg_solve(y.cg, y.a, y.vb, y.vx, &opt, &auto_));
+    CHECK_OK(fe_vec_download(y.vx, xk));
     CHECK(host.converged && auto_.converged && abs(auto_.iterations - host.iterations) <= 1);
     CHECK(deterministic || auto_.drive == FE_CG_DRIVE_KERNEL);
     CHECK(test_relative_difference(xk, xh, nn) < 1e-9);
-    fe_cg_destroy(cg);
-    fe_vec_destroy(vb);
-    fe_vec_destroy(vx);
-    fe_op_destroy(a);
-    release(gpu, &s);
+    system_destroy(gpu, &y);
   }
-  free(diff);
-  free(b);
   free(xh);
   free(xk);
   meshgen_free(m);
@@ -589,37 +593,88 @@ static void kernel_limit(void)
   unsetenv("FESIM_CUDA_CG_KERNEL");
   for (int n = 20; n <= 40; n += 20) { /* 441 and 1681 nodes */
     struct fe_mesh *m = meshgen(2, n, 0.3, 4);
-    double *diff = calloc((size_t)m->n_cells * 3, sizeof(double));
-    for (int c = 0; c < m->n_cells; c++) diff[c * 3] = diff[c * 3 + 2] = 1;
-    struct setup s;
-    make(gpu, m, NULL, diff, diff, diff, 0, 0, &s);
-    struct fe_op *a;
-    CHECK_OK(fe_operator_create(s.space, FE_STRATEGY_LMA, &a));
-    const struct fe_form form = {.mass = 1, .diffusion = 0.1};
-    CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
-    struct fe_vec *vb, *vx;
-    CHECK_OK(fe_vec_create(gpu, m->n_nodes, &vb));
-    CHECK_OK(fe_vec_create(gpu, m->n_nodes, &vx));
-    CHECK_OK(fe_vec_set(vb, 1.0));
-    CHECK_OK(fe_vec_set(vx, 0.0));
-    struct fe_cg *cg;
-    CHECK_OK(fe_cg_create(vb, &cg));
+    struct system y;
+    system_create(gpu, m, FE_STRATEGY_LMA, 0, 0, &y);
     struct fe_cg_options opt = {.rtol = 1e-10, .max_iterations = 500, .jacobi = 1};
     struct fe_cg_result r;
-    CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &r));
+    CHECK_OK(fe_cg_solve(y.cg, y.a, y.vb, y.vx, &opt, &r));
     const int beyond = m->n_nodes > 1000;
     CHECK(r.converged && (beyond ? r.drive != FE_CG_DRIVE_KERNEL : r.drive == FE_CG_DRIVE_KERNEL));
     opt.drive = FE_CG_DRIVE_KERNEL;
-    CHECK(fe_cg_solve(cg, a, vb, vx, &opt, &r) == (beyond ? FE_ERR_USAGE : FE_SUCCESS));
-    fe_cg_destroy(cg);
-    fe_vec_destroy(vb);
-    fe_vec_destroy(vx);
-    fe_op_destroy(a);
-    release(gpu, &s);
-    free(diff);
+    CHECK(fe_cg_solve(y.cg, y.a, y.vb, y.vx, &opt, &r) == (beyond ? FE_ERR_USAGE : FE_SUCCESS));
+    system_destroy(gpu, &y);
     meshgen_free(m);
   }
   fe_backend_destroy(gpu);
+}
+
+/* The same result: what a log read gives against a solve read at once. */
+static void same_result(const struct fe_cg_result *a, const struct fe_cg_result *b)
+{
+  CHECK(!a->pending && !b->pending && a->drive == b->drive);
+  CHECK(a->converged == b->converged && a->iterations == b->iterations);
+  CHECK(a->residual == b->residual && a->rhs_norm == b->rhs_norm);
+  CHECK(memcmp(a->history, b->history, sizeof a->history) == 0);
+}
+
+/* Results left in a log (fe_cg_log), as one kernel and as the device's loop, of a single
+ * system and a batch of two: pending until the log is read, then the bits of the same solves
+ * read at once; the log holds each solve's states though the solver runs again (solves
+ * stopped at different limits); a solve past the log's room and one the host drives read at
+ * once; a log smaller than a batch refused. */
+static void cg_log(const struct fe_backend *gpu)
+{
+  struct fe_mesh *m = meshgen(2, 40, 0.3, 4);
+  struct system y, y2;
+  system_create(gpu, m, FE_STRATEGY_LMA, 1, 1, &y); /* deterministic: the graph's apply too */
+  system_create(gpu, m, FE_STRATEGY_LMA, 1, 0, &y2); /* a second right-hand side, for batches */
+  struct fe_cg_log *log;
+  CHECK(fe_cg_log_create(gpu, FE_CG_MANY - 1, &log) == FE_ERR_USAGE);
+  CHECK_OK(fe_cg_log_create(gpu, FE_CG_MANY, &log));
+  const int drives[3] = {FE_CG_DRIVE_KERNEL, FE_CG_DRIVE_DEVICE, FE_CG_DRIVE_SYNC};
+  const int limits[FE_CG_MANY] = {500, 2, 0, 500, 1, 500, 3, 500};
+  for (int d = 0; d < 3; d++) {
+    if (drives[d] == FE_CG_DRIVE_DEVICE && !gpu->device_loops) continue;
+    const int logs = drives[d] != FE_CG_DRIVE_SYNC;
+    struct fe_cg_options opt = {.rtol = 1e-11, .jacobi = 1, .drive = drives[d]};
+    struct fe_cg_result now[FE_CG_MANY], later[FE_CG_MANY], extra;
+    for (int pass = 0; pass < 2; pass++) /* read at once, then logged */
+      for (int i = 0; i < FE_CG_MANY; i++) {
+        opt.max_iterations = limits[i];
+        opt.log = pass ? log : NULL;
+        CHECK_OK(fe_vec_set(y.vx, 0.0));
+        CHECK_OK(fe_cg_solve(y.cg, y.a, y.vb, y.vx, &opt, pass ? &later[i] : &now[i]));
+        if (pass) CHECK(later[i].pending == logs && later[i].drive == drives[d]);
+      }
+    CHECK(fe_cg_log_count(log) == (logs ? FE_CG_MANY : 0));
+    opt.max_iterations = 500; /* no room left: read at once */
+    CHECK_OK(fe_vec_set(y.vx, 0.0));
+    CHECK_OK(fe_cg_solve(y.cg, y.a, y.vb, y.vx, &opt, &extra));
+    same_result(&extra, &now[0]);
+    CHECK_OK(fe_cg_log_read(log));
+    CHECK(fe_cg_log_count(log) == 0);
+    CHECK(now[0].converged && !now[1].converged && now[1].iterations == 2);
+    for (int i = 0; i < FE_CG_MANY; i++) same_result(&later[i], &now[i]);
+    if (!logs) continue;
+    struct fe_cg *cg[2] = {y.cg, y2.cg}; /* a batch, logged whole */
+    const struct fe_vec *b[2] = {y.vb, y2.vb};
+    struct fe_vec *x[2] = {y.vx, y2.vx};
+    struct fe_cg_result many[2], logged[2];
+    for (int pass = 0; pass < 2; pass++) {
+      opt.log = pass ? log : NULL;
+      CHECK_OK(fe_vec_set(y.vx, 0.0));
+      CHECK_OK(fe_vec_set(y2.vx, 0.0));
+      CHECK_OK(fe_cg_solve_many(2, cg, y.a, b, x, &opt, pass ? logged : many));
+    }
+    CHECK(logged[0].pending && logged[1].pending && fe_cg_log_count(log) == 2);
+    CHECK_OK(fe_cg_log_read(log));
+    for (int j = 0; j < 2; j++) same_result(&logged[j], &many[j]);
+    CHECK(many[0].converged && many[1].converged);
+  }
+  fe_cg_log_destroy(log);
+  system_destroy(gpu, &y);
+  system_destroy(gpu, &y2);
+  meshgen_free(m);
 }
 
 /* CG of several systems at once on the GPU against one by one (cg_many_checks.h), every
@@ -696,6 +751,7 @@ int main(void)
   cg_in_kernel(gpu);
   cg_in_kernel_large(gpu);
   kernel_limit();
+  cg_log(gpu);
   fe_backend_destroy(gpu);
   TEST_DONE();
 }
