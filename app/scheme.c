@@ -231,6 +231,7 @@ static int create(struct fe_scheme *s, int verbosity)
   for (int k = 0; k < n; k++) FE_CALL(create_operators(s, k));
   if (!s->be->asynchronous) return FE_SUCCESS;
   FE_CALL(fe_cg_log_create(s->be, FE_SCHEME_LOGGED, &s->log));
+  FE_CALL(fe_calloc(FE_SCHEME_LOGGED, sizeof *s->results, &s->results));
   return fe_calloc(FE_SCHEME_LOGGED, sizeof *s->logged, &s->logged);
 }
 
@@ -303,6 +304,7 @@ void fe_scheme_destroy(struct fe_scheme *s)
   fe_budget_destroy(s->budget);
   fe_cg_log_destroy(s->log);
   free(s->logged);
+  free(s->results);
   fe_vec_destroy(s->vel);
   free(s->assembled);
   free(s->fcts);
@@ -520,7 +522,7 @@ static int solve_tracers(struct fe_scheme *s, int m, const int *ks, int mass, do
   struct fe_cg_options o = s->solver_options;
   if (s->log && !s->time_solves && s->n_logged + m <= FE_SCHEME_LOGGED) {
     o.log = s->log;
-    r = &s->logged[s->n_logged].r; /* where the log fills them in */
+    r = &s->results[s->n_logged]; /* where the log fills them in */
   }
   for (int i = 0; i < m; i++) {
     struct fe_scheme_tracer *x = &s->tracers[ks[i]];
@@ -558,7 +560,7 @@ static int read_logged(struct fe_scheme *s)
   s->n_logged = 0;
   for (int i = 0; i < n; i++) {
     const struct fe_scheme_logged *l = &s->logged[i];
-    FE_CALL(solved(s, l->k, l->mass, l->t, &l->r));
+    FE_CALL(solved(s, l->k, l->mass, l->t, &s->results[i]));
   }
   return FE_SUCCESS;
 }

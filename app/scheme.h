@@ -107,7 +107,6 @@ struct fe_scheme_tracer {
 /* A solve whose result waits in the log until the step's end: tracer k's mass (mass 1) or
  * diffusion system, solved at time t. */
 struct fe_scheme_logged {
-  struct fe_cg_result r;
   int k, mass;
   double t;
 };
@@ -149,8 +148,9 @@ struct fe_scheme {
    * in the log, read once at the step's end (unless time_solves): the host queues a step's
    * work without waiting for each solve.  t_wait: the seconds of those reads, the GPU's work
    * of the step that the host did not wait for in t_adv or t_diff. */
-  struct fe_cg_log *log; /* NULL on the CPU */
-  struct fe_scheme_logged *logged;
+  struct fe_cg_log *log;           /* NULL on the CPU */
+  struct fe_scheme_logged *logged; /* FE_SCHEME_LOGGED: the solves, */
+  struct fe_cg_result *results;    /* and their results, which the log fills in */
   int n_logged;
   double t_wait;
 };
