@@ -456,7 +456,7 @@ static void summary(const struct fe_sim *s, double t, long first_step)
   }
   if (sc->has_advection) print_solves(s, "advection", sc->t_adv, 1);
   print_solves(s, sc->implicit_advection ? "adv-diff" : "diffusion", sc->t_diff, 0);
-  if (sc->log && !sc->time_solves)
+  if (sc->n_read)
     printf("  step ends  %9.3f s waiting for the device (the solves' results, read once a step)\n",
            sc->t_wait);
   printf("  output     %9.3f s, %ld dumps: %s, %s\n", out->t_out, out->n_dumps, out->series_path,

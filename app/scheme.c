@@ -558,6 +558,7 @@ static int read_logged(struct fe_scheme *s)
   s->t_wait += fe_wtime() - start;
   const int n = s->n_logged;
   s->n_logged = 0;
+  s->n_read += n;
   for (int i = 0; i < n; i++) {
     const struct fe_scheme_logged *l = &s->logged[i];
     FE_CALL(solved(s, l->k, l->mass, l->t, &s->results[i]));

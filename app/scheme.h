@@ -152,6 +152,7 @@ struct fe_scheme {
   struct fe_scheme_logged *logged; /* FE_SCHEME_LOGGED: the solves, */
   struct fe_cg_result *results;    /* and their results, which the log fills in */
   int n_logged;
+  long n_read;   /* results read from the log in all (none where the host drives CG) */
   double t_wait;
 };
 
