@@ -61,6 +61,9 @@ struct fe_sim {
   int fct_warned;           /* the low-order Courant number passed 1 (said once) */
   long step;
   double t_start, t_loop0, last_progress;
+  /* the set-up's phases (seconds): the mesh read or meshed (and handed to every process), cut
+   * into parts, the backend started, the scheme's spaces and operators made */
+  double t_mesh, t_partition, t_backend, t_operators;
 };
 
 /* The one mutable global of the program besides fe_error's quiet switch: a
@@ -265,16 +268,22 @@ static int setup(struct fe_sim *s)
            "<time>: the time span cannot be stepped"); /* fe_case_read checks it */
   /* the outputs first: they take no time, meshing may take long */
   FE_CALL(fe_outputs_init(&s->out, o, c, &s->sched));
+  double start = fe_wtime();
   if (o->mesh)
     s->m = o->mesh;
   else
     FE_CALL(read_shared_mesh(s));
+  s->t_mesh = fe_wtime() - start;
   s->whole = s->m;
   FE_CALL(check_dimensions(s));
   FE_CALL(fe_case_probes_locate(c, s->m, &s->probe_loc));
   FE_CALL(create_bcs(s));
+  start = fe_wtime();
   FE_CALL(distribute(s));
+  s->t_partition = fe_wtime() - start;
+  start = fe_wtime();
   FE_CALL(agree(s, pick_backend(s)));
+  s->t_backend = fe_wtime() - start;
   if (!o->strategy_set && !c->strategy)
     s->strategy = (enum fe_strategy)s->be->assembly->default_strategy;
   FE_CALL(fe_outputs_prepare(&s->out, s->whole, s->dist, s->be));
@@ -330,10 +339,11 @@ static int create_scheme(struct fe_sim *s)
   FE_CALL(fe_scheme_create(s->c, (const struct fe_bcs *const *)s->bcs, s->spaces,
                            (const struct fe_coefficient_programs *const *)s->cps, s->velocity,
                            s->strategy, s->opt->verbosity, &s->scheme));
-  /* FESIM_TIME_SOLVES (not 0) in the environment: as fe_options.time_solves, for benchmarks
-   * that run fesim itself (tools/bench/scaling.sh) */
+  /* FESIM_TIME_SOLVES (set, not empty nor 0) in the environment: as fe_options.time_solves,
+   * for benchmarks that run fesim itself (tools/bench/scaling.sh) */
   const char *time_solves = getenv("FESIM_TIME_SOLVES");
-  s->scheme->time_solves = s->opt->time_solves || (time_solves && strcmp(time_solves, "0") != 0);
+  s->scheme->time_solves =
+      s->opt->time_solves || (time_solves && *time_solves && strcmp(time_solves, "0") != 0);
   if (s->c->fluxes)
     FE_CALL(fe_scheme_budget(s->scheme, s->out.n_flux_groups, s->out.flux_groups, s->out.lumped));
   if (s->c->n_probes)
@@ -444,7 +454,12 @@ static void summary(const struct fe_sim *s, double t, long first_step)
   if (s->dist) snprintf(processes, sizeof processes, " on %d processes", s->dist->comm->size);
   printf("fesim: %s: %ld steps to t = %.9g in %.3f s (backend %s%s, assembly %s)\n", s->c->name,
          s->step, t, total, s->be->description, processes, fe_strategy_name(sc->strategy));
-  printf("  set-up     %9.3f s (case, mesh, operators)\n", s->t_loop0 - s->t_start);
+  const double setup = s->t_loop0 - s->t_start,
+               rest = setup - s->t_mesh - s->t_partition - s->t_backend - s->t_operators;
+  char partition[48] = "";
+  if (s->dist) snprintf(partition, sizeof partition, "partition %.3f s, ", s->t_partition);
+  printf("  set-up     %9.3f s: mesh %.3f s, %sbackend %.3f s, operators %.3f s, the rest %.3f s\n",
+         setup, s->t_mesh, partition, s->t_backend, s->t_operators, rest);
   printf("  per step   %9.3f ms (outputs excluded)\n", 1e3 * (total - out->t_out) / (double)steps);
   printf("  assembly   %9.3f s local, %.3f s global (%d operator assemblies)\n", at.local,
          at.global, at.count);
@@ -967,7 +982,9 @@ static int run(struct fe_sim *s)
   if (s->opt->restart) FE_CALL(fe_outputs_check_restart(&s->out));
   if (s->opt->check) return print_check(s);
   FE_CALL(fe_outputs_claim(&s->out));
+  const double start = fe_wtime();
   FE_CALL(create_scheme(s));
+  s->t_operators = fe_wtime() - start;
   for (int k = 0; k < s->n_tracers; k++) FE_CALL(init_bounds(s, k));
   FE_CALL(agree(s, fe_outputs_lock(&s->out)));
   catch_stop_signals();

@@ -509,6 +509,24 @@ static int solved(struct fe_scheme *s, int k, int mass, double t, const struct f
   return r->converged ? FE_SUCCESS : solve_failed(s, k, sys, r, t);
 }
 
+/* The results the step's solves left in the log, in the order of the solves: the first that
+ * did not converge is the error. */
+static int read_logged(struct fe_scheme *s)
+{
+  if (!s->n_logged) return FE_SUCCESS;
+  const double start = fe_wtime();
+  FE_CALL(fe_cg_log_read(s->log));
+  s->t_wait += fe_wtime() - start;
+  const int n = s->n_logged;
+  s->n_logged = 0;
+  s->n_read += n;
+  for (int i = 0; i < n; i++) {
+    const struct fe_scheme_logged *l = &s->logged[i];
+    FE_CALL(solved(s, l->k, l->mass, l->t, &s->results[i]));
+  }
+  return FE_SUCCESS;
+}
+
 /* The systems (mass or diffusion) of the m tracers ks, which share one operator: op
  * solution = rhs for each, from the first guess in its solution, at once (fe_krylov_solve_many:
  * CG applies the operator to all of them in one pass), each iterating as it would alone.  Their
@@ -544,25 +562,9 @@ static int solve_tracers(struct fe_scheme *s, int m, const int *ks, int mass, do
     }
     return FE_SUCCESS;
   }
+  for (int i = 0; i < m; i++)
+    if (!r[i].converged) FE_CALL(read_logged(s)); /* a solve left in the log failed first? */
   for (int i = 0; i < m; i++) FE_CALL(solved(s, ks[i], mass, t, &r[i]));
-  return FE_SUCCESS;
-}
-
-/* The results the step's solves left in the log, in the order of the solves: the first that
- * did not converge is the error. */
-static int read_logged(struct fe_scheme *s)
-{
-  if (!s->n_logged) return FE_SUCCESS;
-  const double start = fe_wtime();
-  FE_CALL(fe_cg_log_read(s->log));
-  s->t_wait += fe_wtime() - start;
-  const int n = s->n_logged;
-  s->n_logged = 0;
-  s->n_read += n;
-  for (int i = 0; i < n; i++) {
-    const struct fe_scheme_logged *l = &s->logged[i];
-    FE_CALL(solved(s, l->k, l->mass, l->t, &s->results[i]));
-  }
   return FE_SUCCESS;
 }
 
@@ -1063,7 +1065,11 @@ int fe_scheme_step(struct fe_scheme *s, long step, double t0, double h)
   for (int k = 0; k < s->n_tracers; k++)
     s->tracers[k].mass.iterations = s->tracers[k].diffusion.iterations = 0;
   if (s->budget) FE_CALL(fe_budget_begin(s->budget));
-  FE_CALL(split_step(s, t0, h));
+  const int err = split_step(s, t0, h);
+  if (err) { /* a solve left in the log may have failed before: that one is the error */
+    const int first = read_logged(s);
+    return first ? first : err;
+  }
   FE_CALL(read_logged(s));
   if (s->budget) FE_CALL(fe_budget_end(s->budget, h));
   for (int k = 0; k < s->n_tracers; k++) {

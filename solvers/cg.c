@@ -517,10 +517,12 @@ int fe_cg_solve_many(int m, struct fe_cg *const *cg, struct fe_op *a, const stru
                "CG of several systems: each needs a solver of its own on the same backend");
   struct solve sv = {.m = m, .cg = cg, .a = a, .b = b, .x = x, .opt = opt};
   batch_of(&sv);
-  FE_CALL(iterate(&sv, res));
-  FE_CALL(agree(cg[0], m, res));
-  for (int j = 0; j < m; j++) FE_CALL(fe_vec_update_ghosts(x[j]));
-  return FE_SUCCESS;
+  const int logged = fe_cg_log_count(opt->log);
+  int err = iterate(&sv, res);
+  if (!err) err = agree(cg[0], m, res);
+  for (int j = 0; j < m && !err; j++) err = fe_vec_update_ghosts(x[j]);
+  if (err && opt->log) opt->log->n = logged; /* a solve that failed leaves nothing in the log */
+  return err;
 }
 
 int fe_cg_solve(struct fe_cg *cg, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,

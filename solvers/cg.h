@@ -78,9 +78,11 @@ int fe_cg_solve_many(int m, struct fe_cg *const *cg, struct fe_op *a,
  * queueing work while the GPU solves (a time step's solves then cost one wait, not one each).
  * Such a result is pending (zero but for drive and pending) until fe_cg_log_read, which waits
  * once for every solve logged since the last read and fills their results, in the order of
- * the solves; the caller keeps those results until then.  A solve the host drives, on another
- * backend, or for which the log has no room reads its result at once, as without a log.
- * capacity: the systems' states it holds (a batch of m systems takes m). */
+ * the solves; the caller keeps those results, each in a place of its own, until then (the log
+ * holds their addresses).  A solve that returns an error leaves nothing in the log.  A solve
+ * the host drives, on another backend, or for which the log has no room reads its result at
+ * once, as without a log.  capacity: the systems' states it holds (a batch of m systems takes
+ * m). */
 struct fe_cg_log;
 int fe_cg_log_create(const struct fe_backend *be, int capacity, struct fe_cg_log **log);
 void fe_cg_log_destroy(struct fe_cg_log *log);

@@ -19,6 +19,8 @@
  * kernel"). */
 #define FE_CUDA_CG_KERNEL_NODES_2D 200000L
 #define FE_CUDA_CG_KERNEL_NODES_3D 40000L
+/* The variants of CG as one kernel (lma_cg.cu's instantiations), at most */
+#define FE_CUDA_CG_VARIANTS 8
 
 struct fe_cuda_ctx {
   int device;
@@ -37,6 +39,11 @@ struct fe_cuda_ctx {
   int cg_blocks;          /* for this many blocks (one per FE_REDUCE_THREADS threads the GPU
                              holds); allocated on first use */
   long cg_kernel_nodes[2]; /* the largest meshes, 2D and 3D, whose CG runs as one kernel */
+  struct {
+    const void *kernel;
+    int per_sm;
+  } cg_occupancy[FE_CUDA_CG_VARIANTS]; /* lma_cg.cu: the blocks of each kernel variant an SM
+                                          holds on this device, asked on its first solve */
   cusparseHandle_t sparse;            /* addto's SpMV, on the stream */
   int element_epb[2], element_tpe[2]; /* element kernel of 2D, 3D: elements per block,
                                          threads per element; 0, 0: one thread per element */

@@ -273,27 +273,37 @@ __global__ void __launch_bounds__(FE_REDUCE_THREADS, 3) lma_cg_kernel(struct lma
   }
 }
 
-/* The grid: a block per FE_REDUCE_THREADS nodes, or one per SPREAD_NODES up to a block per
- * multiprocessor, at most as many as stay resident together (a cooperative launch's
- * condition); 0 where the device cannot launch one or the mesh needs more than K nodes a
- * thread.  The blocks a multiprocessor holds are asked once per variant
- * (the process's GPUs are taken to be of one kind). */
 /* A small mesh's nodes are spread over the multiprocessors down to this many a block: in 3D
  * the cells' pass and the node sums of 10K nodes over 132 blocks instead of 42 took 13.3
  * against 17.3 us an iteration on an H100; in 2D it changed nothing measurable
  * (docs/performance.md). */
 #define SPREAD_NODES 32
+
+/* The grid: a block per FE_REDUCE_THREADS nodes, or one per SPREAD_NODES up to a block per
+ * multiprocessor, at most as many as stay resident together (a cooperative launch's
+ * condition); 0 where the device cannot launch one or the mesh needs more than K nodes a
+ * thread.  The blocks a multiprocessor holds are asked once per variant and device. */
 template <int D, int ST, int M, int K, bool CELLS>
-static int grid_size(const struct fe_cuda_ctx *x, long n, int *blocks)
+static int grid_size(struct fe_cuda_ctx *x, long n, int *blocks)
 {
-  static int per_sm = -1;
-  if (per_sm < 0)
+  const void *kernel = (const void *)lma_cg_kernel<D, ST, M, K, CELLS>;
+  int v = 0;
+  while (v < FE_CUDA_CG_VARIANTS && x->cg_occupancy[v].kernel &&
+         x->cg_occupancy[v].kernel != kernel)
+    v++;
+  FE_CHECK(v < FE_CUDA_CG_VARIANTS, FE_ERR_USAGE,
+           "more variants of CG as one kernel than FE_CUDA_CG_VARIANTS (%d)", FE_CUDA_CG_VARIANTS);
+  if (!x->cg_occupancy[v].kernel) {
+    int per_sm = 0;
     FE_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm, lma_cg_kernel<D, ST, M, K, CELLS>, FE_REDUCE_THREADS, 0));
+    x->cg_occupancy[v].kernel = kernel;
+    x->cg_occupancy[v].per_sm = per_sm;
+  }
   const long full = (n + FE_REDUCE_THREADS - 1) / FE_REDUCE_THREADS,
              spread = (n + SPREAD_NODES - 1) / SPREAD_NODES,
              wanted = full > x->sms ? full : spread < x->sms ? spread : x->sms,
-             most = (long)per_sm * x->sms;
+             most = (long)x->cg_occupancy[v].per_sm * x->sms;
   const long b = wanted < most ? wanted : most;
   *blocks = x->cooperative && n <= b * FE_REDUCE_THREADS * K ? (int)b : 0;
   return FE_SUCCESS;

@@ -304,9 +304,10 @@ struct system {
 static void system_create(const struct fe_backend *gpu, struct fe_mesh *m, enum fe_strategy strategy,
                           int deterministic, double b_scale, struct system *y)
 {
-  const int nn = m->n_nodes;
-  y->diff = calloc((size_t)m->n_cells * 3, sizeof(double));
-  for (int c = 0; c < m->n_cells; c++) y->diff[c * 3] = y->diff[c * 3 + 2] = 1;
+  const int nn = m->n_nodes, dim = m->dim, ns = FE_NSYM(dim);
+  y->diff = calloc((size_t)m->n_cells * ns, sizeof(double));
+  for (int c = 0; c < m->n_cells; c++)
+    for (int k = 0; k < dim; k++) y->diff[c * ns + (k == 0 ? 0 : k == 1 ? dim : 5)] = 1;
   make(gpu, m, NULL, y->diff, y->diff, y->diff, deterministic, 0, &y->s);
   CHECK_OK(fe_operator_create(y->s.space, strategy, &y->a));
   const struct fe_form form = {.mass = 1, .diffusion = 0.1};
@@ -618,23 +619,33 @@ static void same_result(const struct fe_cg_result *a, const struct fe_cg_result 
 }
 
 /* Results left in a log (fe_cg_log), as one kernel and as the device's loop, of a single
- * system and a batch of two: pending until the log is read, then the bits of the same solves
- * read at once; the log holds each solve's states though the solver runs again (solves
- * stopped at different limits); a solve past the log's room and one the host drives read at
- * once; a log smaller than a batch refused. */
-static void cg_log(const struct fe_backend *gpu)
+ * system and (2D) a batch of two: pending until the log is read, then the bits of the same
+ * solves read at once; the log holds each solve's states though the solver runs again (solves
+ * stopped at different limits).  In 2D a deterministic space (every drive: the graph's apply
+ * has the same bits too) and an atomic one (one node a thread, and four), in 3D an atomic one
+ * (the cells' pass); the graph in an atomic space is not the same bits run to run, so there
+ * only the kernel.  First: a solve past the log's room, a batch the room left cannot take, a
+ * log of another backend and one the host drives read at once; a log smaller than a batch
+ * refused. */
+static void cg_log_on(const struct fe_backend *gpu, int dim, int deterministic, int first)
 {
-  struct fe_mesh *m = meshgen(2, 40, 0.3, 4);
+  struct fe_mesh *m = dim == 2 ? meshgen(2, 40, 0.3, 4) : meshgen(3, 8, 0.3, 4);
   struct system y, y2;
-  system_create(gpu, m, FE_STRATEGY_LMA, 1, 1, &y); /* deterministic: the graph's apply too */
-  system_create(gpu, m, FE_STRATEGY_LMA, 1, 0, &y2); /* a second right-hand side, for batches */
-  struct fe_cg_log *log;
-  CHECK(fe_cg_log_create(gpu, FE_CG_MANY - 1, &log) == FE_ERR_USAGE);
+  system_create(gpu, m, FE_STRATEGY_LMA, deterministic, 1, &y);
+  system_create(gpu, m, FE_STRATEGY_LMA, deterministic, 0, &y2); /* a second b, for batches */
+  struct fe_cg_log *log, *cpu_log;
+  if (first) CHECK(fe_cg_log_create(gpu, FE_CG_MANY - 1, &log) == FE_ERR_USAGE);
   CHECK_OK(fe_cg_log_create(gpu, FE_CG_MANY, &log));
+  CHECK_OK(fe_cg_log_create(test_cpu(), FE_CG_MANY, &cpu_log));
   const int drives[3] = {FE_CG_DRIVE_KERNEL, FE_CG_DRIVE_DEVICE, FE_CG_DRIVE_SYNC};
   const int limits[FE_CG_MANY] = {500, 2, 0, 500, 1, 500, 3, 500};
+  struct fe_cg *cg[2] = {y.cg, y2.cg};
+  const struct fe_vec *b[2] = {y.vb, y2.vb};
+  struct fe_vec *x[2] = {y.vx, y2.vx};
   for (int d = 0; d < 3; d++) {
     if (drives[d] == FE_CG_DRIVE_DEVICE && !gpu->device_loops) continue;
+    if (drives[d] != FE_CG_DRIVE_KERNEL && !deterministic) continue;
+    if (drives[d] == FE_CG_DRIVE_SYNC && !first) continue;
     const int logs = drives[d] != FE_CG_DRIVE_SYNC;
     struct fe_cg_options opt = {.rtol = 1e-11, .jacobi = 1, .drive = drives[d]};
     struct fe_cg_result now[FE_CG_MANY], later[FE_CG_MANY], extra;
@@ -647,20 +658,21 @@ static void cg_log(const struct fe_backend *gpu)
         if (pass) CHECK(later[i].pending == logs && later[i].drive == drives[d]);
       }
     CHECK(fe_cg_log_count(log) == (logs ? FE_CG_MANY : 0));
-    opt.max_iterations = 500; /* no room left: read at once */
-    CHECK_OK(fe_vec_set(y.vx, 0.0));
-    CHECK_OK(fe_cg_solve(y.cg, y.a, y.vb, y.vx, &opt, &extra));
-    same_result(&extra, &now[0]);
+    opt.max_iterations = 500;
+    for (int other = 0; other < 2 && first; other++) { /* no room left; another backend's log */
+      opt.log = other ? cpu_log : log;
+      CHECK_OK(fe_vec_set(y.vx, 0.0));
+      CHECK_OK(fe_cg_solve(y.cg, y.a, y.vb, y.vx, &opt, &extra));
+      same_result(&extra, &now[0]);
+    }
+    CHECK(fe_cg_log_count(cpu_log) == 0);
     CHECK_OK(fe_cg_log_read(log));
     CHECK(fe_cg_log_count(log) == 0);
     CHECK(now[0].converged && !now[1].converged && now[1].iterations == 2);
     for (int i = 0; i < FE_CG_MANY; i++) same_result(&later[i], &now[i]);
-    if (!logs) continue;
-    struct fe_cg *cg[2] = {y.cg, y2.cg}; /* a batch, logged whole */
-    const struct fe_vec *b[2] = {y.vb, y2.vb};
-    struct fe_vec *x[2] = {y.vx, y2.vx};
+    if (!logs || dim == 3) continue; /* 3D: a batch is not one kernel */
     struct fe_cg_result many[2], logged[2];
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < 2; pass++) { /* a batch, logged whole */
       opt.log = pass ? log : NULL;
       CHECK_OK(fe_vec_set(y.vx, 0.0));
       CHECK_OK(fe_vec_set(y2.vx, 0.0));
@@ -670,11 +682,31 @@ static void cg_log(const struct fe_backend *gpu)
     CHECK_OK(fe_cg_log_read(log));
     for (int j = 0; j < 2; j++) same_result(&logged[j], &many[j]);
     CHECK(many[0].converged && many[1].converged);
+    if (!first) continue;
+    for (int i = 0; i < FE_CG_MANY - 1; i++) { /* a batch of two where one state has room */
+      opt.log = log;
+      CHECK_OK(fe_cg_solve(y.cg, y.a, y.vb, y.vx, &opt, &later[i]));
+    }
+    CHECK(fe_cg_log_count(log) == FE_CG_MANY - 1);
+    CHECK_OK(fe_vec_set(y.vx, 0.0));
+    CHECK_OK(fe_vec_set(y2.vx, 0.0));
+    CHECK_OK(fe_cg_solve_many(2, cg, y.a, b, x, &opt, logged));
+    CHECK(!logged[0].pending && !logged[1].pending && fe_cg_log_count(log) == FE_CG_MANY - 1);
+    for (int j = 0; j < 2; j++) same_result(&logged[j], &many[j]);
+    CHECK_OK(fe_cg_log_read(log));
   }
   fe_cg_log_destroy(log);
+  fe_cg_log_destroy(cpu_log);
   system_destroy(gpu, &y);
   system_destroy(gpu, &y2);
   meshgen_free(m);
+}
+
+static void cg_log(const struct fe_backend *gpu)
+{
+  cg_log_on(gpu, 2, 1, 1);
+  cg_log_on(gpu, 2, 0, 0);
+  cg_log_on(gpu, 3, 0, 0);
 }
 
 /* CG of several systems at once on the GPU against one by one (cg_many_checks.h), every
