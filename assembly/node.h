@@ -82,22 +82,15 @@ FE_HOST_DEVICE static inline double fe_node_facet_load(int d, long n, const int 
   return sum;
 }
 
-/* y_n after the lifting of interior node n: y_n += scale E_nj x_j over the
- * Dirichlet vertices j of its boundary cells (full matrices elift, at
- * bindex[c]), added one by one in incidence order. */
-FE_HOST_DEVICE static inline double fe_node_lift(int nv, long n, const int *inc_ptr, const int *inc,
-                                                 const int *cells, const unsigned char *dmask,
-                                                 const int *bindex, const double *elift,
-                                                 double scale, const double *x, double y_n)
+/* y_n after the lifting of lift node i (fe_space's lift lists): y_n += scale E_nj x_j over the
+ * Dirichlet vertices j of its boundary cells (full matrices elift), term k the entry
+ * elift[entry[k]] times x[col[k]], added one by one in incidence order, then the cell's
+ * vertex order. */
+FE_HOST_DEVICE static inline double fe_node_lift(long i, const int *ptr, const int *entry,
+                                                 const int *col, const double *elift, double scale,
+                                                 const double *x, double y_n)
 {
-  for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++) {
-    const int c = inc[k] / nv, i = inc[k] % nv;
-    const unsigned dm = dmask[c];
-    if (!(dm & 15u) || ((dm >> i) & 1u)) continue;
-    const double *el = elift + (long)bindex[c] * nv * nv;
-    for (int j = 0; j < nv; j++)
-      if ((dm >> j) & 1u) y_n += scale * el[i * nv + j] * x[cells[(long)c * nv + j]];
-  }
+  for (int k = ptr[i]; k < ptr[i + 1]; k++) y_n += scale * elift[entry[k]] * x[col[k]];
   return y_n;
 }
 

@@ -1,5 +1,6 @@
 #include "assembly/space.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,11 +26,46 @@ static void build_dmask(const struct fe_mesh *m, const unsigned char *isd, const
     }
 }
 
-/* The nodes of the boundary cells (cells with a Dirichlet vertex) that are no Dirichlet
- * nodes, ascending: the rows the lifting changes. */
-static int lift_nodes(const struct fe_mesh *m, struct fe_space *s, const unsigned char *dmask,
-                      int **out)
+/* The lifting's lists (fe_space.lift_*): the nodes of the boundary cells (cells with a Dirichlet
+ * vertex) that are no Dirichlet nodes, ascending (every copy of such an unknown): the rows the
+ * lifting changes; and each one's terms, the Dirichlet vertices of its boundary cells in
+ * incidence order, then vertex order (fe_node_lift). */
+struct lift_lists {
+  long n_nodes, n_terms;
+  int *nodes, *ptr, *entry, *col;
+};
+
+/* The terms of node n (incidence ptr/inc), counted (out NULL) or written from position k on;
+ * their number. */
+static long lift_terms(const struct fe_mesh *m, const int *ptr, const int *inc,
+                       const unsigned char *dmask, const int *bindex, int n, struct lift_lists *out,
+                       long k)
 {
+  const int nv = m->nv;
+  long terms = 0;
+  for (int a = ptr[n]; a < ptr[n + 1]; a++) {
+    const int c = inc[a] / nv, i = inc[a] % nv;
+    const unsigned dm = dmask[c];
+    if (!(dm & 15u) || ((dm >> i) & 1u)) continue;
+    for (int j = 0; j < nv; j++) {
+      if (!((dm >> j) & 1u)) continue;
+      if (out) {
+        out->entry[k + terms] = (bindex[c] * nv + i) * nv + j;
+        out->col[k + terms] = m->cells[(long)c * nv + j];
+      }
+      terms++;
+    }
+  }
+  return terms;
+}
+
+static int lift_lists(const struct fe_mesh *m, const struct fe_space *s, const int *ptr,
+                      const int *inc, const unsigned char *dmask, const int *bindex,
+                      struct lift_lists *l)
+{
+  FE_CHECK(s->n_bcells <= INT_MAX / s->nk, FE_ERR_RESOURCE,
+           "%ld cells with a Dirichlet vertex: at most %d (the lifting's lists are int)",
+           s->n_bcells, INT_MAX / s->nk);
   unsigned char *mark;
   FE_CALL(fe_calloc((size_t)m->n_nodes + 1, 1, &mark));
   for (long c = 0; c < m->n_cells; c++)
@@ -39,12 +75,30 @@ static int lift_nodes(const struct fe_mesh *m, struct fe_space *s, const unsigne
         if (!s->is_dirichlet_host[n]) mark[fe_mesh_owner(m, n)] = 1;
       }
   for (int n = 0; n < m->n_nodes; n++) mark[n] = mark[fe_mesh_owner(m, n)]; /* every copy */
-  s->n_lift_nodes = 0;
-  for (int n = 0; n < m->n_nodes; n++) s->n_lift_nodes += mark[n];
-  const int err = fe_malloc((size_t)(s->n_lift_nodes + 1) * sizeof(int), out);
-  if (!err)
-    for (int n = 0, k = 0; n < m->n_nodes; n++)
-      if (mark[n]) (*out)[k++] = n;
+  l->n_nodes = l->n_terms = 0;
+  for (int n = 0; n < m->n_nodes; n++)
+    if (mark[n]) {
+      l->n_nodes++;
+      l->n_terms += lift_terms(m, ptr, inc, dmask, bindex, n, NULL, 0);
+    }
+  int err = l->n_terms <= INT_MAX
+                ? FE_SUCCESS
+                : fe_error_raise(FE_ERR_RESOURCE, __FILE__, __LINE__,
+                                 "%ld terms in the lifting: at most %d (int)", l->n_terms, INT_MAX);
+  if (!err) err = fe_malloc((size_t)(l->n_nodes + 1) * sizeof(int), &l->nodes);
+  if (!err) err = fe_malloc((size_t)(l->n_nodes + 1) * sizeof(int), &l->ptr);
+  if (!err) err = fe_malloc((size_t)(l->n_terms + 1) * sizeof(int), &l->entry);
+  if (!err) err = fe_malloc((size_t)(l->n_terms + 1) * sizeof(int), &l->col);
+  if (!err) {
+    long i = 0, k = 0;
+    l->ptr[0] = 0;
+    for (int n = 0; n < m->n_nodes; n++)
+      if (mark[n]) {
+        l->nodes[i] = n;
+        k += lift_terms(m, ptr, inc, dmask, bindex, n, l, k);
+        l->ptr[++i] = (int)k;
+      }
+  }
   free(mark);
   return err;
 }
@@ -71,8 +125,7 @@ static int copies(const struct fe_mesh *m, struct fe_space *s)
   return err;
 }
 
-int fe_mesh_halo_create(const struct fe_backend *be, const struct fe_mesh *m,
-                        struct fe_halo **halo)
+int fe_mesh_halo_create(const struct fe_backend *be, const struct fe_mesh *m, struct fe_halo **halo)
 {
   *halo = NULL;
   const size_t copies = (size_t)m->n_aliased, remote = (size_t)m->n_ghost;
@@ -143,13 +196,15 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
     for (long c = 0; c < m->n_cells; c++)
       if (dmask[c] & 15u) s->bcells_host[k++] = (int)c;
   }
-  int *bindex = NULL, *lift = NULL;
-  if (!err) err = lift_nodes(m, s, dmask, &lift);
+  int *bindex = NULL;
+  struct lift_lists lift = {0};
   if (!err) err = fe_malloc(((size_t)m->n_cells + 1) * sizeof(int), &bindex);
   if (!err) {
     for (long c = 0; c < m->n_cells; c++) bindex[c] = -1;
     for (long b = 0; b < s->n_bcells; b++) bindex[s->bcells_host[b]] = (int)b;
   }
+  if (!err) err = lift_lists(m, s, ptr, inc, dmask, bindex, &lift);
+  s->n_lift_nodes = lift.n_nodes;
   const size_t nent = (size_t)m->n_cells * m->nv;
   const size_t ninc = err ? 0 : (size_t)ptr[m->n_nodes]; /* with copies: each, per copy */
   if (!err) err = upload(s, (size_t)m->n_nodes * m->dim * sizeof(double), m->coords, &s->coords);
@@ -158,14 +213,20 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
   if (!err) err = upload(s, (size_t)s->n_dirichlet * sizeof(int), s->dirichlet_host, &s->dirichlet);
   if (!err) err = upload(s, (size_t)s->n_bcells * sizeof(int), s->bcells_host, &s->bcells);
   if (!err) err = upload(s, (size_t)m->n_cells * sizeof(int), bindex, &s->bindex);
-  if (!err) err = upload(s, (size_t)s->n_lift_nodes * sizeof(int), lift, &s->lift_nodes);
+  if (!err) err = upload(s, (size_t)lift.n_nodes * sizeof(int), lift.nodes, &s->lift_nodes);
+  if (!err) err = upload(s, (size_t)(lift.n_nodes + 1) * sizeof(int), lift.ptr, &s->lift_ptr);
+  if (!err) err = upload(s, (size_t)lift.n_terms * sizeof(int), lift.entry, &s->lift_entry);
+  if (!err) err = upload(s, (size_t)lift.n_terms * sizeof(int), lift.col, &s->lift_col);
   if (!err) err = upload(s, ((size_t)m->n_nodes + 1) * sizeof(int), ptr, &s->inc_ptr);
   if (!err) err = upload(s, ninc * sizeof(int), inc, &s->inc);
   free(ptr);
   free(inc);
   free(dmask);
   free(bindex);
-  free(lift);
+  free(lift.nodes);
+  free(lift.ptr);
+  free(lift.entry);
+  free(lift.col);
   double any[2] = {(double)s->n_bcells, (double)s->n_dirichlet};
   if (!err) err = fe_comm_allreduce(be->comm, any, 2, FE_REDUCE_MAX);
   s->any_bcells = any[0] > 0;
@@ -182,8 +243,9 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
 void fe_space_destroy(struct fe_space *s)
 {
   if (!s) return;
-  void *dev[] = {s->coords, s->cells,   s->dmask, s->dirichlet,  s->bcells,
-                 s->bindex, s->inc_ptr, s->inc,   s->lift_nodes, s->owner};
+  void *dev[] = {s->coords,     s->cells,    s->dmask, s->dirichlet,  s->bcells,
+                 s->bindex,     s->inc_ptr,  s->inc,   s->lift_nodes, s->lift_ptr,
+                 s->lift_entry, s->lift_col, s->owner};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) fe_backend_free(s->be, dev[i]);
   fe_halo_destroy(s->halo);
   free(s->dirichlet_host);

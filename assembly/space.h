@@ -51,6 +51,11 @@ struct fe_space {
   long n_lift_nodes;
   int *lift_nodes;        /* the other nodes of the boundary cells, ascending: the rows
                              the lifting of Dirichlet values changes */
+  int *lift_ptr;          /* n_lift_nodes + 1: each lift node's terms (fe_node_lift), */
+  int *lift_entry;        /* each the entry of a boundary cell's full matrix (its offset in
+                             the lift storage: bindex * nv * nv + row * nv + column), */
+  int *lift_col;          /* and the Dirichlet node it multiplies; in the node's incidence
+                             order, then its cells' vertex order */
   int *inc_ptr;           /* n_nodes + 1 */
   int *inc;               /* cell * nv + local vertex, per node, ascending, of the cells
                              around every copy of the node's unknown */

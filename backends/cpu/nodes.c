@@ -18,8 +18,7 @@ int fe_lift_cpu(const struct fe_space *s, const double *elift, double scale, con
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < s->n_lift_nodes; i++) {
     const int n = s->lift_nodes[i];
-    y[n] = fe_node_lift(s->nv, n, s->inc_ptr, s->inc, s->cells, s->dmask, s->bindex, elift, scale,
-                        x, y[n]);
+    y[n] = fe_node_lift(i, s->lift_ptr, s->lift_entry, s->lift_col, elift, scale, x, y[n]);
   }
   return FE_SUCCESS;
 }

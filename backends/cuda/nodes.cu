@@ -6,17 +6,17 @@
 
 #define THREADS 256
 
-/* y_n += scale * sum over the boundary cells at interior node n of E_{n j} x_j,
- * j Dirichlet: a gather per node, so the sums have a fixed order. */
-__global__ void lift_kernel(long n_lift, const int *lift_nodes, int nv, const int *inc_ptr,
-                            const int *inc, const int *cells, const unsigned char *dmask,
-                            const int *bindex, const double *elift, double scale, const double *x,
+/* y_n += scale * sum over the boundary cells at lift node n of E_{n j} x_j, j Dirichlet: a
+ * gather per node, so the sums have a fixed order; its terms listed at set-up, so that a
+ * thread's loads do not wait for one another (fe_space's lift lists). */
+__global__ void lift_kernel(long n_lift, const int *lift_nodes, const int *ptr, const int *entry,
+                            const int *col, const double *elift, double scale, const double *x,
                             double *y)
 {
   const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (i >= n_lift) return;
   const int n = lift_nodes[i];
-  y[n] = fe_node_lift(nv, n, inc_ptr, inc, cells, dmask, bindex, elift, scale, x, y[n]);
+  y[n] = fe_node_lift(i, ptr, entry, col, elift, scale, x, y[n]);
 }
 
 int fe_lift_cuda(const struct fe_space *s, const double *elift, double scale, const double *x,
@@ -24,9 +24,8 @@ int fe_lift_cuda(const struct fe_space *s, const double *elift, double scale, co
 {
   if (!s->n_lift_nodes) return FE_SUCCESS;
   const unsigned nb = (unsigned)((s->n_lift_nodes + THREADS - 1) / THREADS);
-  lift_kernel<<<nb, THREADS, 0, fe_cuda_stream(s->be)>>>(s->n_lift_nodes, s->lift_nodes, s->nv,
-                                                         s->inc_ptr, s->inc, s->cells, s->dmask,
-                                                         s->bindex, elift, scale, x, y);
+  lift_kernel<<<nb, THREADS, 0, fe_cuda_stream(s->be)>>>(
+      s->n_lift_nodes, s->lift_nodes, s->lift_ptr, s->lift_entry, s->lift_col, elift, scale, x, y);
   FE_CUDA_LAUNCHED("lift_kernel");
   return FE_SUCCESS;
 }
