@@ -88,29 +88,68 @@ static int not_finite(const struct fe_expr *e, const char *parent, const struct 
   return not_finite_at(e, parent, m, cell < 0 ? AT_NODE : AT_CENTROID, cell, p, t, v);
 }
 
+/* The values at items 0..n-1 (nodes, cells, ...): value(i, arg, 0) writes item i's and is
+ * nonzero where they are wrong.  Evaluated in parallel; the first wrong item is evaluated again
+ * with its message (value(i, arg, 1) returns the error), so that the message names the same
+ * item whatever the threads. */
+static int eval_items(long n, int (*value)(long i, const void *arg, int report), const void *arg)
+{
+  long bad = n;
+#pragma omp parallel for schedule(static) reduction(min : bad)
+  for (long i = 0; i < n; i++)
+    if (i < bad && value(i, arg, 0)) bad = i;
+  return bad < n ? value(bad, arg, 1) : FE_SUCCESS;
+}
+
+struct at_nodes {
+  const struct fe_expr *e;
+  const struct fe_mesh *m;
+  double t;
+  double *out;
+};
+
+static int node_value(long n, const void *arg, int report)
+{
+  const struct at_nodes *a = arg;
+  double p[3];
+  node_point(a->m, n, p);
+  a->out[n] = fe_expr_eval(a->e, p, a->t);
+  if (isfinite(a->out[n])) return FE_SUCCESS;
+  return report ? not_finite(a->e, NULL, a->m, -1, p, a->t, a->out[n]) : 1;
+}
+
 int fe_eval_nodes(const struct fe_expr *e, const struct fe_mesh *m, double t, double *out)
 {
+  const struct at_nodes a = {.e = e, .m = m, .t = t, .out = out};
+  return eval_items(m->n_nodes, node_value, &a);
+}
+
+struct velocity_at {
+  const struct fe_case *c;
+  const struct fe_mesh *m;
+  double t;
+  double *out;
+};
+
+static int velocity_value(long n, const void *arg, int report)
+{
+  const struct velocity_at *a = arg;
+  const struct fe_mesh *m = a->m;
   double p[3];
-  for (long n = 0; n < m->n_nodes; n++) {
-    node_point(m, n, p);
-    out[n] = fe_expr_eval(e, p, t);
-    if (!isfinite(out[n])) return not_finite(e, NULL, m, -1, p, t, out[n]);
+  node_point(m, n, p);
+  for (int d = 0; d < m->dim; d++) {
+    const double v = fe_expr_eval(a->c->velocity[d], p, a->t);
+    if (!isfinite(v))
+      return report ? not_finite(a->c->velocity[d], "<velocity>", m, -1, p, a->t, v) : 1;
+    a->out[n * m->dim + d] = v;
   }
   return FE_SUCCESS;
 }
 
 int fe_eval_velocity(const struct fe_case *c, const struct fe_mesh *m, double t, double *out)
 {
-  double p[3];
-  for (long n = 0; n < m->n_nodes; n++) {
-    node_point(m, n, p);
-    for (int a = 0; a < m->dim; a++) {
-      double v = fe_expr_eval(c->velocity[a], p, t);
-      if (!isfinite(v)) return not_finite(c->velocity[a], "<velocity>", m, -1, p, t, v);
-      out[n * m->dim + a] = v;
-    }
-  }
-  return FE_SUCCESS;
+  const struct velocity_at a = {.c = c, .m = m, .t = t, .out = out};
+  return eval_items(m->n_nodes, velocity_value, &a);
 }
 
 /* Positive semi-definite by the principal minors (tolerance relative to the
@@ -152,6 +191,39 @@ static int not_psd(const struct fe_case *c, const struct fe_tracer *tr, const st
            m->dim == 2 ? "xx xy yy" : "xx xy xz yy yz zz", values, point, t, why);
 }
 
+/* A tracer's coefficient at the cells' centroids. */
+struct at_cells {
+  const struct fe_case *c;
+  const struct fe_tracer *tr;
+  const struct fe_mesh *m;
+  double t;
+  double *out;
+};
+
+static int diffusivity_value(long e, const void *arg, int report)
+{
+  const struct at_cells *a = arg;
+  const struct fe_tracer *tr = a->tr;
+  const int d = a->m->dim, ns = FE_NSYM(d);
+  double *s = a->out + e * ns, p[3];
+  centroid(a->m, e, p);
+  for (int k = 0; k < tr->n_diffusivity; k++) {
+    s[k] = fe_expr_eval(tr->diffusivity[k], p, a->t);
+    if (!isfinite(s[k]))
+      return report ? not_finite(tr->diffusivity[k], tr->n_diffusivity > 1 ? "<diffusivity>" : NULL,
+                                 a->m, e, p, a->t, s[k])
+                    : 1;
+  }
+  if (tr->n_diffusivity == 1) {
+    double k = s[0];
+    for (int j = 0; j < ns; j++) s[j] = 0;
+    for (int b = 0, j = 0; b < d; j += d - b, b++) s[j] = k; /* diagonal slots: 0, d, ... */
+  }
+  char why[96];
+  if (is_psd(d, s, why, sizeof why)) return FE_SUCCESS;
+  return report ? not_psd(a->c, tr, a->m, e, s, p, a->t, why) : 1;
+}
+
 int fe_eval_diffusivity(const struct fe_case *c, const struct fe_tracer *tr,
                         const struct fe_mesh *m, double t, double *out)
 {
@@ -162,43 +234,32 @@ int fe_eval_diffusivity(const struct fe_case *c, const struct fe_tracer *tr,
            "components %s",
            fe_path_shown(c->path, shown, sizeof shown), tr->diffusivity_line, tr->n_diffusivity, d,
            ns, d == 2 ? "xx xy yy" : "xx xy xz yy yz zz");
+  const struct at_cells a = {.c = c, .tr = tr, .m = m, .t = t, .out = out};
+  return eval_items(m->n_cells, diffusivity_value, &a);
+}
+
+static int absorption_value(long e, const void *arg, int report)
+{
+  const struct at_cells *a = arg;
+  const struct fe_tracer *tr = a->tr;
   double p[3];
-  for (long e = 0; e < m->n_cells; e++) {
-    double *s = out + e * ns;
-    centroid(m, e, p);
-    for (int k = 0; k < tr->n_diffusivity; k++) {
-      s[k] = fe_expr_eval(tr->diffusivity[k], p, t);
-      if (!isfinite(s[k]))
-        return not_finite(tr->diffusivity[k], tr->n_diffusivity > 1 ? "<diffusivity>" : NULL, m, e,
-                          p, t, s[k]);
-    }
-    if (tr->n_diffusivity == 1) {
-      double k = s[0];
-      for (int j = 0; j < ns; j++) s[j] = 0;
-      for (int a = 0, j = 0; a < d; j += d - a, a++) s[j] = k; /* diagonal slots: 0, d, ... */
-    }
-    char why[96];
-    if (!is_psd(d, s, why, sizeof why)) return not_psd(c, tr, m, e, s, p, t, why);
-  }
-  return FE_SUCCESS;
+  centroid(a->m, e, p);
+  const double v = a->out[e] = fe_expr_eval(tr->absorption, p, a->t);
+  if (!isfinite(v)) return report ? not_finite(tr->absorption, NULL, a->m, e, p, a->t, v) : 1;
+  if (v >= 0) return FE_SUCCESS;
+  if (!report) return 1;
+  char point[200], shown[FE_QUOTE_SIZE], text[FE_QUOTE_SIZE];
+  FE_RAISE(FE_ERR_INPUT, "%s:%d: <absorption>: %s is %g at %s, t = %g; expected a rate >= 0",
+           fe_path_shown(a->c->path, shown, sizeof shown), tr->absorption_line,
+           fe_quote(fe_expr_text(tr->absorption), FE_QUOTE_MAX, text, sizeof text), v,
+           point_name(a->m, AT_CENTROID, e, p, point, sizeof point), a->t);
 }
 
 int fe_eval_absorption(const struct fe_case *c, const struct fe_tracer *tr, const struct fe_mesh *m,
                        double t, double *out)
 {
-  double p[3];
-  char point[200], shown[FE_QUOTE_SIZE], text[FE_QUOTE_SIZE];
-  for (long e = 0; e < m->n_cells; e++) {
-    centroid(m, e, p);
-    out[e] = fe_expr_eval(tr->absorption, p, t);
-    if (!isfinite(out[e])) return not_finite(tr->absorption, NULL, m, e, p, t, out[e]);
-    FE_CHECK(out[e] >= 0, FE_ERR_INPUT,
-             "%s:%d: <absorption>: %s is %g at %s, t = %g; expected a rate >= 0",
-             fe_path_shown(c->path, shown, sizeof shown), tr->absorption_line,
-             fe_quote(fe_expr_text(tr->absorption), FE_QUOTE_MAX, text, sizeof text), out[e],
-             point_name(m, AT_CENTROID, e, p, point, sizeof point), t);
-  }
-  return FE_SUCCESS;
+  const struct at_cells a = {.c = c, .tr = tr, .m = m, .t = t, .out = out};
+  return eval_items(m->n_cells, absorption_value, &a);
 }
 
 int fe_eval_dirichlet(const struct fe_tracer *tr, const struct fe_mesh *m, const struct fe_bcs *bcs,
@@ -252,20 +313,33 @@ int fe_eval_neumann(const struct fe_tracer *tr, const struct fe_mesh *m, const s
 }
 
 /* Loads by quadrature evaluate the source at the points of each cell's rule. */
-static int eval_cell_points(const struct fe_expr *e, const struct fe_mesh *m, double t)
-{
+struct at_cell_points {
+  const struct fe_expr *e;
+  const struct fe_mesh *m;
   struct fe_quadrature q;
-  fe_quadrature_simplex(m->dim, &q);
-  for (long c = 0; c < m->n_cells; c++) {
-    double x[4][3] = {{0}}, p[3];
-    fe_cell_coords(m->dim, m->cells, m->coords, c, x);
-    for (int k = 0; k < q.n; k++) {
-      fe_quadrature_point(&q, k, m->dim, x, p);
-      const double v = fe_expr_eval(e, p, t);
-      if (!isfinite(v)) return not_finite_at(e, NULL, m, AT_CELL_POINT, c, p, t, v);
-    }
+  double t;
+};
+
+static int cell_points_value(long c, const void *arg, int report)
+{
+  const struct at_cell_points *a = arg;
+  const struct fe_mesh *m = a->m;
+  double x[4][3] = {{0}}, p[3];
+  fe_cell_coords(m->dim, m->cells, m->coords, c, x);
+  for (int k = 0; k < a->q.n; k++) {
+    fe_quadrature_point(&a->q, k, m->dim, x, p);
+    const double v = fe_expr_eval(a->e, p, a->t);
+    if (!isfinite(v))
+      return report ? not_finite_at(a->e, NULL, m, AT_CELL_POINT, c, p, a->t, v) : 1;
   }
   return FE_SUCCESS;
+}
+
+static int eval_cell_points(const struct fe_expr *e, const struct fe_mesh *m, double t)
+{
+  struct at_cell_points a = {.e = e, .m = m, .t = t};
+  fe_quadrature_simplex(m->dim, &a.q);
+  return eval_items(m->n_cells, cell_points_value, &a);
 }
 
 /* ... and the Neumann fluxes at the points of each Neumann facet's rule. */
