@@ -165,6 +165,7 @@ static void destroy(struct fe_backend *be)
   if (c->sparse) cusparseDestroy(c->sparse);
   cudaFree(c->partials);
   cudaFree(c->cg_partials);
+  cudaFree(c->cg_scratch);
   cudaFree(c->result);
   cudaFree(c->done_blocks);
   cudaFreeHost(c->host);

@@ -39,6 +39,8 @@ struct fe_cuda_ctx {
   int cg_blocks;          /* for this many blocks (one per FE_REDUCE_THREADS threads the GPU
                              holds); allocated on first use */
   long cg_kernel_nodes[2]; /* the largest meshes, 2D and 3D, whose CG runs as one kernel */
+  double *cg_scratch;      /* its vectors beyond the solvers' (lma_cg.cu: s), grown on demand */
+  size_t cg_scratch_doubles;
   struct {
     const void *kernel;
     int per_sm;

@@ -1,16 +1,16 @@
 /* CG's whole solve on LMA's stored matrices as one persistent kernel (issue 15: a CG iteration
  * on a small mesh costs its launches, not its bytes).  A cooperative grid, each thread up to
- * a few nodes (their values of p and q kept in registers from one phase to the next), runs
- * what cg.cu's kernels run, with two or three grid-wide barriers per iteration instead of five
- * launches:
- *   apply: p = z + beta p made at every vertex the apply reads, q = A' p, p . q; by each node's
- *          row (a gather over its incidence: 2D), or the cells' products, a barrier, and their
- *          sums per node (3D); no atomics either way;
- *   update: x += alpha p, r -= alpha q, z = r .* dinv, p stored, r . z, r . r;
+ * a few nodes (their p kept in registers from one iteration to the next), runs CG with one
+ * reduction per iteration (Chronopoulos and Gear's recurrences, lma_cg_kernel), so that one
+ * grid-wide barrier ends an iteration (two in 3D), where five launches did:
+ *   the apply: w = A' z, z made at every vertex the apply reads from the last iteration's r,
+ *          w and s; by each node's row (a gather over its incidence: 2D), or the cells'
+ *          products, a barrier, and their sums per node (3D); no atomics either way;
+ *   with it, at the thread's own nodes: s, p, x, r and z updated, and r . z, z . w, r . r;
  * every sum a fixed-order reduction of per-block partials that every block makes alike, so each
  * block keeps the same state (fe_cg_state_start, fe_cg_state_record) and stops with the others.
- * Deterministic, and within round-off of the launched kernels (their sums run in another
- * order; the apply's are the deterministic apply's bits). */
+ * Deterministic, and within round-off of the launched kernels' CG (the same iterates in exact
+ * arithmetic; their sums run in another order). */
 #include <cooperative_groups.h>
 
 #include "assembly/node.h"
@@ -31,6 +31,7 @@ struct lma_cg_args {
   int max_iterations;
   double *work;     /* CELLS: the cells' products, n_cells * (D + 1) */
   double *partials; /* [set 0, 1][system][3 sums][block] */
+  double *scratch;  /* [system][set 0, 1][n]: s (cg_sets) */
   struct fe_cg_state *gathered;
 };
 
@@ -140,14 +141,56 @@ static __device__ void grid_sums(const struct lma_cg_args &a, int set, int j, in
   }
 }
 
-/* M: the most systems, K: the most nodes a thread takes (their p and q in registers); CELLS:
- * the apply as the cells' products, then the grid's barrier, then their sums per node (one
- * system), else by rows. */
+/* System j's vectors of the single-reduction recurrences, set b of two (the set an iteration
+ * reads at other nodes, the other the set it writes): the residual r in the solver's r and z,
+ * w = A z in its p and q, s = A p in the kernel's scratch. */
+struct cg_sets {
+  double *r, *w, *s;
+};
+
+static __device__ inline cg_sets sets_of(const struct lma_cg_args &a, int j, int b)
+{
+  return {b ? a.c.z[j] : a.c.r[j], b ? a.c.q[j] : a.c.p[j],
+          a.scratch + ((size_t)2 * j + b) * (size_t)a.n};
+}
+
+/* z = r .* dinv at node k (dinv NULL: z = r). */
+static __device__ inline double precondition(const double *dinv, long k, double r)
+{
+  return dinv ? r * __ldg(dinv + k) : r;
+}
+
+/* Iteration it's s and r at node k from the set it reads (now), with its alpha and beta: one
+ * expression, so that node k's values are the same bits wherever they are made. */
+static __device__ inline double s_next(const cg_sets &now, double be, int it, long k)
+{
+  return it ? now.w[k] + be * now.s[k] : now.w[k];
+}
+
+static __device__ inline double r_next(const cg_sets &now, double al, long k, double s)
+{
+  return now.r[k] - al * s;
+}
+
+/* M: the most systems, K: the most nodes a thread takes (their p in registers); CELLS: the
+ * apply as the cells' products, then the grid's barrier, then their sums per node (one
+ * system), else by rows.
+ *
+ * CG with one reduction per iteration (Chronopoulos and Gear, J. Comput. Appl. Math. 25,
+ * 1989; PETSc's KSPCG with -ksp_cg_single_reduction): with w = A z and s = A p kept by
+ * recurrence, an iteration is
+ *   s = w + beta s, p = z + beta p, x += alpha p, r -= alpha s, z = r .* dinv, w = A z,
+ *   then gamma = r . z, delta = z . w and r . r summed at once, beta = gamma / gamma_old,
+ *   alpha = gamma / (delta - beta gamma / alpha_old),
+ * the same iterates as CG's in exact arithmetic.  The apply reads z at other nodes: each
+ * makes it there from the last iteration's r, w and s, which the iteration's writes (the
+ * other set) leave alone, so that one barrier (two with CELLS) ends an iteration. */
 template <int D, int ST, int M, int K, bool CELLS>
 __global__ void __launch_bounds__(FE_REDUCE_THREADS, 3) lma_cg_kernel(struct lma_cg_args a)
 {
   static_assert(!CELLS || M == 1, "one work array: one system");
   __shared__ struct fe_cg_state st[FE_CG_MANY];
+  __shared__ double alpha[FE_CG_MANY], beta[FE_CG_MANY];
   cg::grid_group grid = cg::this_grid();
   const long first = blockIdx.x * (long)blockDim.x + threadIdx.x,
              stride = (long)gridDim.x * blockDim.x; /* the cells' (grid-stride) */
@@ -157,25 +200,24 @@ __global__ void __launch_bounds__(FE_REDUCE_THREADS, 3) lma_cg_kernel(struct lma
              node_end = blockIdx.x * span + span < a.n ? blockIdx.x * span + span : a.n;
   const int m = a.c.m;
   const double *dinv = a.dinv;
-  /* start: q = A' x, r = b - q, z = r .* dinv, and b . b, r . r, r . z (cg_residual_kernel's) */
+  /* start: r = b - A' x into set 0, and b . b, r . r, r . z (cg_residual_kernel's) */
   if constexpr (CELLS) {
     const double *x = a.c.x[0];
-    cell_products<D, ST>(a, first, stride, [&](int k) { return x[k]; });
+    cell_products<D, ST>(a, first, stride, [&](long k) { return x[k]; });
     grid.sync();
   }
   for (int j = 0; j < m; j++) {
     const double *x = a.c.x[j], *b = a.c.b[j];
-    double *r = a.c.r[j], *z = a.c.z[j];
+    double *r = sets_of(a, j, 0).r;
     double v[3] = {0, 0, 0};
 #pragma unroll
     for (int t = 0; t < K; t++) {
       const long n = node0 + t * (long)blockDim.x;
       if (n >= node_end) break;
       const double bn = b[n],
-                   rn = bn - node_product<D, ST, CELLS>(a, n, [&](int k) { return x[k]; });
-      const double zn = dinv ? rn * __ldg(dinv + n) : rn;
+                   rn = bn - node_product<D, ST, CELLS>(a, n, [&](long k) { return x[k]; });
+      const double zn = precondition(dinv, n, rn);
       r[n] = rn;
-      z[n] = zn;
       v[0] += bn * bn;
       v[1] += rn * rn;
       v[2] += rn * zn;
@@ -192,18 +234,49 @@ __global__ void __launch_bounds__(FE_REDUCE_THREADS, 3) lma_cg_kernel(struct lma
       fe_cg_state_start(&st[j], a.rtol, a.atol, a.max_iterations);
     }
   }
+  /* and w = A' z into set 0, z . w: the first alpha */
+  if constexpr (CELLS) {
+    const double *r = sets_of(a, 0, 0).r;
+    cell_products<D, ST>(a, first, stride, [&](long k) { return precondition(dinv, k, r[k]); });
+    grid.sync();
+  }
+  for (int j = 0; j < m; j++) {
+    const cg_sets now = sets_of(a, j, 0);
+    double v[3] = {0, 0, 0};
+#pragma unroll
+    for (int t = 0; t < K; t++) {
+      const long n = node0 + t * (long)blockDim.x;
+      if (n >= node_end) break;
+      const double wn = node_product<D, ST, CELLS>(
+          a, n, [&](long k) { return precondition(dinv, k, now.r[k]); });
+      now.w[n] = wn;
+      v[0] += precondition(dinv, n, now.r[n]) * wn;
+    }
+    block_partials(a, 1, j, v);
+  }
+  grid.sync();
+  for (int j = 0; j < m; j++) {
+    double v[3];
+    grid_sums(a, 1, j, half ^= 1, v);
+    if (threadIdx.x == 0) {
+      st[j].pq = v[0];
+      alpha[j] = st[j].rz[0] / v[0];
+      beta[j] = 0;
+    }
+  }
   __syncthreads();
-  double pk[M][K], qk[M][K];
+  double pk[M][K];
   for (int it = 0;; it++) {
     int going = 0;
     for (int j = 0; j < m; j++) going |= st[j].go_on;
     if (!going) break;
-    /* apply: p and q of this thread's nodes into registers; p itself is read, not written */
+    const int set = it & 1; /* the set read (and the partials' set); the other is written */
     if constexpr (CELLS) {
-      const double *z = a.c.z[0], *p = a.c.p[0];
-      const double beta = it ? st[0].rz[0] / st[0].rz_old : 0;
-      cell_products<D, ST>(a, first, stride,
-                           [&](long k) { return it ? z[k] + beta * p[k] : z[k]; });
+      const cg_sets now = sets_of(a, 0, set);
+      const double al = alpha[0], be = beta[0];
+      cell_products<D, ST>(a, first, stride, [&](long k) {
+        return precondition(dinv, k, r_next(now, al, k, s_next(now, be, it, k)));
+      });
       grid.sync();
     }
 #pragma unroll
@@ -211,58 +284,47 @@ __global__ void __launch_bounds__(FE_REDUCE_THREADS, 3) lma_cg_kernel(struct lma
       if (j >= m) break;
       double v[3] = {0, 0, 0};
       if (st[j].go_on) {
-        const double *z = a.c.z[j], *p = a.c.p[j];
-        const double beta = it ? st[j].rz[0] / st[j].rz_old : 0;
-        auto direction = [&](long k) { return it ? z[k] + beta * p[k] : z[k]; };
+        const cg_sets now = sets_of(a, j, set), next = sets_of(a, j, set ^ 1);
+        const double al = alpha[j], be = beta[j];
+        double *x = a.c.x[j];
+        auto z_at = [&](long k) {
+          return precondition(dinv, k, r_next(now, al, k, s_next(now, be, it, k)));
+        };
 #pragma unroll
         for (int t = 0; t < K; t++) {
           const long n = node0 + t * (long)blockDim.x;
           if (n >= node_end) break;
-          qk[j][t] = node_product<D, ST, CELLS>(a, n, direction);
-          pk[j][t] = direction(n);
-          v[0] += pk[j][t] * qk[j][t];
-        }
-      }
-      block_partials(a, 1, j, v);
-    }
-    grid.sync();
-    /* update, and p stored: no row reads it any more */
-#pragma unroll
-    for (int j = 0; j < M; j++) {
-      if (j >= m) break;
-      double v[3];
-      grid_sums(a, 1, j, half ^= 1, v);
-      const double pq = v[0];
-      v[0] = v[1] = 0;
-      if (st[j].go_on) {
-        const double alpha = st[j].rz[0] / pq;
-        double *x = a.c.x[j], *r = a.c.r[j], *z = a.c.z[j], *p = a.c.p[j];
-#pragma unroll
-        for (int t = 0; t < K; t++) {
-          const long n = node0 + t * (long)blockDim.x;
-          if (n >= node_end) break;
-          x[n] += alpha * pk[j][t];
-          const double rn = r[n] - alpha * qk[j][t];
-          const double zn = dinv ? rn * __ldg(dinv + n) : rn;
-          r[n] = rn;
-          z[n] = zn;
-          p[n] = pk[j][t];
+          const double zo = precondition(dinv, n, now.r[n]);
+          const double pn = it ? zo + be * pk[j][t] : zo;
+          const double sn = s_next(now, be, it, n), rn = r_next(now, al, n, sn),
+                       zn = precondition(dinv, n, rn);
+          const double wn = node_product<D, ST, CELLS>(a, n, z_at);
+          x[n] += al * pn;
+          pk[j][t] = pn;
+          next.r[n] = rn;
+          next.w[n] = wn;
+          next.s[n] = sn;
           v[0] += rn * zn;
-          v[1] += rn * rn;
+          v[1] += zn * wn;
+          v[2] += rn * rn;
         }
       }
-      block_partials(a, 0, j, v);
-      if (threadIdx.x == 0 && st[j].go_on) st[j].pq = pq;
+      block_partials(a, set, j, v);
     }
     grid.sync();
     for (int j = 0; j < m; j++) {
       double v[3];
-      grid_sums(a, 0, j, half ^= 1, v);
+      grid_sums(a, set, j, half ^= 1, v);
       if (threadIdx.x == 0 && st[j].go_on) {
         st[j].rz_old = st[j].rz[0];
         st[j].rz[0] = v[0];
-        st[j].rz[1] = v[1];
-        fe_cg_state_record(&st[j]);
+        st[j].rz[1] = v[2];
+        if (fe_cg_state_record(&st[j])) {
+          const double be = v[0] / st[j].rz_old;
+          st[j].pq = v[1] - be * v[0] / alpha[j]; /* p . A p of the next direction */
+          alpha[j] = v[0] / st[j].pq;
+          beta[j] = be;
+        }
       }
     }
     __syncthreads();
@@ -309,19 +371,29 @@ static int grid_size(struct fe_cuda_ctx *x, long n, int *blocks)
   return FE_SUCCESS;
 }
 
-template <int D, int ST, int M, int K, bool CELLS>
+/* The kernel <D, ST, M, K, CELLS> on the grid of the variant of GM systems (its occupancy). */
+template <int D, int ST, int M, int K, bool CELLS, int GM = M>
 static int lma_cg_d(const struct fe_space *s, const double *e, double *work,
                     const struct fe_cg_job *job, int *done)
 {
   struct fe_cuda_ctx *x = fe_cuda_ctx(s->be);
   int blocks = 0;
-  FE_CALL((grid_size<D, ST, M, K, CELLS>(x, (long)job->n, &blocks)));
+  FE_CALL((grid_size<D, ST, GM, K, CELLS>(x, (long)job->n, &blocks)));
   if (blocks < 1) return FE_SUCCESS;
   if (!x->cg_partials) /* room for the most blocks any variant runs */
     FE_CUDA_CALL(
         cudaMalloc(&x->cg_partials, (size_t)2 * FE_CG_MANY * 3 * x->cg_blocks * sizeof(double)));
   FE_CHECK(blocks <= x->cg_blocks, FE_ERR_RESOURCE, "CG kernel of %d blocks, room for %d", blocks,
            x->cg_blocks);
+  const size_t scratch = (size_t)2 * job->c->m * job->n; /* s, two sets a system */
+  if (scratch > x->cg_scratch_doubles) { /* grown where a larger batch or mesh needs it */
+    FE_CUDA_CALL(cudaStreamSynchronize(x->stream)); /* no kernel queued reads it any more */
+    cudaFree(x->cg_scratch);
+    x->cg_scratch = NULL;
+    x->cg_scratch_doubles = 0;
+    FE_CUDA_CALL(cudaMalloc(&x->cg_scratch, scratch * sizeof(double)));
+    x->cg_scratch_doubles = scratch;
+  }
   struct lma_cg_args a = {.n = (long)job->n,
                           .n_cells = s->n_cells,
                           .shift = s->block_shift,
@@ -336,6 +408,7 @@ static int lma_cg_d(const struct fe_space *s, const double *e, double *work,
                           .max_iterations = job->max_iterations,
                           .work = work,
                           .partials = x->cg_partials,
+                          .scratch = x->cg_scratch,
                           .gathered = job->gathered};
   void *args[] = {&a};
   const cudaError_t launched =
@@ -354,15 +427,21 @@ static int lma_cg_d(const struct fe_space *s, const double *e, double *work,
 /* The apply by rows in 2D (a node's row reads about 6 triangles' 3 entries: less than the
  * cells' pass and its barrier), through the cells in 3D (about 24 tetrahedra's 4 entries: the
  * rows would read 4 times what the cells do).  One system up to 4 nodes a thread; several
- * (2D only: one work array) one node a thread, and so a system of a deterministic space too:
- * there a system solved with others gives the bits of its solve alone (the same kernel, the
- * same grid; beyond it both take the device's loop). */
+ * (2D only: one work array) one node a thread, and so a system of a deterministic space too,
+ * on the several systems' grid: there a system solved with others gives the bits of its solve
+ * alone (the same arithmetic and grid; beyond it both take the device's loop).  That system
+ * runs the one-system kernel, which holds its p in fewer registers (10.2K nodes: 8.7 against
+ * 10.8 us an iteration on an H100, docs/performance.md). */
 template <int D, int ST>
 static int lma_cg_systems(const struct fe_space *s, const double *e, double *work,
                           const struct fe_cg_job *job, int *done)
 {
-  if (job->c->m > 1 || s->deterministic) {
+  if (job->c->m > 1) {
     if constexpr (D == 2) return lma_cg_d<D, ST, FE_CG_MANY, 1, false>(s, e, work, job, done);
+    return FE_SUCCESS;
+  }
+  if (s->deterministic) {
+    if constexpr (D == 2) return lma_cg_d<D, ST, 1, 1, false, FE_CG_MANY>(s, e, work, job, done);
     return FE_SUCCESS;
   }
   return lma_cg_d<D, ST, 1, 4, D == 3>(s, e, work, job, done);
