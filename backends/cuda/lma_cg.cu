@@ -430,8 +430,9 @@ static int lma_cg_d(const struct fe_space *s, const double *e, double *work,
  * (2D only: one work array) one node a thread, and so a system of a deterministic space too,
  * on the several systems' grid: there a system solved with others gives the bits of its solve
  * alone (the same arithmetic and grid; beyond it both take the device's loop).  That system
- * runs the one-system kernel, which holds its p in fewer registers (10.2K nodes: 8.7 against
- * 10.8 us an iteration on an H100, docs/performance.md). */
+ * runs the one-system kernel, which holds its p in fewer registers: at 10.2K nodes the
+ * several systems' kernel took 10.7-10.9 us an iteration on an H100 where the one system's
+ * takes 8.7-9.0 (docs/performance.md). */
 template <int D, int ST>
 static int lma_cg_systems(const struct fe_space *s, const double *e, double *work,
                           const struct fe_cg_job *job, int *done)
