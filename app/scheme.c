@@ -95,10 +95,10 @@ static int create_vectors(struct fe_scheme *s, struct fe_scheme_tracer *x)
               {&x->source_values, source && !s->quadrature},
               {&x->load_old, source || neumann},
               {&x->rk4_stage, adv && !fct},
-              {&x->rk4_rate, adv},
               {&x->rk4_sum, adv && !fct},
               {&x->ssp_stage, fct},
               {&x->ssp_euler, fct},
+              {&x->galerkin_rate, fct && s->c->mass != FE_MASS_LUMPED},
               {&x->diffusion.solution, 1},
               {&x->mass.solution, adv}};
   for (size_t i = 0; i < sizeof list / sizeof *list; i++)
@@ -282,10 +282,10 @@ static void tracer_destroy(const struct fe_backend *be, struct fe_scheme_tracer 
 {
   fe_krylov_destroy(x->mass.solver);
   fe_krylov_destroy(x->diffusion.solver);
-  struct fe_vec *v[] = {x->tracer,       x->rhs,           x->boundary,      x->source_load,
-                        x->neumann_load, x->source_values, x->load_old,      x->rk4_stage,
-                        x->rk4_rate,     x->rk4_sum,       x->mass.solution, x->diffusion.solution,
-                        x->lambda,       x->ssp_stage,     x->ssp_euler};
+  struct fe_vec *v[] = {x->tracer,        x->rhs,           x->boundary,      x->source_load,
+                        x->neumann_load,  x->source_values, x->load_old,      x->rk4_stage,
+                        x->galerkin_rate, x->rk4_sum,       x->mass.solution, x->diffusion.solution,
+                        x->lambda,        x->ssp_stage,     x->ssp_euler};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
   double *dev[] = {x->diff, x->dvals, x->dzero};
   for (int i = 0; i < 3; i++) fe_backend_free(be, dev[i]);
@@ -857,7 +857,9 @@ static int diffusion_system(struct fe_scheme *s, int k, double t0, double tau)
   const double *g;
   FE_CALL(dirichlet_values(s, k, t1, &g));
   if (x->bcs->has_dirichlet) {
-    FE_CALL(set_on_dirichlet(x, g, x->boundary));
+    if (x->bc_tdep || !x->boundary_set) /* else it holds the fixed values already */
+      FE_CALL(set_on_dirichlet(x, g, x->boundary));
+    x->boundary_set = 1;
     FE_CALL(fe_op_lift(x->diffusion.op, -1.0, x->boundary, x->rhs)); /* known values to the right */
     FE_CALL(set_on_dirichlet(x, g, x->rhs));
   }
@@ -960,7 +962,7 @@ static int advect(struct fe_scheme *s, double t0, double h)
       struct fe_scheme_tracer *x = &s->tracers[k];
       if (i > 0) {
         FE_CALL(fe_vec_copy(x->tracer, x->rk4_stage));
-        FE_CALL(fe_vec_axpy(x->rk4_stage, c[i] * h, x->rk4_rate));
+        FE_CALL(fe_vec_axpy(x->rk4_stage, c[i] * h, x->mass.solution));
         FE_CALL(set_dirichlet(s, k, t0 + c[i] * h, x->rk4_stage));
       }
       FE_CALL(advection_system(s, k, t0 + c[i] * h, i > 0 ? x->rk4_stage : x->tracer));
@@ -968,10 +970,10 @@ static int advect(struct fe_scheme *s, double t0, double h)
     FE_CALL(solve_all(s, 1, t0 + c[i] * h));
     for (int k = 0; k < n; k++) {
       struct fe_scheme_tracer *x = &s->tracers[k];
-      FE_CALL(fe_vec_copy(x->mass.solution, x->rk4_rate));
-      FE_CALL(fe_vec_axpy(x->rk4_sum, w[i] * h / 6, x->rk4_rate));
+      FE_CALL(fe_vec_axpy(x->rk4_sum, w[i] * h / 6, x->mass.solution));
       if (s->budget)
-        FE_CALL(budget_stage(s, k, i > 0 ? x->rk4_stage : x->tracer, x->rk4_rate, w[i] * h / 6));
+        FE_CALL(
+            budget_stage(s, k, i > 0 ? x->rk4_stage : x->tracer, x->mass.solution, w[i] * h / 6));
     }
   }
   for (int k = 0; k < n; k++) {
@@ -997,9 +999,9 @@ static int fct_stage(struct fe_scheme *s, int k, int i, double t0, double h)
   if (lumped) /* the fluxes need no Galerkin rate, only u(t) */
     FE_CALL(assemble_advection(s, k, t0 + at[i] * h));
   else
-    FE_CALL(advection_rate(s, k, t0 + at[i] * h, x->ssp_stage, x->rk4_rate));
-  FE_CALL(fe_fct_step(x->fct, s->vel->a, x->ssp_stage, lumped ? NULL : x->rk4_rate, h, x->ssp_euler,
-                      measure ? &courant : NULL, bt ? bt->fct_reaction : NULL));
+    FE_CALL(advection_rate(s, k, t0 + at[i] * h, x->ssp_stage, x->galerkin_rate));
+  FE_CALL(fe_fct_step(x->fct, s->vel->a, x->ssp_stage, lumped ? NULL : x->galerkin_rate, h,
+                      x->ssp_euler, measure ? &courant : NULL, bt ? bt->fct_reaction : NULL));
   if (bt) {
     FE_CALL(fe_budget_flow(s->budget, k, s->vel->a, s->c->conservative_advection, x->ssp_stage,
                            weight[i] * h));

@@ -81,6 +81,7 @@ struct fe_scheme_tracer {
   double lambda_time;    /* the time lambda holds (NAN: none yet) */
   double *dvals;         /* the Dirichlet values, in Dirichlet-node order */
   int dvals_ready;
+  int boundary_set;       /* boundary holds the values (fixed in time) */
   double *dzero;          /* zeros, as many */
   int *indefinite;        /* diffusivity tensors found not positive semi-definite since
                              the last fe_scheme_check_diffusivity */
@@ -96,8 +97,9 @@ struct fe_scheme_tracer {
   struct fe_vec *load_old;       /* a load (or the source's values) at the substep's start */
   int source_kept, neumann_kept; /* they hold for every substep: independent of t (and the
                                     source, with SUPG, of u and D) */
-  struct fe_vec *rk4_stage, *rk4_rate, *rk4_sum;
-  struct fe_vec *ssp_stage, *ssp_euler; /* fct: the SSP-RK3 stage value and Euler step */
+  struct fe_vec *rk4_stage, *rk4_sum;   /* RK4's stage value and sum (its rate: mass.solution) */
+  struct fe_vec *ssp_stage, *ssp_euler; /* fct: the SSP-RK3 stage value and Euler step, */
+  struct fe_vec *galerkin_rate;         /* and a stage's Galerkin rate (consistent mass) */
 };
 
 /* The most systems' results a step leaves in the scheme's log (fe_cg_log): the solves past
@@ -152,7 +154,7 @@ struct fe_scheme {
   struct fe_scheme_logged *logged; /* FE_SCHEME_LOGGED: the solves, */
   struct fe_cg_result *results;    /* and their results, which the log fills in */
   int n_logged;
-  long n_read;   /* results read from the log in all (none where the host drives CG) */
+  long n_read; /* results read from the log in all (none where the host drives CG) */
   double t_wait;
 };
 
