@@ -562,8 +562,9 @@ static int solve_tracers(struct fe_scheme *s, int m, const int *ks, int mass, do
     }
     return FE_SUCCESS;
   }
-  for (int i = 0; i < m; i++)
-    if (!r[i].converged) FE_CALL(read_logged(s)); /* a solve left in the log failed first? */
+  int failed = 0;
+  for (int i = 0; i < m; i++) failed |= !r[i].converged;
+  if (failed) FE_CALL(read_logged(s)); /* a solve left in the log failed first? */
   for (int i = 0; i < m; i++) FE_CALL(solved(s, ks[i], mass, t, &r[i]));
   return FE_SUCCESS;
 }

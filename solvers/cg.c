@@ -164,7 +164,8 @@ static int drive(const struct fe_cg *cg, const struct fe_cg_options *opt, int *h
                                                                          : FE_CG_DRIVE_SYNC;
   FE_CHECK(*how != FE_CG_DRIVE_DEVICE || device, FE_ERR_USAGE,
            "CG driven by the device, where the %s backend cannot loop by itself (on %d "
-           "process%s)", be->name, be->comm->size, be->comm->size == 1 ? "" : "es");
+           "process%s)",
+           be->name, be->comm->size, be->comm->size == 1 ? "" : "es");
   return FE_SUCCESS;
 }
 
@@ -314,7 +315,8 @@ static int read_results(const struct solve *sv, struct fe_cg_result *res)
 int fe_cg_log_read(struct fe_cg_log *log)
 {
   if (!log || !log->n) return FE_SUCCESS;
-  FE_CALL(log->be->vec->to_host(log->be, log->read, log->states, (size_t)log->n * sizeof *log->read));
+  FE_CALL(
+      log->be->vec->to_host(log->be, log->read, log->states, (size_t)log->n * sizeof *log->read));
   for (int i = 0; i < log->n; i++) {
     read_end(&log->read[i], log->results[i]);
     log->results[i]->pending = 0;
@@ -332,14 +334,17 @@ static struct fe_cg_state *log_room(const struct solve *sv)
   return log->states + log->n;
 }
 
-/* The solve's results pending in its options' log, where log_room gave its states' place. */
-static void log_results(const struct solve *sv, struct fe_cg_result *res)
+/* The solve's results: pending in its options' log where log_room gave its states a place
+ * (room), else read at once. */
+static int results(const struct solve *sv, const struct fe_cg_state *room, struct fe_cg_result *res)
 {
+  if (!room) return read_results(sv, res);
   struct fe_cg_log *log = sv->opt->log;
   for (int j = 0; j < sv->m; j++) {
     res[j].pending = 1;
     log->results[log->n++] = &res[j];
   }
+  return FE_SUCCESS;
 }
 
 /* The whole solve on the device: the host launches it and reads the states once, or leaves
@@ -366,10 +371,8 @@ static int solve_on_device(struct solve *sv, struct fe_cg_result *res)
   FE_CALL(be->cg->loop_prepare(be, loop, queue_start, queue_iteration, sv));
   FE_CALL(be->cg->loop_launch(be, *loop));
   struct fe_cg_state *room = log_room(sv);
-  if (!room) return read_results(sv, res);
-  FE_CALL(be->cg->going(be, &sv->batch, cg->going, room, 0, 0));
-  log_results(sv, res);
-  return FE_SUCCESS;
+  if (room) FE_CALL(be->cg->going(be, &sv->batch, cg->going, room, 0, 0));
+  return results(sv, room, res);
 }
 
 /* The whole solve as one kernel of the operator's, where it has one for this mesh on one
@@ -386,14 +389,11 @@ static int solve_in_kernel(struct solve *sv, struct fe_cg_result *res, int *done
                                 .rtol = sv->opt->rtol,
                                 .atol = sv->opt->atol,
                                 .max_iterations = sv->opt->max_iterations,
-                                .gathered = room ? room
+                                .gathered = room        ? room
                                             : sv->m > 1 ? sv->cg[0]->gathered
                                                         : NULL};
   FE_CALL(sv->a->ops->cg(sv->a, &job, done));
-  if (!*done) return FE_SUCCESS;
-  if (!room) return read_results(sv, res);
-  log_results(sv, res);
-  return FE_SUCCESS;
+  return *done ? results(sv, room, res) : FE_SUCCESS;
 }
 
 /* One system driven by the host: iteration it is queued, then the residual of iteration
@@ -462,8 +462,8 @@ static int iterate(struct solve *sv, struct fe_cg_result *res)
   if (sv->a->is_diagonal) {
     for (int j = 0; j < sv->m; j++) {
       FE_CALL(fe_vec_norm(sv->b[j], &res[j].rhs_norm));
-      FE_CALL(fe_jacobi_solve_diagonal(sv->cg[j]->jacobi, sv->a, sv->b[j], sv->x[j],
-                                       sv->cg[j]->z, &res[j]));
+      FE_CALL(fe_jacobi_solve_diagonal(sv->cg[j]->jacobi, sv->a, sv->b[j], sv->x[j], sv->cg[j]->z,
+                                       &res[j]));
     }
     return FE_SUCCESS;
   }
@@ -476,7 +476,8 @@ static int iterate(struct solve *sv, struct fe_cg_result *res)
     if (done) return FE_SUCCESS;
     FE_CHECK(sv->opt->drive != FE_CG_DRIVE_KERNEL, FE_ERR_USAGE,
              "CG as one kernel, where the operator has none for this mesh on the %s backend (%d "
-             "process%s)", cg->be->name, cg->be->comm->size, cg->be->comm->size == 1 ? "" : "es");
+             "process%s)",
+             cg->be->name, cg->be->comm->size, cg->be->comm->size == 1 ? "" : "es");
   }
   int how;
   FE_CALL(drive(cg, sv->opt, &how));
