@@ -29,7 +29,7 @@ struct lma_cg_args {
   struct fe_cg_batch c;
   double rtol, atol;
   int max_iterations;
-  double *work;     /* CELLS: the cells' products, n_cells * (D + 1) */
+  double *work;     /* CELLS: the cells' products, n_cells * (D + 1) a system */
   double *partials; /* [set 0, 1][system][3 sums][block] */
   double *scratch;  /* [system][set 0, 1][n]: s (cg_sets) */
   struct fe_cg_state *gathered;
@@ -59,7 +59,8 @@ __device__ inline double lma_row(const struct lma_cg_args &a, long n, Value v)
  * node k: the deterministic apply's local stage (fe_lma_entries_multiply), the matrices read
  * through the caches, which keep a small mesh's from one iteration to the next. */
 template <int D, int ST, typename Value>
-__device__ inline void cell_products(const struct lma_cg_args &a, long first, long stride, Value v)
+__device__ inline void cell_products(const struct lma_cg_args &a, double *work, long first,
+                                     long stride, Value v)
 {
   constexpr int NV = D + 1, NS = ST == FE_STORAGE_SYMMETRIC ? NV * (NV + 1) / 2 : NV * NV;
   for (long c = first; c < a.n_cells; c += stride) {
@@ -70,19 +71,26 @@ __device__ inline void cell_products(const struct lma_cg_args &a, long first, lo
     for (int j = 0; j < NV; j++) xe[j] = v(__ldg(a.cells + c * NV + j));
     fe_lma_entries_multiply(D, (enum fe_storage)ST, es, xe, ye);
 #pragma unroll
-    for (int i = 0; i < NV; i++) a.work[c * NV + i] = ye[i];
+    for (int i = 0; i < NV; i++) work[c * NV + i] = ye[i];
   }
 }
 
 /* (A' v)_n: by node n's row (lma_row), or (CELLS) the sum of its cells' products in work
  * (fe_node_incidence_sum), which the grid wrote before its last barrier. */
 template <int D, int ST, bool CELLS, typename Value>
-__device__ inline double node_product(const struct lma_cg_args &a, long n, Value v)
+__device__ inline double node_product(const struct lma_cg_args &a, const double *work, long n,
+                                      Value v)
 {
   if constexpr (CELLS)
-    return fe_node_incidence_sum(n, a.inc_ptr, a.inc, a.work);
+    return fe_node_incidence_sum(n, a.inc_ptr, a.inc, work);
   else
     return lma_row<D, ST>(a, n, v);
+}
+
+/* System j's cells' products (CELLS). */
+template <int D> static __device__ inline double *work_of(const struct lma_cg_args &a, int j)
+{
+  return a.work + (size_t)j * a.n_cells * (D + 1);
 }
 
 /* v summed over the warp's lanes into lane 0 (a fixed tree). */
@@ -188,7 +196,6 @@ static __device__ inline double r_next(const cg_sets &now, double al, long k, do
 template <int D, int ST, int M, int K, bool CELLS>
 __global__ void __launch_bounds__(FE_REDUCE_THREADS, 3) lma_cg_kernel(struct lma_cg_args a)
 {
-  static_assert(!CELLS || M == 1, "one work array: one system");
   __shared__ struct fe_cg_state st[FE_CG_MANY];
   __shared__ double alpha[FE_CG_MANY], beta[FE_CG_MANY];
   cg::grid_group grid = cg::this_grid();
@@ -202,8 +209,10 @@ __global__ void __launch_bounds__(FE_REDUCE_THREADS, 3) lma_cg_kernel(struct lma
   const double *dinv = a.dinv;
   /* start: r = b - A' x into set 0, and b . b, r . r, r . z (cg_residual_kernel's) */
   if constexpr (CELLS) {
-    const double *x = a.c.x[0];
-    cell_products<D, ST>(a, first, stride, [&](long k) { return x[k]; });
+    for (int j = 0; j < m; j++) {
+      const double *x = a.c.x[j];
+      cell_products<D, ST>(a, work_of<D>(a, j), first, stride, [&](long k) { return x[k]; });
+    }
     grid.sync();
   }
   for (int j = 0; j < m; j++) {
@@ -214,8 +223,8 @@ __global__ void __launch_bounds__(FE_REDUCE_THREADS, 3) lma_cg_kernel(struct lma
     for (int t = 0; t < K; t++) {
       const long n = node0 + t * (long)blockDim.x;
       if (n >= node_end) break;
-      const double bn = b[n],
-                   rn = bn - node_product<D, ST, CELLS>(a, n, [&](long k) { return x[k]; });
+      const double bn = b[n], rn = bn - node_product<D, ST, CELLS>(a, work_of<D>(a, j), n,
+                                                                   [&](long k) { return x[k]; });
       const double zn = precondition(dinv, n, rn);
       r[n] = rn;
       v[0] += bn * bn;
@@ -236,8 +245,11 @@ __global__ void __launch_bounds__(FE_REDUCE_THREADS, 3) lma_cg_kernel(struct lma
   }
   /* and w = A' z into set 0, z . w: the first alpha */
   if constexpr (CELLS) {
-    const double *r = sets_of(a, 0, 0).r;
-    cell_products<D, ST>(a, first, stride, [&](long k) { return precondition(dinv, k, r[k]); });
+    for (int j = 0; j < m; j++) {
+      const double *r = sets_of(a, j, 0).r;
+      cell_products<D, ST>(a, work_of<D>(a, j), first, stride,
+                           [&](long k) { return precondition(dinv, k, r[k]); });
+    }
     grid.sync();
   }
   for (int j = 0; j < m; j++) {
@@ -248,7 +260,7 @@ __global__ void __launch_bounds__(FE_REDUCE_THREADS, 3) lma_cg_kernel(struct lma
       const long n = node0 + t * (long)blockDim.x;
       if (n >= node_end) break;
       const double wn = node_product<D, ST, CELLS>(
-          a, n, [&](long k) { return precondition(dinv, k, now.r[k]); });
+          a, work_of<D>(a, j), n, [&](long k) { return precondition(dinv, k, now.r[k]); });
       now.w[n] = wn;
       v[0] += precondition(dinv, n, now.r[n]) * wn;
     }
@@ -272,11 +284,14 @@ __global__ void __launch_bounds__(FE_REDUCE_THREADS, 3) lma_cg_kernel(struct lma
     if (!going) break;
     const int set = it & 1; /* the set read (and the partials' set); the other is written */
     if constexpr (CELLS) {
-      const cg_sets now = sets_of(a, 0, set);
-      const double al = alpha[0], be = beta[0];
-      cell_products<D, ST>(a, first, stride, [&](long k) {
-        return precondition(dinv, k, r_next(now, al, k, s_next(now, be, it, k)));
-      });
+      for (int j = 0; j < m; j++) {
+        if (!st[j].go_on) continue;
+        const cg_sets now = sets_of(a, j, set);
+        const double al = alpha[j], be = beta[j];
+        cell_products<D, ST>(a, work_of<D>(a, j), first, stride, [&](long k) {
+          return precondition(dinv, k, r_next(now, al, k, s_next(now, be, it, k)));
+        });
+      }
       grid.sync();
     }
 #pragma unroll
@@ -298,7 +313,7 @@ __global__ void __launch_bounds__(FE_REDUCE_THREADS, 3) lma_cg_kernel(struct lma
           const double pn = it ? zo + be * pk[j][t] : zo;
           const double sn = s_next(now, be, it, n), rn = r_next(now, al, n, sn),
                        zn = precondition(dinv, n, rn);
-          const double wn = node_product<D, ST, CELLS>(a, n, z_at);
+          const double wn = node_product<D, ST, CELLS>(a, work_of<D>(a, j), n, z_at);
           x[n] += al * pn;
           pk[j][t] = pn;
           next.r[n] = rn;
@@ -364,7 +379,9 @@ static int grid_size(struct fe_cuda_ctx *x, long n, int *blocks)
   }
   const long full = (n + FE_REDUCE_THREADS - 1) / FE_REDUCE_THREADS,
              spread = (n + SPREAD_NODES - 1) / SPREAD_NODES,
-             wanted = full > x->sms ? full : spread < x->sms ? spread : x->sms,
+             wanted = full > x->sms     ? full
+                      : spread < x->sms ? spread
+                                        : x->sms,
              most = (long)x->cg_occupancy[v].per_sm * x->sms;
   const long b = wanted < most ? wanted : most;
   *blocks = x->cooperative && n <= b * FE_REDUCE_THREADS * K ? (int)b : 0;
@@ -385,7 +402,10 @@ static int lma_cg_d(const struct fe_space *s, const double *e, double *work,
         cudaMalloc(&x->cg_partials, (size_t)2 * FE_CG_MANY * 3 * x->cg_blocks * sizeof(double)));
   FE_CHECK(blocks <= x->cg_blocks, FE_ERR_RESOURCE, "CG kernel of %d blocks, room for %d", blocks,
            x->cg_blocks);
-  const size_t scratch = (size_t)2 * job->c->m * job->n; /* s, two sets a system */
+  /* s, two sets a system; with CELLS, several systems' cells' products after them (one
+   * system's go to the operator's work array) */
+  const size_t sets = (size_t)2 * job->c->m * job->n,
+               scratch = sets + (CELLS && M > 1 ? (size_t)job->c->m * s->n_cells * (D + 1) : 0);
   if (scratch > x->cg_scratch_doubles) { /* grown where a larger batch or mesh needs it */
     FE_CUDA_CALL(cudaStreamSynchronize(x->stream)); /* no kernel queued reads it any more */
     cudaFree(x->cg_scratch);
@@ -406,7 +426,7 @@ static int lma_cg_d(const struct fe_space *s, const double *e, double *work,
                           .rtol = job->rtol,
                           .atol = job->atol,
                           .max_iterations = job->max_iterations,
-                          .work = work,
+                          .work = CELLS && M > 1 ? x->cg_scratch + sets : work,
                           .partials = x->cg_partials,
                           .scratch = x->cg_scratch,
                           .gathered = job->gathered};
@@ -427,25 +447,20 @@ static int lma_cg_d(const struct fe_space *s, const double *e, double *work,
 /* The apply by rows in 2D (a node's row reads about 6 triangles' 3 entries: less than the
  * cells' pass and its barrier), through the cells in 3D (about 24 tetrahedra's 4 entries: the
  * rows would read 4 times what the cells do).  One system up to 4 nodes a thread; several
- * (2D only: one work array) one node a thread, and so a system of a deterministic space too,
- * on the several systems' grid: there a system solved with others gives the bits of its solve
- * alone (the same arithmetic and grid; beyond it both take the device's loop).  That system
- * runs the one-system kernel, which holds its p in fewer registers: at 10.2K nodes the
- * several systems' kernel took 10.7-10.9 us an iteration on an H100 where the one system's
- * takes 8.7-9.0 (docs/performance.md). */
+ * one node a thread (each system's cells' products in the scratch, 3D), and so a system of a
+ * deterministic space too, on the several systems' grid: there a system solved with others
+ * gives the bits of its solve alone (the same arithmetic and grid; beyond it both take the
+ * device's loop).  That system runs the one-system kernel, which holds its p in fewer
+ * registers: at 10.2K nodes the several systems' kernel took 10.7-10.9 us an iteration on an
+ * H100 where the one system's takes 8.7-9.0 (docs/performance.md). */
 template <int D, int ST>
 static int lma_cg_systems(const struct fe_space *s, const double *e, double *work,
                           const struct fe_cg_job *job, int *done)
 {
-  if (job->c->m > 1) {
-    if constexpr (D == 2) return lma_cg_d<D, ST, FE_CG_MANY, 1, false>(s, e, work, job, done);
-    return FE_SUCCESS;
-  }
-  if (s->deterministic) {
-    if constexpr (D == 2) return lma_cg_d<D, ST, 1, 1, false, FE_CG_MANY>(s, e, work, job, done);
-    return FE_SUCCESS;
-  }
-  return lma_cg_d<D, ST, 1, 4, D == 3>(s, e, work, job, done);
+  constexpr bool CELLS = D == 3;
+  if (job->c->m > 1) return lma_cg_d<D, ST, FE_CG_MANY, 1, CELLS>(s, e, work, job, done);
+  if (s->deterministic) return lma_cg_d<D, ST, 1, 1, CELLS, FE_CG_MANY>(s, e, work, job, done);
+  return lma_cg_d<D, ST, 1, 4, CELLS>(s, e, work, job, done);
 }
 
 int fe_lma_cg_cuda(const struct fe_space *s, enum fe_storage st, const double *e, double *work,

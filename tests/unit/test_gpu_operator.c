@@ -33,7 +33,8 @@ static void make(const struct fe_backend *be, struct fe_mesh *m, const unsigned 
 {
   CHECK_OK(fe_space_create(be, m, isd, &s->space));
   s->space->deterministic = deterministic;
-  CHECK_OK(fe_backend_alloc(be, sizeof(double) * (uniform ? 1 : m->n_cells) * FE_NSYM(m->dim), diff, &s->diff));
+  CHECK_OK(fe_backend_alloc(be, sizeof(double) * (uniform ? 1 : m->n_cells) * FE_NSYM(m->dim), diff,
+                            &s->diff));
   s->coef.uniform_diffusivity = uniform;
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * m->n_nodes * m->dim, vel, &s->vel));
   s->coef.diffusivity = s->diff;
@@ -106,7 +107,8 @@ static void storages_agree(struct fe_space *space, const struct fe_form *form,
   }
 }
 
-static void compare(const struct fe_backend *gpu, int dim, int n, const struct fe_form *form, int uniform, int shift)
+static void compare(const struct fe_backend *gpu, int dim, int n, const struct fe_form *form,
+                    int uniform, int shift)
 {
   const struct fe_backend *cpu = test_cpu();
   struct fe_mesh *m = meshgen(dim, n, 0.4, 11);
@@ -124,7 +126,8 @@ static void compare(const struct fe_backend *gpu, int dim, int n, const struct f
   for (int i = 0; i < nn * dim; i++) vel[i] = meshgen_rand(&seed) - 0.5;
   double *lambda = malloc(sizeof(double) * m->n_cells);
   for (int c = 0; c < m->n_cells; c++) lambda[c] = 2 * meshgen_rand(&seed);
-  double *x = malloc(sizeof(double) * nn), *yc = malloc(sizeof(double) * nn), *yg = malloc(sizeof(double) * nn);
+  double *x = malloc(sizeof(double) * nn), *yc = malloc(sizeof(double) * nn),
+         *yg = malloc(sizeof(double) * nn);
   for (int i = 0; i < nn; i++) x[i] = meshgen_rand(&seed) - 0.5;
 
   struct setup sc, sg[2];
@@ -243,7 +246,8 @@ static void cg_agrees(const struct fe_backend *gpu)
   int its[2];
   for (int k = 0; k < 2; k++) {
     struct setup s;
-    make(bes[k], m, NULL, diff, diff, diff, 1, 0, &s); /* deterministic: GPU solves repeat bit for bit */
+    make(bes[k], m, NULL, diff, diff, diff, 1, 0,
+         &s); /* deterministic: GPU solves repeat bit for bit */
     struct fe_op *a;
     CHECK_OK(fe_operator_create(s.space, FE_STRATEGY_LMA, &a));
     CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
@@ -253,8 +257,8 @@ static void cg_agrees(const struct fe_backend *gpu)
     CHECK_OK(fe_vec_upload(vb, b));
     struct fe_cg *cg;
     CHECK_OK(fe_cg_create(vb, &cg));
-    struct fe_cg_options opt = {.rtol = 1e-12, .max_iterations = 500, .jacobi = 1,
-                                .drive = FE_CG_DRIVE_SYNC};
+    struct fe_cg_options opt = {
+        .rtol = 1e-12, .max_iterations = 500, .jacobi = 1, .drive = FE_CG_DRIVE_SYNC};
     struct fe_cg_result r;
     CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &r));
     CHECK(r.converged && r.drive == FE_CG_DRIVE_SYNC);
@@ -301,8 +305,9 @@ struct system {
   struct fe_cg *cg;
 };
 
-static void system_create(const struct fe_backend *gpu, struct fe_mesh *m, enum fe_strategy strategy,
-                          int deterministic, double b_scale, struct system *y)
+static void system_create(const struct fe_backend *gpu, struct fe_mesh *m,
+                          enum fe_strategy strategy, int deterministic, double b_scale,
+                          struct system *y)
 {
   const int nn = m->n_nodes, dim = m->dim, ns = FE_NSYM(dim);
   y->diff = calloc((size_t)m->n_cells * ns, sizeof(double));
@@ -341,8 +346,8 @@ struct solve {
 static void solve(struct fe_cg *cg, struct fe_op *a, struct fe_vec *vb, struct fe_vec *vx,
                   int drive, int max_iterations, struct solve *out)
 {
-  const struct fe_cg_options opt = {.rtol = 1e-11, .max_iterations = max_iterations,
-                                    .jacobi = 1, .drive = drive};
+  const struct fe_cg_options opt = {
+      .rtol = 1e-11, .max_iterations = max_iterations, .jacobi = 1, .drive = drive};
   CHECK_OK(fe_vec_set(vx, 0.0));
   CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &out->r));
   CHECK(out->r.drive == drive);
@@ -371,8 +376,7 @@ static void cg_on_device(const struct fe_backend *gpu)
   }
   struct fe_mesh *m = meshgen(2, 40, 0.3, 4);
   const int nn = m->n_nodes;
-  const enum fe_strategy strategies[3] = {FE_STRATEGY_LMA, FE_STRATEGY_ADDTO,
-                                          FE_STRATEGY_MATFREE};
+  const enum fe_strategy strategies[3] = {FE_STRATEGY_LMA, FE_STRATEGY_ADDTO, FE_STRATEGY_MATFREE};
   for (int k = 0; k < 3; k++) {
     struct system y;
     system_create(gpu, m, strategies[k], 1, 1, &y);
@@ -389,7 +393,7 @@ static void cg_on_device(const struct fe_backend *gpu)
     free(again.x);
     same_solve(&host, &device, nn);
     struct fe_form form = {.mass = 3, .diffusion = 0.1}; /* re-assembled: another version, */
-    CHECK_OK(fe_operator_assemble(a, &form, &y.s.coef));  /* another graph */
+    CHECK_OK(fe_operator_assemble(a, &form, &y.s.coef)); /* another graph */
     solve(cg, a, vb, vx, FE_CG_DRIVE_SYNC, 500, &host);
     solve(cg, a, vb, vx, FE_CG_DRIVE_DEVICE, 500, &device);
     CHECK(host.r.converged && host.r.iterations != its);
@@ -422,8 +426,8 @@ static void kernel_solves(struct fe_cg *cg, struct fe_op *a, struct fe_vec *vb, 
                           const double *b, int jacobi)
 {
   const size_t nn = a->n;
-  struct fe_cg_options opt = {.rtol = 1e-11, .max_iterations = 500, .jacobi = jacobi,
-                              .drive = FE_CG_DRIVE_SYNC};
+  struct fe_cg_options opt = {
+      .rtol = 1e-11, .max_iterations = 500, .jacobi = jacobi, .drive = FE_CG_DRIVE_SYNC};
   struct fe_cg_result host, kernel, again;
   double *xh = malloc(sizeof(double) * nn), *xk = malloc(sizeof(double) * nn),
          *xa = malloc(sizeof(double) * nn);
@@ -472,8 +476,8 @@ static void kernel_solves(struct fe_cg *cg, struct fe_op *a, struct fe_vec *vb, 
 static void kernel_x(struct fe_cg *cg, struct fe_op *a, struct fe_vec *vb, struct fe_vec *vx,
                      double *x)
 {
-  const struct fe_cg_options opt = {.rtol = 1e-11, .max_iterations = 500, .jacobi = 1,
-                                    .drive = FE_CG_DRIVE_KERNEL};
+  const struct fe_cg_options opt = {
+      .rtol = 1e-11, .max_iterations = 500, .jacobi = 1, .drive = FE_CG_DRIVE_KERNEL};
   struct fe_cg_result r;
   CHECK_OK(fe_vec_set(vx, 0.0));
   CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &r));
@@ -506,35 +510,24 @@ static void cg_in_kernel(const struct fe_backend *gpu)
       CHECK_OK(fe_vec_create(gpu, nn, &vx));
       struct fe_cg *cg;
       CHECK_OK(fe_cg_create(vb, &cg));
-      if (dim == 2 || !deterministic) {
-        for (int jacobi = 0; jacobi < 2; jacobi++) kernel_solves(cg, a, vb, vx, b, jacobi);
-        kernel_x(cg, a, vb, vx, x1);
-        kernel_x(cg, a, vb, vx, x2);
-        CHECK(memcmp(x1, x2, sizeof(double) * nn) == 0);
-        fe_operator_store_full(a, 1); /* every entry stored: the same sums */
-        CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
-        kernel_x(cg, a, vb, vx, x2);
-        CHECK(memcmp(x1, x2, sizeof(double) * nn) == 0);
-        fe_operator_store_full(a, 0);
-        CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
-      } else { /* 3D, deterministic: none, so that several systems give each one's bits */
-        struct fe_cg_options opt = {.rtol = 1e-11, .max_iterations = 500, .jacobi = 1,
-                                    .drive = FE_CG_DRIVE_KERNEL};
-        struct fe_cg_result r;
-        CHECK_OK(fe_vec_upload(vb, b));
-        CHECK(fe_cg_solve(cg, a, vb, vx, &opt, &r) == FE_ERR_USAGE);
-        opt.drive = FE_CG_DRIVE_AUTO;
-        CHECK_OK(fe_cg_solve(cg, a, vb, vx, &opt, &r));
-        CHECK(r.converged && r.drive != FE_CG_DRIVE_KERNEL);
-      }
-      if (dim == 2) cg_many_checks(a, FE_CG_DRIVE_KERNEL, 1); /* 3D: one system a kernel */
+      for (int jacobi = 0; jacobi < 2; jacobi++) kernel_solves(cg, a, vb, vx, b, jacobi);
+      kernel_x(cg, a, vb, vx, x1);
+      kernel_x(cg, a, vb, vx, x2);
+      CHECK(memcmp(x1, x2, sizeof(double) * nn) == 0);
+      fe_operator_store_full(a, 1); /* every entry stored: the same sums */
+      CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+      kernel_x(cg, a, vb, vx, x2);
+      CHECK(memcmp(x1, x2, sizeof(double) * nn) == 0);
+      fe_operator_store_full(a, 0);
+      CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
+      cg_many_checks(a, FE_CG_DRIVE_KERNEL, 1); /* several systems: each one's bits alone */
       fe_cg_destroy(cg);
       fe_op_destroy(a);
       CHECK_OK(fe_operator_create(s.space, FE_STRATEGY_ADDTO, &a));
       CHECK_OK(fe_operator_assemble(a, &form, &s.coef));
       CHECK_OK(fe_cg_create(vb, &cg));
-      const struct fe_cg_options opt = {.rtol = 1e-11, .max_iterations = 500, .jacobi = 1,
-                                        .drive = FE_CG_DRIVE_KERNEL};
+      const struct fe_cg_options opt = {
+          .rtol = 1e-11, .max_iterations = 500, .jacobi = 1, .drive = FE_CG_DRIVE_KERNEL};
       struct fe_cg_result r;
       CHECK(fe_cg_solve(cg, a, vb, vx, &opt, &r) == FE_ERR_USAGE);
       fe_cg_destroy(cg);
@@ -563,8 +556,8 @@ static void cg_in_kernel_large(const struct fe_backend *gpu)
   for (int deterministic = 0; deterministic < 2; deterministic++) {
     struct system y;
     system_create(gpu, m, FE_STRATEGY_LMA, deterministic, 0.01, &y);
-    struct fe_cg_options opt = {.rtol = 1e-11, .max_iterations = 2000, .jacobi = 1,
-                                .drive = FE_CG_DRIVE_SYNC};
+    struct fe_cg_options opt = {
+        .rtol = 1e-11, .max_iterations = 2000, .jacobi = 1, .drive = FE_CG_DRIVE_SYNC};
     struct fe_cg_result host, auto_;
     CHECK_OK(fe_cg_solve(y.cg, y.a, y.vb, y.vx, &opt, &host));
     CHECK_OK(fe_vec_download(y.vx, xh));
@@ -619,11 +612,11 @@ static void same_result(const struct fe_cg_result *a, const struct fe_cg_result 
 }
 
 /* Results left in a log (fe_cg_log), as one kernel and as the device's loop, of a single
- * system and (2D) a batch of two: pending until the log is read, then the bits of the same
+ * system and a batch of two: pending until the log is read, then the bits of the same
  * solves read at once; the log holds each solve's states though the solver runs again (solves
  * stopped at different limits).  In 2D a deterministic space (every drive: the graph's apply
- * has the same bits too) and an atomic one (one node a thread, and four), in 3D an atomic one
- * (the cells' pass); the graph in an atomic space is not the same bits run to run, so there
+ * has the same bits too) and an atomic one (one node a thread, and four), in 3D both (the
+ * cells' pass); the graph in an atomic space is not the same bits run to run, so there
  * only the kernel.  First: a solve past the log's room, a batch the room left cannot take, a
  * log of another backend and one the host drives read at once; a log smaller than a batch
  * refused. */
@@ -670,7 +663,7 @@ static void cg_log_on(const struct fe_backend *gpu, int dim, int deterministic, 
     CHECK(fe_cg_log_count(log) == 0);
     CHECK(now[0].converged && !now[1].converged && now[1].iterations == 2);
     for (int i = 0; i < FE_CG_MANY; i++) same_result(&later[i], &now[i]);
-    if (!logs || dim == 3) continue; /* 3D: a batch is not one kernel */
+    if (!logs) continue;
     struct fe_cg_result many[2], logged[2];
     for (int pass = 0; pass < 2; pass++) { /* a batch, logged whole */
       opt.log = pass ? log : NULL;
@@ -706,6 +699,7 @@ static void cg_log(const struct fe_backend *gpu)
 {
   cg_log_on(gpu, 2, 1, 1);
   cg_log_on(gpu, 2, 0, 0);
+  cg_log_on(gpu, 3, 1, 0);
   cg_log_on(gpu, 3, 0, 0);
 }
 
@@ -716,8 +710,7 @@ static void cg_log(const struct fe_backend *gpu)
 static void cg_many_on_gpu(const struct fe_backend *gpu)
 {
   const int drives[3] = {FE_CG_DRIVE_SYNC, FE_CG_DRIVE_AHEAD, FE_CG_DRIVE_DEVICE};
-  const enum fe_strategy strategies[3] = {FE_STRATEGY_LMA, FE_STRATEGY_ADDTO,
-                                          FE_STRATEGY_MATFREE};
+  const enum fe_strategy strategies[3] = {FE_STRATEGY_LMA, FE_STRATEGY_ADDTO, FE_STRATEGY_MATFREE};
   for (int dim = 2; dim <= 3; dim++) {
     struct fe_mesh *m = dim == 2 ? meshgen(2, 30, 0.3, 4) : meshgen(3, 7, 0.3, 4);
     const int ns = FE_NSYM(dim), nn = m->n_nodes;
