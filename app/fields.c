@@ -101,16 +101,21 @@ static int eval_items(long n, int (*value)(long i, const void *arg, int report),
   return bad < n ? value(bad, arg, 1) : FE_SUCCESS;
 }
 
-struct at_nodes {
+/* What the value functions of eval_items read: the expression (or the case's velocity, the
+ * tracer's coefficients), the mesh, the time, the cells' rule, where the values go. */
+struct eval_at {
+  const struct fe_case *c;
+  const struct fe_tracer *tr;
   const struct fe_expr *e;
   const struct fe_mesh *m;
+  struct fe_quadrature q;
   double t;
   double *out;
 };
 
 static int node_value(long n, const void *arg, int report)
 {
-  const struct at_nodes *a = arg;
+  const struct eval_at *a = arg;
   double p[3];
   node_point(a->m, n, p);
   a->out[n] = fe_expr_eval(a->e, p, a->t);
@@ -120,20 +125,13 @@ static int node_value(long n, const void *arg, int report)
 
 int fe_eval_nodes(const struct fe_expr *e, const struct fe_mesh *m, double t, double *out)
 {
-  const struct at_nodes a = {.e = e, .m = m, .t = t, .out = out};
+  const struct eval_at a = {.e = e, .m = m, .t = t, .out = out};
   return eval_items(m->n_nodes, node_value, &a);
 }
 
-struct velocity_at {
-  const struct fe_case *c;
-  const struct fe_mesh *m;
-  double t;
-  double *out;
-};
-
 static int velocity_value(long n, const void *arg, int report)
 {
-  const struct velocity_at *a = arg;
+  const struct eval_at *a = arg;
   const struct fe_mesh *m = a->m;
   double p[3];
   node_point(m, n, p);
@@ -148,7 +146,7 @@ static int velocity_value(long n, const void *arg, int report)
 
 int fe_eval_velocity(const struct fe_case *c, const struct fe_mesh *m, double t, double *out)
 {
-  const struct velocity_at a = {.c = c, .m = m, .t = t, .out = out};
+  const struct eval_at a = {.c = c, .m = m, .t = t, .out = out};
   return eval_items(m->n_nodes, velocity_value, &a);
 }
 
@@ -191,18 +189,9 @@ static int not_psd(const struct fe_case *c, const struct fe_tracer *tr, const st
            m->dim == 2 ? "xx xy yy" : "xx xy xz yy yz zz", values, point, t, why);
 }
 
-/* A tracer's coefficient at the cells' centroids. */
-struct at_cells {
-  const struct fe_case *c;
-  const struct fe_tracer *tr;
-  const struct fe_mesh *m;
-  double t;
-  double *out;
-};
-
 static int diffusivity_value(long e, const void *arg, int report)
 {
-  const struct at_cells *a = arg;
+  const struct eval_at *a = arg;
   const struct fe_tracer *tr = a->tr;
   const int d = a->m->dim, ns = FE_NSYM(d);
   double *s = a->out + e * ns, p[3];
@@ -234,13 +223,13 @@ int fe_eval_diffusivity(const struct fe_case *c, const struct fe_tracer *tr,
            "components %s",
            fe_path_shown(c->path, shown, sizeof shown), tr->diffusivity_line, tr->n_diffusivity, d,
            ns, d == 2 ? "xx xy yy" : "xx xy xz yy yz zz");
-  const struct at_cells a = {.c = c, .tr = tr, .m = m, .t = t, .out = out};
+  const struct eval_at a = {.c = c, .tr = tr, .m = m, .t = t, .out = out};
   return eval_items(m->n_cells, diffusivity_value, &a);
 }
 
 static int absorption_value(long e, const void *arg, int report)
 {
-  const struct at_cells *a = arg;
+  const struct eval_at *a = arg;
   const struct fe_tracer *tr = a->tr;
   double p[3];
   centroid(a->m, e, p);
@@ -258,7 +247,7 @@ static int absorption_value(long e, const void *arg, int report)
 int fe_eval_absorption(const struct fe_case *c, const struct fe_tracer *tr, const struct fe_mesh *m,
                        double t, double *out)
 {
-  const struct at_cells a = {.c = c, .tr = tr, .m = m, .t = t, .out = out};
+  const struct eval_at a = {.c = c, .tr = tr, .m = m, .t = t, .out = out};
   return eval_items(m->n_cells, absorption_value, &a);
 }
 
@@ -313,16 +302,9 @@ int fe_eval_neumann(const struct fe_tracer *tr, const struct fe_mesh *m, const s
 }
 
 /* Loads by quadrature evaluate the source at the points of each cell's rule. */
-struct at_cell_points {
-  const struct fe_expr *e;
-  const struct fe_mesh *m;
-  struct fe_quadrature q;
-  double t;
-};
-
 static int cell_points_value(long c, const void *arg, int report)
 {
-  const struct at_cell_points *a = arg;
+  const struct eval_at *a = arg;
   const struct fe_mesh *m = a->m;
   double x[4][3] = {{0}}, p[3];
   fe_cell_coords(m->dim, m->cells, m->coords, c, x);
@@ -337,7 +319,7 @@ static int cell_points_value(long c, const void *arg, int report)
 
 static int eval_cell_points(const struct fe_expr *e, const struct fe_mesh *m, double t)
 {
-  struct at_cell_points a = {.e = e, .m = m, .t = t};
+  struct eval_at a = {.e = e, .m = m, .t = t};
   fe_quadrature_simplex(m->dim, &a.q);
   return eval_items(m->n_cells, cell_points_value, &a);
 }
