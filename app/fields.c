@@ -88,21 +88,10 @@ static int not_finite(const struct fe_expr *e, const char *parent, const struct 
   return not_finite_at(e, parent, m, cell < 0 ? AT_NODE : AT_CENTROID, cell, p, t, v);
 }
 
-/* The values at items 0..n-1 (nodes, cells, ...): value(i, arg, 0) writes item i's and is
- * nonzero where they are wrong.  Evaluated in parallel; the first wrong item is evaluated again
- * with its message (value(i, arg, 1) returns the error), so that the message names the same
- * item whatever the threads. */
-static int eval_items(long n, int (*value)(long i, const void *arg, int report), const void *arg)
-{
-  long bad = n;
-#pragma omp parallel for schedule(static) reduction(min : bad)
-  for (long i = 0; i < n; i++)
-    if (i < bad && value(i, arg, 0)) bad = i;
-  return bad < n ? value(bad, arg, 1) : FE_SUCCESS;
-}
-
 /* What the value functions of eval_items read: the expression (or the case's velocity, the
- * tracer's coefficients), the mesh, the time, the cells' rule, where the values go. */
+ * tracer's coefficients), the mesh, the time, the cells' rule, where the values go (stride of
+ * them an item, 0: none kept), and whether they are the same at every item (no expression
+ * depends on x, y or z). */
 struct eval_at {
   const struct fe_case *c;
   const struct fe_tracer *tr;
@@ -111,11 +100,41 @@ struct eval_at {
   struct fe_quadrature q;
   double t;
   double *out;
+  int stride, uniform;
 };
 
-static int node_value(long n, const void *arg, int report)
+/* The values at items 0..n-1 (nodes, cells, ...): value(i, a, 0) writes item i's and is
+ * nonzero where they are wrong.  Evaluated in parallel; the first wrong item is evaluated again
+ * with its message (value(i, a, 1) returns the error), so that the message names the same
+ * item whatever the threads.  Uniform values: item 0's, checked with its message, copied. */
+static int eval_items(long n, int (*value)(long i, const struct eval_at *a, int report),
+                      const struct eval_at *a)
 {
-  const struct eval_at *a = arg;
+  if (a->uniform && n > 0) {
+    FE_CALL(value(0, a, 1));
+    const int k = a->stride;
+    if (!k) return FE_SUCCESS;
+#pragma omp parallel for schedule(static)
+    for (long i = 1; i < n; i++) memcpy(a->out + i * k, a->out, (size_t)k * sizeof *a->out);
+    return FE_SUCCESS;
+  }
+  long bad = n;
+#pragma omp parallel for schedule(static) reduction(min : bad)
+  for (long i = 0; i < n; i++)
+    if (i < bad && value(i, a, 0)) bad = i;
+  return bad < n ? value(bad, a, 1) : FE_SUCCESS;
+}
+
+/* None of the n expressions e depends on x, y or z. */
+static int uniform(int n, const struct fe_expr *const *e)
+{
+  for (int k = 0; k < n; k++)
+    if (fe_expr_depends_on_space(e[k])) return 0;
+  return 1;
+}
+
+static int node_value(long n, const struct eval_at *a, int report)
+{
   double p[3];
   node_point(a->m, n, p);
   a->out[n] = fe_expr_eval(a->e, p, a->t);
@@ -125,13 +144,13 @@ static int node_value(long n, const void *arg, int report)
 
 int fe_eval_nodes(const struct fe_expr *e, const struct fe_mesh *m, double t, double *out)
 {
-  const struct eval_at a = {.e = e, .m = m, .t = t, .out = out};
+  const struct eval_at a = {
+      .e = e, .m = m, .t = t, .out = out, .stride = 1, .uniform = uniform(1, &e)};
   return eval_items(m->n_nodes, node_value, &a);
 }
 
-static int velocity_value(long n, const void *arg, int report)
+static int velocity_value(long n, const struct eval_at *a, int report)
 {
-  const struct eval_at *a = arg;
   const struct fe_mesh *m = a->m;
   double p[3];
   node_point(m, n, p);
@@ -146,7 +165,12 @@ static int velocity_value(long n, const void *arg, int report)
 
 int fe_eval_velocity(const struct fe_case *c, const struct fe_mesh *m, double t, double *out)
 {
-  const struct eval_at a = {.c = c, .m = m, .t = t, .out = out};
+  const struct eval_at a = {.c = c,
+                            .m = m,
+                            .t = t,
+                            .out = out,
+                            .stride = m->dim,
+                            .uniform = uniform(m->dim, (const struct fe_expr *const *)c->velocity)};
   return eval_items(m->n_nodes, velocity_value, &a);
 }
 
@@ -189,9 +213,8 @@ static int not_psd(const struct fe_case *c, const struct fe_tracer *tr, const st
            m->dim == 2 ? "xx xy yy" : "xx xy xz yy yz zz", values, point, t, why);
 }
 
-static int diffusivity_value(long e, const void *arg, int report)
+static int diffusivity_value(long e, const struct eval_at *a, int report)
 {
-  const struct eval_at *a = arg;
   const struct fe_tracer *tr = a->tr;
   const int d = a->m->dim, ns = FE_NSYM(d);
   double *s = a->out + e * ns, p[3];
@@ -223,13 +246,19 @@ int fe_eval_diffusivity(const struct fe_case *c, const struct fe_tracer *tr,
            "components %s",
            fe_path_shown(c->path, shown, sizeof shown), tr->diffusivity_line, tr->n_diffusivity, d,
            ns, d == 2 ? "xx xy yy" : "xx xy xz yy yz zz");
-  const struct eval_at a = {.c = c, .tr = tr, .m = m, .t = t, .out = out};
+  const struct eval_at a = {
+      .c = c,
+      .tr = tr,
+      .m = m,
+      .t = t,
+      .out = out,
+      .stride = ns,
+      .uniform = uniform(tr->n_diffusivity, (const struct fe_expr *const *)tr->diffusivity)};
   return eval_items(m->n_cells, diffusivity_value, &a);
 }
 
-static int absorption_value(long e, const void *arg, int report)
+static int absorption_value(long e, const struct eval_at *a, int report)
 {
-  const struct eval_at *a = arg;
   const struct fe_tracer *tr = a->tr;
   double p[3];
   centroid(a->m, e, p);
@@ -247,7 +276,13 @@ static int absorption_value(long e, const void *arg, int report)
 int fe_eval_absorption(const struct fe_case *c, const struct fe_tracer *tr, const struct fe_mesh *m,
                        double t, double *out)
 {
-  const struct eval_at a = {.c = c, .tr = tr, .m = m, .t = t, .out = out};
+  const struct eval_at a = {.c = c,
+                            .tr = tr,
+                            .m = m,
+                            .t = t,
+                            .out = out,
+                            .stride = 1,
+                            .uniform = uniform(1, (const struct fe_expr *const *)&tr->absorption)};
   return eval_items(m->n_cells, absorption_value, &a);
 }
 
@@ -302,9 +337,8 @@ int fe_eval_neumann(const struct fe_tracer *tr, const struct fe_mesh *m, const s
 }
 
 /* Loads by quadrature evaluate the source at the points of each cell's rule. */
-static int cell_points_value(long c, const void *arg, int report)
+static int cell_points_value(long c, const struct eval_at *a, int report)
 {
-  const struct eval_at *a = arg;
   const struct fe_mesh *m = a->m;
   double x[4][3] = {{0}}, p[3];
   fe_cell_coords(m->dim, m->cells, m->coords, c, x);
@@ -319,7 +353,7 @@ static int cell_points_value(long c, const void *arg, int report)
 
 static int eval_cell_points(const struct fe_expr *e, const struct fe_mesh *m, double t)
 {
-  struct eval_at a = {.e = e, .m = m, .t = t};
+  struct eval_at a = {.e = e, .m = m, .t = t, .uniform = uniform(1, &e)};
   fe_quadrature_simplex(m->dim, &a.q);
   return eval_items(m->n_cells, cell_points_value, &a);
 }
