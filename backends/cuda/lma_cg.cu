@@ -31,7 +31,8 @@ struct lma_cg_args {
   int max_iterations;
   double *work;     /* CELLS: the cells' products, n_cells * (D + 1) a system */
   double *partials; /* [set 0, 1][system][3 sums][block] */
-  double *scratch;  /* [system][set 0, 1][n]: s (cg_sets) */
+  double *scratch;  /* [system][set 0, 1][n]: s (cg_sets); after it, with CELLS and several
+                       systems, their work arrays */
   struct fe_cg_state *gathered;
 };
 
@@ -181,8 +182,8 @@ static __device__ inline double r_next(const cg_sets &now, double al, long k, do
 }
 
 /* M: the most systems, K: the most nodes a thread takes (their p in registers); CELLS: the
- * apply as the cells' products, then the grid's barrier, then their sums per node (one
- * system), else by rows.
+ * apply as the cells' products (each system's in its own work array), then the grid's
+ * barrier, then their sums per node, else by rows.
  *
  * CG with one reduction per iteration (Chronopoulos and Gear, J. Comput. Appl. Math. 25,
  * 1989; PETSc's KSPCG with -ksp_cg_single_reduction): with w = A z and s = A p kept by
