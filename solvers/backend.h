@@ -60,6 +60,10 @@ struct fe_vec_ops {
    * ncomp values; every owned entry with ghosts adds theirs, in their order. */
   int (*ghost_update)(const struct fe_halo *h, int ncomp, double *x);
   int (*ghost_sum)(const struct fe_halo *h, double *x);
+  /* Optional: a halo with ghosts of other processes made (every process at once: it may be a
+   * collective call) and destroyed; the backend's means for its exchanges in h->exchange. */
+  int (*halo_open)(struct fe_halo *h);
+  void (*halo_close)(struct fe_halo *h);
 };
 
 /* The most systems CG solves at once (fe_cg_solve_many), and the most vectors one

@@ -150,7 +150,8 @@ void fe_cg_result_record(struct fe_cg_result *res, double rnorm)
 static int drive(const struct fe_cg *cg, const struct fe_cg_options *opt, int *how)
 {
   const struct fe_backend *be = cg->be;
-  const int device = be->device_loops && be->cg->loop_prepare && be->comm->size == 1;
+  const int device =
+      be->device_loops && be->cg->loop_prepare && (be->comm->size == 1 || be->comm->device_loops);
   if (!be->asynchronous)
     *how = FE_CG_DRIVE_SYNC;
   else if (opt->drive == FE_CG_DRIVE_SYNC || opt->drive == FE_CG_DRIVE_AHEAD)

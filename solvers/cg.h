@@ -11,13 +11,15 @@ struct fe_cg_options {
   /* Who drives the iterations on an asynchronous backend (results are the same bits, but for
    * FE_CG_DRIVE_KERNEL's round-off):
    * FE_CG_DRIVE_AUTO (0): one kernel where the operator has one for this mesh (a small mesh,
-   *   one process), else the device where it can loop by itself on one process, else the
+   *   one process), else the device where it can loop by itself (one process, or several
+   *   whose communicator's sums and exchanges are kernels: fe_comm.device_loops), else the
    *   host, one iteration ahead where an iteration (the slowest process's, measured in
    *   earlier solves) is shorter than the waits for the residual that looking ahead saves
    *   over the last solve's iterations;
    * FE_CG_DRIVE_SYNC: the host reads each residual norm before queueing the next iteration;
    * FE_CG_DRIVE_AHEAD: the host reads it one iteration late (one speculative iteration);
-   * FE_CG_DRIVE_DEVICE: the device loops (be->device_loops; one process), the host reads
+   * FE_CG_DRIVE_DEVICE: the device loops (be->device_loops; one process, or several with
+   *   fe_comm.device_loops), the host reads
    *   the count and the last norms at the end;
    * FE_CG_DRIVE_KERNEL: the whole solve is one kernel of the operator's (fe_op_ops.cg), the
    *   host reads as after the device's loop.  The same arithmetic, its sums in another order

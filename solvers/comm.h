@@ -38,6 +38,10 @@ struct fe_comm {
   int local_rank; /* this process's rank among the run's processes on its host (its GPU's) */
   const struct fe_comm_ops *ops;
   void *ctx;
+  /* allreduce_sum_device and the halo's exchanges (fe_halo_update) are the backend's kernels
+   * alone, no library call on the stream: a CG loop on the device may hold them (solvers/cg.c;
+   * the CUDA backend's NCCL windows, backends/cuda/comm.cu).  The same on every process. */
+  int device_loops;
 };
 
 /* The communicator of a run on one process: every reduction is its own result. */

@@ -109,6 +109,7 @@ int fe_halo_create_remote(const struct fe_backend *be, size_t n_owned, size_t n_
                            NULL, &h->buffer);
   if (!err) err = fe_malloc(2 * ((size_t)n_neighbours + 1) * sizeof(int), &h->scaled_ptr);
   if (!err) err = copies(h, n_copies, copy_of);
+  if (!err && be->vec->halo_open) err = be->vec->halo_open(h);
   if (err) {
     fe_halo_destroy(h);
     return err;
@@ -120,6 +121,7 @@ int fe_halo_create_remote(const struct fe_backend *be, size_t n_owned, size_t n_
 void fe_halo_destroy(struct fe_halo *h)
 {
   if (!h) return;
+  if (h->exchange) h->be->vec->halo_close(h);
   fe_backend_free(h->be, h->send);
   free(h->neighbours);
   free(h->send_ptr);

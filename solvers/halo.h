@@ -33,6 +33,8 @@ struct fe_halo {
   int *send_host, *send;    /* send_ptr[n_neighbours] owned entries: host, backend */
   double *buffer;           /* backend: FE_HALO_MAX_COMP (send_ptr[n] + recv_ptr[n]) values */
   int *scaled_ptr;          /* host: 2 (n_neighbours + 1), send_ptr and recv_ptr in values */
+  void *exchange; /* the backend's own means for the exchanges with other processes
+                     (fe_vec_ops.halo_open; CUDA: an NCCL window), or NULL */
 };
 
 #define FE_HALO_MAX_COMP 3 /* values per entry an exchange moves at most: a velocity's */

@@ -33,6 +33,8 @@ static const struct fe_vec_ops vec_cuda = {
     .minmax = fe_vec_minmax_cuda,
     .ghost_update = fe_vec_ghost_update_cuda,
     .ghost_sum = fe_vec_ghost_sum_cuda,
+    .halo_open = fe_cuda_halo_open,
+    .halo_close = fe_cuda_halo_close,
 };
 
 static const struct fe_cg_ops cg_cuda = {

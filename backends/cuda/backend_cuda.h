@@ -50,9 +50,11 @@ struct fe_cuda_ctx {
   int element_epb[2], element_tpe[2]; /* element kernel of 2D, 3D: elements per block,
                                          threads per element; 0, 0: one thread per element */
   /* several processes (backends/cuda/comm.cu): their GPUs' NCCL communicator, the backend's
-   * communicator (the device's sums and the halo's exchanges by NCCL on the stream, the
-   * host's values through host_comm) */
+   * communicator (the device's sums and the halo's exchanges on the stream: by the GPUs'
+   * loads and stores into NCCL windows where every GPU reaches the others' memory (windows),
+   * else by NCCL's calls; the host's values through host_comm) */
   ncclComm_t nccl;
+  struct fe_cuda_windows *windows;
   const struct fe_comm *host_comm;
   struct fe_comm comm;
   struct fe_backend backend;
@@ -61,6 +63,8 @@ struct fe_cuda_ctx {
 /* backends/cuda/comm.cu */
 int fe_cuda_comm_create(struct fe_cuda_ctx *c, const struct fe_comm *host);
 void fe_cuda_comm_destroy(struct fe_cuda_ctx *c);
+int fe_cuda_halo_open(struct fe_halo *h);
+void fe_cuda_halo_close(struct fe_halo *h);
 int fe_cuda_halo_update(const struct fe_halo *h, int ncomp, double *x);
 int fe_cuda_halo_sum(const struct fe_halo *h, double *x);
 

@@ -1,10 +1,30 @@
 /* The CUDA backend on several processes: one GPU per process, their NCCL communicator made from
  * an id that process 0 draws and the host communicator broadcasts.  Device sums (CG's scalars)
- * and the halo's exchanges go through NCCL on the backend's stream, so that a solve needs no
- * host round trip; host values (stat reductions, the gather of the outputs) through the host
- * communicator (MPI). */
+ * and the halo's exchanges run on the backend's stream, so that a solve needs no host round
+ * trip; host values (stat reductions, the gather of the outputs) go through the host
+ * communicator (MPI).
+ *
+ * Where every process's GPU can load and store the others' memory (NCCL's LSA team is the
+ * whole run: NVLink or PCIe peer access on one host), the sums and the exchanges are the GPUs'
+ * own loads and stores into NCCL windows (symmetric memory, NCCL's device API): each process
+ * writes its values into the others' windows, then a flag, and reads its own window once the
+ * flags of the processes it waits for have arrived.  They are kernels alone, so CG's loop on
+ * the device (a CUDA graph's while node, which cannot hold NCCL's calls) holds them as it does
+ * on one process (fe_comm.device_loops).  Elsewhere, or with FESIM_NCCL_WINDOWS=0, they are
+ * NCCL's calls (ncclAllReduce; ncclSend and ncclRecv) and the host drives CG.
+ *
+ * The flags: every window starts with one 64-bit flag per process, the count of the
+ * operations through that window its owner has had from that process; an operation's values
+ * alternate between two halves of the window, so a process writes the next operation's while
+ * another still reads this one's, and never the half another reads: it has waited for that
+ * process's flag of the operation in between, which that process raised after reading.  An
+ * exchange waits for its neighbours only (as ncclSend and ncclRecv do), a sum for every
+ * process. */
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <cuda/atomic>
+#include <nccl_device.h>
 
 #include "backends/cuda/backend_cuda.h"
 #include "core/cuda_check.h"
@@ -29,9 +49,96 @@ static int allreduce(const struct fe_comm *comm, double *v, int n, enum fe_reduc
   return fe_comm_allreduce(ctx_of(comm)->host_comm, v, n, op);
 }
 
+/* An NCCL window: the same bytes on every process, flags first (zero at the start). */
+struct window {
+  void *base;
+  ncclWindow_t win;
+  unsigned long long *count; /* device: the operations through it so far */
+  unsigned *done_blocks;     /* device: blocks of the running kernel that have finished */
+};
+
+/* The most values one device sum takes (CG sums 3 at most) */
+#define SUMS_MAX 8
+
+struct fe_cuda_windows {
+  struct window sums; /* flags, then two halves of size * SUMS_MAX values */
+};
+
+static int window_open(const struct fe_cuda_ctx *c, size_t bytes, struct window *w)
+{
+  FE_NCCL_CALL(ncclMemAlloc(&w->base, bytes), "ncclMemAlloc");
+  FE_CUDA_CALL(cudaMalloc(&w->count, sizeof *w->count + sizeof *w->done_blocks));
+  w->done_blocks = (unsigned *)(w->count + 1);
+  FE_CUDA_CALL(cudaMemset(w->base, 0, bytes));
+  FE_CUDA_CALL(cudaMemset(w->count, 0, sizeof *w->count + sizeof *w->done_blocks));
+  FE_CUDA_CALL(cudaDeviceSynchronize()); /* zero before the others can reach it */
+  FE_NCCL_CALL(ncclCommWindowRegister(c->nccl, w->base, bytes, &w->win, NCCL_WIN_COLL_SYMMETRIC),
+               "ncclCommWindowRegister");
+  return FE_SUCCESS;
+}
+
+static void window_close(const struct fe_cuda_ctx *c, struct window *w)
+{
+  if (w->win) ncclCommWindowDeregister(c->nccl, w->win);
+  if (w->base) ncclMemFree(w->base);
+  cudaFree(w->count);
+  *w = (struct window){};
+}
+
+/* Process `to`'s flag of process `from` in window w, raised to k: after every value written
+ * before (release, system scope: the other GPU reads them after it sees the flag). */
+__device__ void raise_flag(ncclWindow_t w, int to, int from, unsigned long long k)
+{
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> flag(
+      *(unsigned long long *)ncclGetLsaPointer(w, (size_t)from * sizeof(unsigned long long), to));
+  flag.store(k, cuda::memory_order_release);
+}
+
+__device__ void await_flag(ncclWindow_t w, int from, unsigned long long k)
+{
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> flag(
+      *(unsigned long long *)ncclGetLocalPointer(w, (size_t)from * sizeof(unsigned long long)));
+  while (flag.load(cuda::memory_order_acquire) < k) {
+  }
+}
+
+/* The sum over the processes of v[0 .. n) (n <= SUMS_MAX), one block: every process's values
+ * into every window, then its flag; each sums the processes' values in rank order, so every
+ * process holds the same bits. */
+__global__ void sum_kernel(ncclWindow_t w, int rank, int size, int n, double *v,
+                           unsigned long long *count)
+{
+  const unsigned long long k = *count;
+  const size_t half = (size_t)size * sizeof(unsigned long long) +
+                      (size_t)(k & 1) * size * SUMS_MAX * sizeof(double);
+  for (int t = threadIdx.x; t < size * n; t += blockDim.x) {
+    const int to = t / n, i = t % n;
+    *(double *)ncclGetLsaPointer(w, half + ((size_t)rank * SUMS_MAX + i) * sizeof(double), to) =
+        v[i];
+  }
+  __syncthreads();
+  for (int r = threadIdx.x; r < size; r += blockDim.x) raise_flag(w, r, rank, k + 1);
+  for (int r = threadIdx.x; r < size; r += blockDim.x) await_flag(w, r, k + 1);
+  __syncthreads();
+  const double *in = (const double *)ncclGetLocalPointer(w, half);
+  if (threadIdx.x < n) {
+    double sum = 0;
+    for (int r = 0; r < size; r++) sum += in[(size_t)r * SUMS_MAX + threadIdx.x];
+    v[threadIdx.x] = sum;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) *count = k + 1;
+}
+
 static int allreduce_sum_device(const struct fe_comm *comm, double *v, int n)
 {
   const struct fe_cuda_ctx *c = ctx_of(comm);
+  if (c->windows && n <= SUMS_MAX) {
+    const struct window *w = &c->windows->sums;
+    sum_kernel<<<1, 32, 0, c->stream>>>(w->win, comm->rank, comm->size, n, v, w->count);
+    FE_CUDA_LAUNCHED("sum_kernel");
+    return FE_SUCCESS;
+  }
   FE_NCCL_CALL(ncclAllReduce(v, v, (size_t)n, ncclDouble, ncclSum, c->nccl, c->stream),
                "ncclAllReduce");
   return FE_SUCCESS;
@@ -62,6 +169,30 @@ static const struct fe_comm_ops ops_nccl = {
     .bcast = bcast,
 };
 
+/* The windows, where every process's GPU reaches every other's (agreed by all) and
+ * FESIM_NCCL_WINDOWS is not 0. */
+static int windows_open(struct fe_cuda_ctx *c, const struct fe_comm *host)
+{
+  const char *env = getenv("FESIM_NCCL_WINDOWS");
+  const ncclTeam_t lsa = ncclTeamLsa(c->nccl);
+  double reach = !(env && !strcmp(env, "0")) && lsa.nRanks == host->size && lsa.rank == host->rank;
+  FE_CALL(fe_comm_allreduce(host, &reach, 1, FE_REDUCE_MIN));
+  if (!reach) return FE_SUCCESS;
+  FE_CALL(fe_calloc(1, sizeof *c->windows, &c->windows));
+  const size_t bytes =
+      (size_t)host->size * (sizeof(unsigned long long) + 2 * SUMS_MAX * sizeof(double));
+  FE_CALL(window_open(c, bytes, &c->windows->sums));
+  /* NCCL registers nothing where it has no symmetric memory (no window, and success) */
+  double registered = c->windows->sums.win != NULL;
+  FE_CALL(fe_comm_allreduce(host, &registered, 1, FE_REDUCE_MIN));
+  if (!registered) {
+    window_close(c, &c->windows->sums);
+    free(c->windows);
+    c->windows = NULL;
+  }
+  return FE_SUCCESS;
+}
+
 int fe_cuda_comm_create(struct fe_cuda_ctx *c, const struct fe_comm *host)
 {
   c->host_comm = host;
@@ -69,11 +200,17 @@ int fe_cuda_comm_create(struct fe_cuda_ctx *c, const struct fe_comm *host)
   if (host->rank == 0) FE_NCCL_CALL(ncclGetUniqueId(&id), "ncclGetUniqueId");
   FE_CALL(fe_comm_bcast(host, &id, (int)sizeof id));
   FE_NCCL_CALL(ncclCommInitRank(&c->nccl, host->size, id, host->rank), "ncclCommInitRank");
-  c->comm = (struct fe_comm){host->rank, host->size, host->local_rank, &ops_nccl, c};
+  FE_CALL(windows_open(c, host));
+  c->comm = (struct fe_comm){.rank = host->rank,
+                            .size = host->size,
+                            .local_rank = host->local_rank,
+                            .ops = &ops_nccl,
+                            .ctx = c,
+                            .device_loops = c->windows != NULL};
   c->backend.comm = &c->comm;
   snprintf(c->backend.description + strlen(c->backend.description),
-           sizeof c->backend.description - strlen(c->backend.description), ", NCCL %d",
-           NCCL_VERSION_CODE);
+           sizeof c->backend.description - strlen(c->backend.description), ", NCCL %d%s",
+           NCCL_VERSION_CODE, c->windows ? " (windows)" : "");
   return FE_SUCCESS;
 }
 
@@ -82,6 +219,9 @@ void fe_cuda_comm_destroy(struct fe_cuda_ctx *c)
 {
   if (!c->nccl) return;
   cudaStreamSynchronize(c->stream);
+  if (c->windows) window_close(c, &c->windows->sums);
+  free(c->windows);
+  c->windows = NULL;
   ncclCommFinalize(c->nccl);
   ncclCommDestroy(c->nccl);
   c->nccl = NULL;
@@ -102,10 +242,152 @@ __global__ void add_kernel(long n, const int *idx, const double *buf, double *x)
   if (i < n) x[idx[i]] += buf[i];
 }
 
+/* A halo's window: the flags, then two halves of `half` values each, the ghosts as a vector
+ * holds them (neighbour k's from recv_ptr[k] on, FE_HALO_MAX_COMP values per entry at most);
+ * where each owned entry sent goes: the neighbour's rank and its ghost there (device). */
+struct halo_window {
+  struct window w;
+  size_t half;
+  int2 *to;
+  int *neighbours; /* device */
+};
+
+/* The flags' bytes and where half `k & 1` of a window with `half` values each starts */
+__device__ inline size_t half_at(int size, size_t half, unsigned long long k)
+{
+  return (size_t)size * sizeof(unsigned long long) + (size_t)(k & 1) * half * sizeof(double);
+}
+
+/* 1 in the block that finishes last (its threads see every other block's writes) */
+__device__ int last_block(unsigned *done_blocks)
+{
+  __shared__ int last;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    last = atomicAdd(done_blocks, 1u) == gridDim.x - 1;
+    if (last) *done_blocks = 0;
+  }
+  __syncthreads();
+  return last;
+}
+
+/* Every owned entry a neighbour has as a ghost written into its window (ncomp values each);
+ * the last block raises the flags of the neighbours. */
+__global__ void halo_send_kernel(long n, const int *send, const int2 *to, int ncomp,
+                                 const double *x, ncclWindow_t w, int rank, int size,
+                                 size_t half, const int *neighbours, int nb,
+                                 const unsigned long long *count, unsigned *done_blocks)
+{
+  const unsigned long long k = *count;
+  const size_t at = half_at(size, half, k);
+  const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) {
+    const int2 t = to[i];
+    double *in = (double *)ncclGetLsaPointer(w, at + (size_t)t.y * ncomp * sizeof(double), t.x);
+    for (int c = 0; c < ncomp; c++) in[c] = x[(long)send[i] * ncomp + c];
+  }
+  if (!last_block(done_blocks)) return;
+  for (int j = threadIdx.x; j < nb; j += blockDim.x) raise_flag(w, neighbours[j], rank, k + 1);
+}
+
+/* Once the neighbours' flags are up, the ghosts from this process's window; the last block
+ * counts the exchange done. */
+__global__ void halo_receive_kernel(long n, double *ghosts, ncclWindow_t w, int size,
+                                    size_t half, const int *neighbours, int nb,
+                                    unsigned long long *count, unsigned *done_blocks)
+{
+  const unsigned long long k = *count;
+  for (int j = threadIdx.x; j < nb; j += blockDim.x) await_flag(w, neighbours[j], k + 1);
+  __syncthreads();
+  const double *in = (const double *)ncclGetLocalPointer(w, half_at(size, half, k));
+  for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+       i += (long)gridDim.x * blockDim.x)
+    ghosts[i] = in[i];
+  if (last_block(done_blocks) && threadIdx.x == 0) *count = k + 1;
+}
+
+void fe_cuda_halo_close(struct fe_halo *h)
+{
+  struct halo_window *hw = (struct halo_window *)h->exchange;
+  if (!hw) return;
+  const struct fe_cuda_ctx *c = fe_cuda_ctx(h->be);
+  cudaStreamSynchronize(c->stream);
+  window_close(c, &hw->w);
+  cudaFree(hw->to);
+  cudaFree(hw->neighbours);
+  free(hw);
+  h->exchange = NULL;
+}
+
+/* Every process at once (the window is a collective): the largest ghost count of any process
+ * sizes the halves; each neighbour says where its ghosts of this process's entries start. */
+int fe_cuda_halo_open(struct fe_halo *h)
+{
+  const struct fe_cuda_ctx *c = fe_cuda_ctx(h->be);
+  if (!c->windows) return FE_SUCCESS;
+  const int nb = h->n_neighbours;
+  const long n_send = h->send_ptr[nb];
+  double most = (double)h->recv_ptr[nb] * FE_HALO_MAX_COMP;
+  FE_CALL(fe_comm_allreduce(c->host_comm, &most, 1, FE_REDUCE_MAX));
+  double *mine = NULL, *theirs = NULL;
+  int *ptr = NULL;
+  int2 *to = NULL;
+  int err = fe_calloc((size_t)nb + 1, sizeof *mine, &mine);
+  if (!err) err = fe_calloc((size_t)nb + 1, sizeof *theirs, &theirs);
+  if (!err) err = fe_calloc((size_t)nb + 1, sizeof *ptr, &ptr);
+  if (!err) err = fe_calloc((size_t)n_send + 1, sizeof *to, &to);
+  for (int k = 0; k <= nb && !err; k++) ptr[k] = k;
+  for (int k = 0; k < nb && !err; k++) mine[k] = h->recv_ptr[k];
+  if (!err) err = fe_comm_exchange(c->host_comm, nb, h->neighbours, mine, ptr, theirs, ptr);
+  for (int k = 0; k < nb && !err; k++)
+    for (int i = h->send_ptr[k]; i < h->send_ptr[k + 1]; i++)
+      to[i] = make_int2(h->neighbours[k], (int)theirs[k] + (i - h->send_ptr[k]));
+  struct halo_window *hw = NULL;
+  if (!err) err = fe_calloc(1, sizeof *hw, &hw);
+  if (!err) {
+    h->exchange = hw;
+    hw->half = (size_t)most;
+    err = window_open(c, (size_t)c->comm.size * sizeof(unsigned long long) +
+                             2 * hw->half * sizeof(double), &hw->w);
+  }
+  if (!err) err = fe_backend_alloc(h->be, ((size_t)n_send + 1) * sizeof *to, to, &hw->to);
+  if (!err)
+    err = fe_backend_alloc(h->be, ((size_t)nb + 1) * sizeof(int), h->neighbours, &hw->neighbours);
+  free(mine);
+  free(theirs);
+  free(ptr);
+  free(to);
+  return err;
+}
+
+/* Through the window: two kernels, the writes into the neighbours' windows and the reads of
+ * this process's (the halves' alternation needs every process's writes of an exchange done
+ * before it reads: the kernels' order on the stream). */
+static int halo_update_windows(const struct fe_halo *h, int ncomp, double *x)
+{
+  const struct fe_cuda_ctx *c = fe_cuda_ctx(h->be);
+  const struct halo_window *hw = (const struct halo_window *)h->exchange;
+  const int nb = h->n_neighbours;
+  const long n_send = h->send_ptr[nb], n_recv = (long)h->recv_ptr[nb] * ncomp;
+  halo_send_kernel<<<fe_cuda_blocks(n_send ? n_send : 1, 256), 256, 0, c->stream>>>(
+      n_send, h->send, hw->to, ncomp, x, hw->w.win, c->comm.rank, c->comm.size, hw->half,
+      hw->neighbours, nb, hw->w.count, hw->w.done_blocks);
+  FE_CUDA_LAUNCHED("halo_send_kernel");
+  const unsigned blocks = fe_cuda_blocks(n_recv ? n_recv : 1, 256);
+  halo_receive_kernel<<<blocks < 64 ? blocks : 64, 256, 0, c->stream>>>(
+      n_recv, x + h->n_owned * ncomp, hw->w.win, c->comm.size, hw->half, hw->neighbours, nb,
+      hw->w.count, hw->w.done_blocks);
+  FE_CUDA_LAUNCHED("halo_receive_kernel");
+  return FE_SUCCESS;
+}
+
 /* The owned entries each neighbour has as ghosts packed on the device, sent, and received
- * straight into the ghosts (those of a neighbour are contiguous), one NCCL group. */
+ * straight into the ghosts (those of a neighbour are contiguous), one NCCL group; or through
+ * the halo's window. */
 int fe_cuda_halo_update(const struct fe_halo *h, int ncomp, double *x)
 {
+  if (h->exchange) return halo_update_windows(h, ncomp, x);
   const struct fe_cuda_ctx *c = fe_cuda_ctx(h->be);
   const int nb = h->n_neighbours;
   const long n_send = h->send_ptr[nb];

@@ -7,8 +7,10 @@
  * relative; the mass, the diffusion matrix M + tau K with a random anisotropic tensor per cell,
  * the advection with a random velocity, and the lumped mass, in 2D and 3D, with Dirichlet
  * nodes on part of the boundary, and on periodic meshes (tests/unit/periodic.h: the copies of
- * an unknown in a part aliased to its node); the halo's reverse sum.  With the argument `cuda`
- * (label mpi-gpu) the parts' operators are the CUDA backend's, a GPU per process. */
+ * an unknown in a part aliased to its node); the halo's reverse sum and its exchange of three
+ * values per entry; CG on the parts, driven every way the backend has, against CG on the
+ * whole mesh.  With the argument `cuda` (label mpi-gpu) the parts' operators are the CUDA
+ * backend's, a GPU per process. */
 #include "mpi_backends.h"
 
 #include <math.h>
@@ -22,6 +24,7 @@
 #include "io/partition.h"
 #include "meshgen.h"
 #include "periodic.h"
+#include "solvers/cg.h"
 #include "solvers/halo.h"
 #include "test.h"
 
@@ -187,6 +190,101 @@ static void check_reverse_sum(const struct fe_comm *comm, const struct problem *
   free(holders);
 }
 
+/* A vector of three values per entry (a velocity's): the owned entries' values, k + 3 g at the
+ * node of global number g, reach the ghosts. */
+static void check_update3(const struct side *s)
+{
+  const struct fe_mesh *pm = s->space->mesh;
+  const long n = pm->n_nodes - pm->n_aliased, owned = n - pm->n_ghost;
+  double *v = malloc(sizeof(double) * 3 * ((size_t)n + 1)), *dv = NULL;
+  for (long i = 0; i < 3 * n; i++) v[i] = i < 3 * owned ? i % 3 + 3.0 * pm->global_node[i / 3] : -1;
+  CHECK_OK(fe_backend_alloc(s->be, sizeof(double) * 3 * ((size_t)n + 1), v, &dv));
+  CHECK_OK(fe_halo_update(s->space->halo, 3, dv));
+  CHECK_OK(s->be->vec->to_host(s->be, v, dv, sizeof(double) * 3 * (size_t)n));
+  int bad = 0;
+  for (long i = 0; i < 3 * n; i++) bad += v[i] != i % 3 + 3.0 * pm->global_node[i / 3];
+  CHECK(bad == 0);
+  fe_backend_free(s->be, dv);
+  free(v);
+}
+
+/* CG of M + 0.05 K on the parts against CG on the whole mesh, to 1e-9 of the largest entry,
+ * driven each way the parts' backend has: the host reading each residual, one iteration late,
+ * and the device's loop, which is the automatic drive on several processes whose sums and
+ * exchanges are kernels (fe_comm.device_loops).  The part's space deterministic (its scatters
+ * gathers, not atomics), every drive gives the same bits. */
+static void check_cg(const struct fe_comm *comm, const struct problem *p, const struct fe_mesh *pm,
+                     struct side *whole, struct side *part)
+{
+  const struct fe_form form = {.mass = 1, .diffusion = 0.05};
+  const struct fe_coefficients cw = {.diffusivity = whole->diff};
+  const struct fe_coefficients cp = {.diffusivity = part->diff};
+  struct fe_op *a = NULL, *b = NULL;
+  CHECK_OK(fe_operator_create(whole->space, FE_STRATEGY_LMA, &a));
+  part->space->deterministic = 1;
+  CHECK_OK(fe_operator_create(part->space, FE_STRATEGY_LMA, &b));
+  if (!a || !b) return;
+  CHECK_OK(fe_operator_assemble(a, &form, &cw));
+  CHECK_OK(fe_operator_assemble(b, &form, &cp));
+  struct fe_cg *ca = NULL, *cb = NULL;
+  struct fe_vec *ua = NULL, *ub = NULL;
+  CHECK_OK(fe_cg_create(whole->x, &ca));
+  CHECK_OK(fe_cg_create(part->x, &cb));
+  CHECK_OK(fe_vec_create_like(whole->x, &ua));
+  CHECK_OK(fe_vec_create_like(part->x, &ub));
+  const struct fe_cg_options opt = {.rtol = 1e-12, .max_iterations = 2000, .jacobi = 1};
+  struct fe_cg_result res;
+  CHECK_OK(fe_vec_set(ua, 0));
+  CHECK_OK(fe_cg_solve(ca, a, whole->x, ua, &opt, &res));
+  CHECK(res.converged);
+  const long owned = pm->n_nodes - pm->n_ghost - pm->n_aliased;
+  double *ya = malloc(sizeof(double) * (size_t)p->m->n_nodes);
+  double *yb = malloc(sizeof(double) * ((size_t)pm->n_nodes + 1));
+  double *host = malloc(sizeof(double) * ((size_t)pm->n_nodes + 1));
+  CHECK_OK(fe_vec_download(ua, ya));
+  double scale = 0;
+  for (long i = 0; i < p->m->n_nodes; i++) scale = fmax(scale, fabs(ya[i]));
+  const struct fe_backend *be = part->be;
+  const int loops = be->device_loops && (comm->size == 1 || be->comm->device_loops);
+  static const int drives[] = {FE_CG_DRIVE_SYNC, FE_CG_DRIVE_AHEAD, FE_CG_DRIVE_DEVICE,
+                               FE_CG_DRIVE_AUTO};
+  int host_iterations = -1;
+  for (int d = 0; d < 4; d++) {
+    if (drives[d] == FE_CG_DRIVE_DEVICE && !loops) continue;
+    struct fe_cg_options o = opt;
+    o.drive = drives[d];
+    CHECK_OK(fe_vec_set(ub, 0));
+    CHECK_OK(fe_cg_solve(cb, b, part->x, ub, &o, &res));
+    CHECK(res.converged);
+    CHECK_OK(fe_vec_download(ub, yb));
+    double worst = 0;
+    for (long i = 0; i < owned; i++) worst = fmax(worst, fabs(yb[i] - ya[pm->global_node[i]]));
+    if (!(worst <= 1e-9 * scale))
+      fprintf(stderr, "process %d of %d: CG, drive %d: differs by %g (scale %g)\n", comm->rank,
+              comm->size, drives[d], worst, scale);
+    CHECK(worst <= 1e-9 * scale);
+    if (drives[d] == FE_CG_DRIVE_SYNC) {
+      memcpy(host, yb, sizeof(double) * (size_t)owned);
+      host_iterations = res.iterations;
+    } else if (be->asynchronous) { /* the same kernels queued: the same bits */
+      CHECK(!memcmp(host, yb, sizeof(double) * (size_t)owned));
+      CHECK(res.iterations == host_iterations);
+    }
+    if (drives[d] == FE_CG_DRIVE_AUTO && loops && comm->size > 1)
+      CHECK(res.drive == FE_CG_DRIVE_DEVICE);
+  }
+  free(ya);
+  free(yb);
+  free(host);
+  fe_vec_destroy(ua);
+  fe_vec_destroy(ub);
+  fe_cg_destroy(ca);
+  fe_cg_destroy(cb);
+  fe_op_destroy(a);
+  fe_op_destroy(b);
+  part->space->deterministic = 0;
+}
+
 static void check_dim(const struct fe_comm *comm, const struct fe_backend *self,
                       const struct fe_backend *be, int dim, int n, int axes)
 {
@@ -209,6 +307,8 @@ static void check_dim(const struct fe_comm *comm, const struct fe_backend *self,
       compare(comm, &p, pm, &whole, &mine, (enum fe_strategy)s, &advection, "advection");
     }
     check_reverse_sum(comm, &p, part, &mine);
+    if (!axes) check_update3(&mine);
+    check_cg(comm, &p, pm, &whole, &mine);
     free_side(&whole);
     free_side(&mine);
   }

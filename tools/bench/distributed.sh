@@ -25,7 +25,7 @@ run() { # processes dim n
   echo "== $1 process(es), ${2}D, N = $3" >&2
   # shellcheck disable=SC2086
   timeout 560 mpirun --allow-run-as-root --oversubscribe -n "$1" -x LD_LIBRARY_PATH \
-    -x NCCL_NVLS_ENABLE=0 -x OMP_NUM_THREADS "$bench" "$2" "$3" "$backend" 20 $strategies |
+    -x NCCL_NVLS_ENABLE=0 -x OMP_NUM_THREADS ${FESIM_NCCL_WINDOWS:+-x FESIM_NCCL_WINDOWS} "$bench" "$2" "$3" "$backend" 20 $strategies |
     while IFS= read -r line; do
       case $line in
       "#"*) echo "$line" >&2 ;;

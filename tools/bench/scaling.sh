@@ -30,6 +30,7 @@ for spec in "${specs[@]}"; do
     for np in ${PROCESSES:-1 2}; do
       echo "== ${dim}D, $cells cells, $strategy, $np process(es), ${BACKEND:-cuda}"
       timeout 560 mpirun --allow-run-as-root --oversubscribe -n "$np" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE=0 \
+        ${FESIM_NCCL_WINDOWS:+-x FESIM_NCCL_WINDOWS} \
         -x OMP_NUM_THREADS -x FESIM_TIME_SOLVES=1 "$fesim" --backend "${BACKEND:-cuda}" --assembly "$strategy" --force --output "$work/out" \
         "$work/case_${dim}d_$n.xml" 2>&1 |
         grep -E "steps to|set-up|per step|advection|diffusion" |
