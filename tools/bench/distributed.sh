@@ -5,7 +5,8 @@
 # halo exchange and the all-reduce that a CG iteration makes.  CSV on stdout, one header.
 #   tools/bench/distributed.sh [strong2d|strong3d|weak2d|weak3d]...   (default: all four)
 #   strong2d: 10.0M and 40.0M triangles (N = 2236, 4472); strong3d: 10.1M and 39.9M
-#   tetrahedra (N = 119, 188); weak2d, weak3d: about 5M cells per process.
+#   tetrahedra (N = 119, 188); weak2d, weak3d: about 5M cells per process; strong2d40,
+#   strong3d40: the 40M meshes alone.
 # PROCESSES: the process counts (default: 1, 2, 4, 8 up to the machine's GPUs); STRATEGIES
 # (default "lma addto matfree"); BACKEND=cpu runs the same on the CPU backend
 # (OMP_NUM_THREADS threads a process).  On a GPU machine, from the repository root, in
@@ -43,9 +44,11 @@ print(round((2.5e6 * p) ** 0.5) if d == 2 else round((5e6 * p / 6) ** (1 / 3)))"
 for what in ${*:-strong2d weak2d strong3d weak3d}; do
   case $what in
   strong2d) for n in 2236 4472; do for np in $PROCESSES; do run "$np" 2 "$n"; done; done ;;
+  strong2d40) for np in $PROCESSES; do run "$np" 2 4472; done ;;
+  strong3d40) for np in $PROCESSES; do run "$np" 3 188; done ;;
   strong3d) for n in 119 188; do for np in $PROCESSES; do run "$np" 3 "$n"; done; done ;;
   weak2d) for np in $PROCESSES; do run "$np" 2 "$(weak_n 2 "$np")"; done ;;
   weak3d) for np in $PROCESSES; do run "$np" 3 "$(weak_n 3 "$np")"; done ;;
-  *) echo "unknown step '$what' (strong2d, strong3d, weak2d, weak3d)" >&2; exit 1 ;;
+  *) echo "unknown step '$what' (strong2d, strong3d, weak2d, weak3d, strong2d40, strong3d40)" >&2; exit 1 ;;
   esac
 done

@@ -11,8 +11,9 @@
 # OMP_NUM_THREADS threads each).  Process 0 meshes the whole mesh and hands it to the others:
 # the set-up includes it.  Weak scaling at 5M cells per GPU in 2D: "2 1581 lma" on 1 GPU,
 # "2 2236 lma" on 2, "2 3162 lma" on 4, "2 4472 lma" on 8 (PROCESSES set for each).
-# FESIM_TIME_SOLVES=1: each solve waits for the work before it and is read at once, so that
-# the advection line holds the solves' time on one GPU too (docs/architecture.md).
+# FESIM_TIME_SOLVES=1 (the default here): each solve waits for the work before it and is read
+# at once, so that the advection line holds the solves' time on one GPU too
+# (docs/architecture.md); FESIM_TIME_SOLVES=0 times the steps as a user's run makes them.
 set -u
 fesim=${FESIM:-build/bin/fesim}
 work=${WORK:-/tmp/fesim-scaling}
@@ -31,7 +32,7 @@ for spec in "${specs[@]}"; do
       echo "== ${dim}D, $cells cells, $strategy, $np process(es), ${BACKEND:-cuda}"
       timeout 560 mpirun --allow-run-as-root --oversubscribe -n "$np" -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE=0 \
         ${FESIM_NCCL_WINDOWS:+-x FESIM_NCCL_WINDOWS} \
-        -x OMP_NUM_THREADS -x FESIM_TIME_SOLVES=1 "$fesim" --backend "${BACKEND:-cuda}" --assembly "$strategy" --force --output "$work/out" \
+        -x OMP_NUM_THREADS -x FESIM_TIME_SOLVES="${FESIM_TIME_SOLVES:-1}" "$fesim" --backend "${BACKEND:-cuda}" --assembly "$strategy" --force --output "$work/out" \
         "$work/case_${dim}d_$n.xml" 2>&1 |
         grep -E "steps to|set-up|per step|advection|diffusion" |
         awk '/advection|diffusion/ {print; for (i = 1; i <= NF; i++) if ($i == "s,") {t = $(i - 1); it = $(i + 1)}
