@@ -130,10 +130,14 @@ int fe_mesh_halo_create(const struct fe_backend *be, const struct fe_mesh *m, st
   *halo = NULL;
   const size_t copies = (size_t)m->n_aliased, remote = (size_t)m->n_ghost;
   const size_t owned = (size_t)m->n_nodes - copies - remote;
-  if (!m->n_ghost && !m->n_neighbours)
+  /* on several processes every part's halo is one of other processes' ghosts, a part
+   * without any too: its making may be a collective (fe_vec_ops.halo_open) */
+  if (!m->n_ghost && !m->n_neighbours && be->comm->size == 1)
     return copies ? fe_halo_create(be, owned, copies, m->alias_of, halo) : FE_SUCCESS;
-  return fe_halo_create_remote(be, owned, remote, m->n_neighbours, m->neighbours, m->send_ptr,
-                               m->send, m->recv_ptr, copies, m->alias_of, halo);
+  static const int none[1] = {0}; /* no neighbours: their lists may be NULL */
+  return fe_halo_create_remote(be, owned, remote, m->n_neighbours, m->neighbours,
+                               m->send_ptr ? m->send_ptr : none, m->send,
+                               m->recv_ptr ? m->recv_ptr : none, copies, m->alias_of, halo);
 }
 
 /* A part of a mesh on several processes: one exchange and one device sum now, as NCCL connects

@@ -75,7 +75,8 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *mesh,
 void fe_space_destroy(struct fe_space *space);
 
 /* The halo of mesh m's ghosts: a part's other processes' nodes, then a periodic mesh's copies
- * (aliased nodes); *halo NULL where m has neither.  The space's and the outputs' own. */
+ * (aliased nodes); *halo NULL where m has neither on one process (on several every part has
+ * one, empty or not: every process makes it).  The space's and the outputs' own. */
 int fe_mesh_halo_create(const struct fe_backend *be, const struct fe_mesh *m,
                         struct fe_halo **halo);
 

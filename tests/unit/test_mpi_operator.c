@@ -9,7 +9,7 @@
  * nodes on part of the boundary, and on periodic meshes (tests/unit/periodic.h: the copies of
  * an unknown in a part aliased to its node); the halo's reverse sum and its exchange of three
  * values per entry; CG on the parts, driven every way the backend has, against CG on the
- * whole mesh.  With the argument `cuda` (label mpi-gpu) the parts' operators are the CUDA
+ * whole mesh; a part without neighbours has a halo too.  With the argument `cuda` (label mpi-gpu) the parts' operators are the CUDA
  * backend's, a GPU per process. */
 #include "mpi_backends.h"
 
@@ -317,10 +317,24 @@ static void check_dim(const struct fe_comm *comm, const struct fe_backend *self,
   free_problem(&p);
 }
 
+/* A part without ghosts or neighbours (a mesh's component alone on its process) still has a
+ * halo on several processes: every process makes one, as its making may be a collective (the
+ * CUDA backend's NCCL window). */
+static void check_lonely_part(const struct fe_comm *comm, const struct fe_backend *be)
+{
+  struct fe_mesh *m = meshgen(2, 4, 0.0, 1u);
+  struct fe_halo *h = NULL;
+  CHECK_OK(fe_mesh_halo_create(be, m, &h));
+  CHECK(comm->size == 1 || (h && !fe_halo_remote(h) && !h->n_ghost));
+  fe_halo_destroy(h);
+  meshgen_free(m);
+}
+
 int main(int argc, char **argv)
 {
   struct mpi_backends b;
   if (mpi_backends_start(&argc, &argv, &b)) {
+    check_lonely_part(b.comm, b.all);
     check_dim(b.comm, b.self, b.all, 2, 20, 0);
     check_dim(b.comm, b.self, b.all, 3, 6, 0);
     check_dim(b.comm, b.self, b.all, 2, 20, 3); /* periodic in x and y */
