@@ -266,7 +266,10 @@ __device__ int last_block(unsigned *done_blocks)
   if (threadIdx.x == 0) {
     __threadfence_system();
     last = atomicAdd(done_blocks, 1u) == gridDim.x - 1;
-    if (last) *done_blocks = 0;
+    if (last) {
+      __threadfence_system(); /* the others' writes, which their fences ordered before */
+      *done_blocks = 0;
+    }
   }
   __syncthreads();
   return last;
@@ -314,8 +317,8 @@ void fe_cuda_halo_close(struct fe_halo *h)
   const struct fe_cuda_ctx *c = fe_cuda_ctx(h->be);
   cudaStreamSynchronize(c->stream);
   window_close(c, &hw->w);
-  cudaFree(hw->to);
-  cudaFree(hw->neighbours);
+  fe_backend_free(h->be, hw->to);
+  fe_backend_free(h->be, hw->neighbours);
   free(hw);
   h->exchange = NULL;
 }
