@@ -2,46 +2,65 @@
 #include "backends/cpu/backend_cpu.h"
 #include "core/error.h"
 
-static void cells_cpu(int d, enum fe_storage st, int upper, const struct fe_space *s,
-                      const struct fe_form *form, const double *diff, const double *vel, double *e)
+/* One cell's stored matrix with d, storage and symmetry literals at each call, so that the
+ * element loops unroll: inside a parallel loop, whose outlined body sees its captured values
+ * as variables, GCC would otherwise call one generic function (2D LMA's local assembly on
+ * one thread: 12.3 against 4.0 ms at 180K triangles). */
+static inline void store_cell(int d, enum fe_storage st, int upper, const struct fe_space *s,
+                              const struct fe_form *form, const double *diff, const double *vel,
+                              long c, double *e)
 {
-#pragma omp parallel for schedule(static)
-  for (long c = 0; c < s->n_cells; c++)
-    fe_cell_store(d, st, upper, &s->ref, form, s->cells, s->coords, diff, vel, s->dmask[c], c,
-                  s->block_shift, e);
+  const int sym = st == FE_STORAGE_SYMMETRIC;
+  if (d == 2 && sym)
+    fe_cell_store(2, FE_STORAGE_SYMMETRIC, 1, &s->ref, form, s->cells, s->coords, diff, vel,
+                  s->dmask[c], c, s->block_shift, e);
+  else if (d == 2 && upper)
+    fe_cell_store(2, FE_STORAGE_FULL, 1, &s->ref, form, s->cells, s->coords, diff, vel,
+                  s->dmask[c], c, s->block_shift, e);
+  else if (d == 2)
+    fe_cell_store(2, FE_STORAGE_FULL, 0, &s->ref, form, s->cells, s->coords, diff, vel,
+                  s->dmask[c], c, s->block_shift, e);
+  else if (sym)
+    fe_cell_store(3, FE_STORAGE_SYMMETRIC, 1, &s->ref, form, s->cells, s->coords, diff, vel,
+                  s->dmask[c], c, s->block_shift, e);
+  else if (upper)
+    fe_cell_store(3, FE_STORAGE_FULL, 1, &s->ref, form, s->cells, s->coords, diff, vel,
+                  s->dmask[c], c, s->block_shift, e);
+  else
+    fe_cell_store(3, FE_STORAGE_FULL, 0, &s->ref, form, s->cells, s->coords, diff, vel,
+                  s->dmask[c], c, s->block_shift, e);
 }
 
-static void boundary_cells_cpu(int d, const struct fe_space *s, const struct fe_form *form,
+/* The element matrices (the upper triangle where the form is symmetric: `upper`) */
+static void cells_cpu(const struct fe_space *s, const struct fe_form *form, enum fe_storage st,
+                      const double *diff, const double *vel, double *e)
+{
+  const int d = s->d, upper = st == FE_STORAGE_SYMMETRIC || fe_form_symmetric(form);
+#pragma omp parallel for schedule(static)
+  for (long c = 0; c < s->n_cells; c++) store_cell(d, st, upper, s, form, diff, vel, c, e);
+}
+
+/* The boundary cells' full matrices (the lifting's), d a literal at each call as above */
+static void boundary_cells_cpu(const struct fe_space *s, const struct fe_form *form,
                                const double *diff, const double *vel, double *elift)
 {
-  const int nk = (d + 1) * (d + 1);
+  const int d = s->d, nk = (d + 1) * (d + 1);
 #pragma omp parallel for schedule(static)
-  for (long b = 0; b < s->n_bcells; b++)
-    fe_cell_matrix(d, &s->ref, form, s->cells, s->coords, diff, vel, s->bcells[b], elift + b * nk);
-}
-
-/* constant d, storage and symmetry in each call, so that the element loops unroll */
-static void cells_d(int d, const struct fe_space *s, const struct fe_form *form, enum fe_storage st,
-                    const double *diff, const double *vel, double *e)
-{
-  if (st == FE_STORAGE_SYMMETRIC)
-    cells_cpu(d, FE_STORAGE_SYMMETRIC, 1, s, form, diff, vel, e);
-  else if (fe_form_symmetric(form))
-    cells_cpu(d, FE_STORAGE_FULL, 1, s, form, diff, vel, e);
-  else
-    cells_cpu(d, FE_STORAGE_FULL, 0, s, form, diff, vel, e);
+  for (long b = 0; b < s->n_bcells; b++) {
+    if (d == 2)
+      fe_cell_matrix(2, &s->ref, form, s->cells, s->coords, diff, vel, s->bcells[b],
+                     elift + b * nk);
+    else
+      fe_cell_matrix(3, &s->ref, form, s->cells, s->coords, diff, vel, s->bcells[b],
+                     elift + b * nk);
+  }
 }
 
 int fe_element_matrices_cpu(const struct fe_space *s, const struct fe_form *form,
                             enum fe_storage st, const double *diff, const double *vel, double *e,
                             double *elift)
 {
-  if (s->d == 2) {
-    if (e) cells_d(2, s, form, st, diff, vel, e);
-    boundary_cells_cpu(2, s, form, diff, vel, elift);
-  } else {
-    if (e) cells_d(3, s, form, st, diff, vel, e);
-    boundary_cells_cpu(3, s, form, diff, vel, elift);
-  }
+  if (e) cells_cpu(s, form, st, diff, vel, e);
+  boundary_cells_cpu(s, form, diff, vel, elift);
   return FE_SUCCESS;
 }

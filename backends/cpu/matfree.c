@@ -5,24 +5,30 @@
 #include "backends/cpu/backend_cpu.h"
 #include "core/error.h"
 
-static void products(int d, const struct fe_space *s, const struct fe_form *form,
-                     const double *diff, const double *vel, const double *x, double *work)
+/* The dimension a literal at each call inside the parallel loop: the loop's outlined body
+ * would see a variable, and GCC would call one generic product instead of inlining a 2D and a
+ * 3D one (10.1 against 3.5 ms, 2D, 180K triangles, one thread). */
+static void products(const struct fe_space *s, const struct fe_form *form, const double *diff,
+                     const double *vel, const double *x, double *work)
 {
+  const int nv = s->d + 1;
 #pragma omp parallel for schedule(static)
   for (long c = 0; c < s->n_cells; c++) {
     double y[4];
-    fe_cell_matfree_product(d, &s->ref, form, s->cells, s->coords, diff, vel, s->dmask[c], x, c, y);
-    for (int i = 0; i < d + 1; i++) work[c * (d + 1) + i] = y[i];
+    if (nv == 3)
+      fe_cell_matfree_product(2, &s->ref, form, s->cells, s->coords, diff, vel, s->dmask[c], x, c,
+                              y);
+    else
+      fe_cell_matfree_product(3, &s->ref, form, s->cells, s->coords, diff, vel, s->dmask[c], x, c,
+                              y);
+    for (int i = 0; i < nv; i++) work[c * nv + i] = y[i];
   }
 }
 
 int fe_matfree_apply_cpu(const struct fe_space *s, const struct fe_form *form, const double *diff,
                          const double *vel, const double *x, double *y, double *work)
 {
-  if (s->d == 2)
-    products(2, s, form, diff, vel, x, work);
-  else
-    products(3, s, form, diff, vel, x, work);
+  products(s, form, diff, vel, x, work);
   return fe_incidence_sum_cpu(s, s->inc_ptr, s->inc, work, y);
 }
 
