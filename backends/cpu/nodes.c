@@ -43,11 +43,16 @@ int fe_facet_load_cpu(const struct fe_space *s, const int *ptr, const int *slots
   return FE_SUCCESS;
 }
 
+/* The dimension a literal at each call inside the loop, as in backends/cpu/matfree.c: GCC then
+ * specialises the row's geometry (the default case's mass rows on one thread: 4.8 % of a run's
+ * time before) */
 int fe_mass_apply_cpu(const struct fe_space *s, const double *x, double *y)
 {
+  const int d = s->d;
 #pragma omp parallel for schedule(static)
   for (long n = 0; n < s->n_nodes; n++)
-    y[n] = fe_node_mass_row(s->d, &s->ref, n, s->inc_ptr, s->inc, s->cells, s->coords, x);
+    y[n] = d == 2 ? fe_node_mass_row(2, &s->ref, n, s->inc_ptr, s->inc, s->cells, s->coords, x)
+                  : fe_node_mass_row(3, &s->ref, n, s->inc_ptr, s->inc, s->cells, s->coords, x);
   return FE_SUCCESS;
 }
 
