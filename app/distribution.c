@@ -29,113 +29,13 @@ static int gather_order(struct fe_distribution *d)
   return FE_SUCCESS;
 }
 
-enum { SHARE_CHUNK = 1 << 30 }; /* bytes of one broadcast (its count is an int) */
+/* ---------------------------------------------------------------- a tracer's conditions on a part
+ */
 
-/* Process 0's size bytes into every process's: broadcasts of SHARE_CHUNK bytes at most. */
-static int share_bytes(const struct fe_comm *comm, void *bytes, size_t size)
+/* Part pm's conditions (made into *out) from those of the whole mesh m. */
+static int part_bcs(const struct fe_mesh *m, const struct fe_mesh *pm, const struct fe_bcs *whole,
+                    struct fe_bcs **out)
 {
-  for (size_t at = 0; at < size; at += SHARE_CHUNK)
-    FE_CALL(fe_comm_bcast(comm, (unsigned char *)bytes + at,
-                          (int)(size - at < SHARE_CHUNK ? size - at : SHARE_CHUNK)));
-  return FE_SUCCESS;
-}
-
-int fe_distribution_share_mesh(const struct fe_comm *comm, struct fe_mesh **m)
-{
-  unsigned char *bytes = NULL;
-  size_t size = 0;
-  if (comm->rank == 0) FE_CALL(fe_mesh_pack(*m, &bytes, &size));
-  uint64_t n = size;
-  int err = fe_comm_bcast(comm, &n, (int)sizeof n);
-  size = (size_t)n;
-  if (!err && comm->rank != 0) err = fe_malloc(size + 1, &bytes);
-  if (!err) err = share_bytes(comm, bytes, size);
-  if (!err && comm->rank != 0) err = fe_mesh_unpack(bytes, size, m);
-  free(bytes);
-  return err;
-}
-
-/* The cells cut by METIS once, on process 0, and each cell's part handed to the others: every
- * process's partition the same.  Process 0's failure (its message said there) is every
- * process's exit code. */
-static int share_partition(const struct fe_comm *comm, const struct fe_mesh *whole,
-                           struct fe_partition **p)
-{
-  int status = comm->rank == 0 ? fe_partition_create(whole, comm->size, p) : FE_SUCCESS;
-  FE_CALL(fe_comm_bcast(comm, &status, (int)sizeof status));
-  if (status) return status;
-  int *parts = comm->rank == 0 ? (*p)->cell_part : NULL;
-  if (comm->rank != 0) FE_MALLOC((size_t)whole->n_cells + 1, &parts);
-  int err = share_bytes(comm, parts, (size_t)whole->n_cells * sizeof *parts);
-  if (!err && comm->rank != 0) err = fe_partition_with_parts(whole, comm->size, parts, p);
-  if (comm->rank != 0) free(parts);
-  return err;
-}
-
-int fe_distribution_create(const struct fe_comm *comm, const struct fe_mesh *whole,
-                           struct fe_distribution **out)
-{
-  struct fe_distribution *d;
-  FE_CALLOC(1, &d);
-  d->comm = comm;
-  d->whole = whole;
-  int err = share_partition(comm, whole, &d->partition);
-  if (!err) err = fe_partition_mesh(d->partition, whole, comm->rank, &d->part);
-  if (!err && comm->rank == 0) err = gather_order(d);
-  if (err) {
-    fe_distribution_destroy(d);
-    return err;
-  }
-  *out = d;
-  return FE_SUCCESS;
-}
-
-void fe_distribution_destroy(struct fe_distribution *d)
-{
-  if (!d) return;
-  fe_partition_destroy(d->partition);
-  fe_mesh_destroy(d->part);
-  free(d->owned);
-  free(d->counts);
-  free(d->displs);
-  free(d->order);
-  free(d->received);
-  free(d);
-}
-
-int fe_distribution_gather(const struct fe_distribution *d, int ncomp, const double *part,
-                           double *whole)
-{
-  FE_CHECK(ncomp >= 1 && ncomp <= FE_HALO_MAX_COMP, FE_ERR_USAGE,
-           "a gather of %d values per node", ncomp);
-  const struct fe_mesh *pm = d->part;
-  const long owned = (long)fe_mesh_n_owned(pm) * ncomp;
-  if (d->comm->rank == 0)
-    for (int r = 0; r < d->partition->n_parts; r++) {
-      d->counts[r] = d->owned[r] * ncomp;
-      d->displs[r] = r ? d->displs[r - 1] + d->counts[r - 1] : 0;
-    }
-  FE_CALL(fe_comm_gather(d->comm, part, (int)owned, d->received, d->counts, d->displs));
-  if (d->comm->rank != 0) return FE_SUCCESS;
-  for (long i = 0; i < fe_mesh_n_unknowns(d->whole); i++)
-    for (int c = 0; c < ncomp; c++)
-      whole[(long)d->order[i] * ncomp + c] = d->received[i * ncomp + c];
-  fe_mesh_copy_owners(d->whole, ncomp, whole);
-  return FE_SUCCESS;
-}
-
-void fe_distribution_restrict(const struct fe_distribution *d, int ncomp, const double *whole,
-                              double *part)
-{
-  for (long i = 0; i < d->part->n_nodes; i++)
-    for (int c = 0; c < ncomp; c++)
-      part[i * ncomp + c] = whole[(long)d->part->global_node[i] * ncomp + c];
-}
-
-int fe_distribution_bcs(const struct fe_distribution *d, const struct fe_bcs *whole,
-                        struct fe_bcs **out)
-{
-  const struct fe_mesh *pm = d->part;
   struct fe_bcs *b;
   FE_CALLOC(1, &b);
   *out = b;
@@ -144,8 +44,8 @@ int fe_distribution_bcs(const struct fe_distribution *d, const struct fe_bcs *wh
   b->has_neumann = whole->has_neumann;
   FE_CALLOC(pm->n_nodes + 1, &b->is_dirichlet);
   int *slot; /* the whole mesh's Dirichlet list position of each node, -1 for none */
-  FE_MALLOC(d->whole->n_nodes + 1, &slot);
-  for (long n = 0; n < d->whole->n_nodes; n++) slot[n] = -1;
+  FE_MALLOC(m->n_nodes + 1, &slot);
+  for (long n = 0; n < m->n_nodes; n++) slot[n] = -1;
   for (long k = 0; k < whole->n_dirichlet; k++) slot[whole->dirichlet[k]] = (int)k;
   for (long i = 0; i < pm->n_nodes; i++) {
     b->is_dirichlet[i] = whole->is_dirichlet[pm->global_node[i]];
@@ -164,8 +64,8 @@ int fe_distribution_bcs(const struct fe_distribution *d, const struct fe_bcs *wh
   free(slot);
   FE_CALL(err);
   int *neumann; /* the whole mesh's Neumann list position of each facet, -1 for none */
-  FE_MALLOC(d->whole->n_facets + 1, &neumann);
-  for (long f = 0; f < d->whole->n_facets; f++) neumann[f] = -1;
+  FE_MALLOC(m->n_facets + 1, &neumann);
+  for (long f = 0; f < m->n_facets; f++) neumann[f] = -1;
   for (int k = 0; k < whole->n_neumann_facets; k++) neumann[whole->neumann_facet[k]] = k;
   for (int f = 0; f < pm->n_facets; f++) b->n_neumann_facets += neumann[pm->global_facet[f]] >= 0;
   err = fe_malloc(((size_t)b->n_neumann_facets + 1) * sizeof(int), &b->neumann_facet);
@@ -180,30 +80,331 @@ int fe_distribution_bcs(const struct fe_distribution *d, const struct fe_bcs *wh
   return err;
 }
 
+/* ---------------------------------------------------------------- a part as bytes */
+
+/* Bytes written at out + *at (out NULL: counted only), or read from in + *at (FE_ERR_USAGE past
+ * size). */
+static void put(unsigned char *out, size_t *at, const void *data, size_t bytes)
+{
+  if (out && bytes) memcpy(out + *at, data, bytes);
+  *at += bytes;
+}
+
+static int take(const unsigned char *in, size_t size, size_t *at, void *data, size_t bytes)
+{
+  FE_CHECK(bytes <= size - *at, FE_ERR_USAGE, "a packed part of %zu bytes ends early", size);
+  if (bytes) memcpy(data, in + *at, bytes);
+  *at += bytes;
+  return FE_SUCCESS;
+}
+
+static int take_ints(const unsigned char *in, size_t size, size_t *at, long n, int **a)
+{
+  FE_MALLOC(n + 1, a);
+  return take(in, size, at, *a, (size_t)n * sizeof **a);
+}
+
+/* A tracer's conditions on a part of n_nodes nodes. */
+static void put_bcs(unsigned char *out, size_t *at, const struct fe_bcs *b, long n_nodes)
+{
+  const int64_t counts[] = {b->n_dirichlet, b->n_neumann_facets, b->time_dependent,
+                            b->has_dirichlet, b->has_neumann};
+  put(out, at, counts, sizeof counts);
+  put(out, at, b->is_dirichlet, (size_t)n_nodes);
+  const size_t nd = (size_t)b->n_dirichlet * sizeof(int),
+               nn = (size_t)b->n_neumann_facets * sizeof(int);
+  put(out, at, b->dirichlet, nd);
+  put(out, at, b->dirichlet_bc, nd);
+  put(out, at, b->dirichlet_group, nd);
+  put(out, at, b->neumann_facet, nn);
+  put(out, at, b->neumann_bc, nn);
+}
+
+static int take_bcs(const unsigned char *in, size_t size, size_t *at, long n_nodes,
+                    struct fe_bcs **out)
+{
+  struct fe_bcs *b;
+  FE_CALLOC(1, &b);
+  *out = b;
+  int64_t counts[5];
+  FE_CALL(take(in, size, at, counts, sizeof counts));
+  FE_CHECK(counts[0] >= 0 && counts[0] <= n_nodes && counts[1] >= 0 && counts[1] <= INT32_MAX,
+           FE_ERR_USAGE,
+           "a packed part's boundary conditions hold %lld Dirichlet nodes and "
+           "%lld Neumann facets",
+           (long long)counts[0], (long long)counts[1]);
+  b->n_dirichlet = (long)counts[0];
+  b->n_neumann_facets = (int)counts[1];
+  b->time_dependent = (int)counts[2];
+  b->has_dirichlet = (int)counts[3];
+  b->has_neumann = (int)counts[4];
+  FE_MALLOC(n_nodes + 1, &b->is_dirichlet);
+  FE_CALL(take(in, size, at, b->is_dirichlet, (size_t)n_nodes));
+  FE_CALL(take_ints(in, size, at, b->n_dirichlet, &b->dirichlet));
+  FE_CALL(take_ints(in, size, at, b->n_dirichlet, &b->dirichlet_bc));
+  FE_CALL(take_ints(in, size, at, b->n_dirichlet, &b->dirichlet_group));
+  FE_CALL(take_ints(in, size, at, b->n_neumann_facets, &b->neumann_facet));
+  return take_ints(in, size, at, b->n_neumann_facets, &b->neumann_bc);
+}
+
+/* Part pm and its tracers' conditions as bytes (*bytes malloc'd, *size of them): the mesh's
+ * length, the mesh (io/mesh_pack.h), each tracer's conditions. */
+static int pack_part(const struct fe_mesh *pm, int n_tracers, struct fe_bcs *const *bcs,
+                     unsigned char **bytes, size_t *size)
+{
+  unsigned char *mesh;
+  size_t mesh_size, at = sizeof(uint64_t);
+  FE_CALL(fe_mesh_pack(pm, &mesh, &mesh_size));
+  at += mesh_size;
+  for (int k = 0; k < n_tracers; k++) put_bcs(NULL, &at, bcs[k], pm->n_nodes);
+  const int err = fe_malloc(at + 1, bytes);
+  if (!err) {
+    const uint64_t len = mesh_size;
+    *size = at;
+    at = 0;
+    put(*bytes, &at, &len, sizeof len);
+    put(*bytes, &at, mesh, mesh_size);
+    for (int k = 0; k < n_tracers; k++) put_bcs(*bytes, &at, bcs[k], pm->n_nodes);
+  }
+  free(mesh);
+  return err;
+}
+
+static int unpack_part(const unsigned char *bytes, size_t size, int n_tracers, struct fe_mesh **pm,
+                       struct fe_bcs **bcs)
+{
+  uint64_t len = 0;
+  size_t at = 0;
+  FE_CALL(take(bytes, size, &at, &len, sizeof len));
+  FE_CHECK(len <= size - at, FE_ERR_USAGE, "a packed part of %zu bytes holds a mesh of %llu", size,
+           (unsigned long long)len);
+  FE_CALL(fe_mesh_unpack(bytes + at, (size_t)len, pm));
+  at += (size_t)len;
+  for (int k = 0; k < n_tracers; k++) FE_CALL(take_bcs(bytes, size, &at, (*pm)->n_nodes, &bcs[k]));
+  FE_CHECK(at == size, FE_ERR_USAGE, "a packed part of %zu bytes has %zu more than it holds", size,
+           size - at);
+  return FE_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- handing out the parts */
+
+enum { SEND_CHUNK = 1 << 30 }; /* bytes of one message (its count is an int) */
+
+/* What process 0 sends first to each process: the part's length in bytes, or the error with
+ * which process 0 failed to make it. */
+struct header {
+  uint64_t size;
+  int64_t status;
+};
+
+/* Process 0's size bytes into process to's, in messages of SEND_CHUNK bytes at most. */
+static int send_bytes(const struct fe_comm *comm, int to, unsigned char *bytes, size_t size)
+{
+  for (size_t at = 0; at < size; at += SEND_CHUNK)
+    FE_CALL(
+        fe_comm_send(comm, to, bytes + at, (int)(size - at < SEND_CHUNK ? size - at : SEND_CHUNK)));
+  return FE_SUCCESS;
+}
+
+/* Process 0: part r with its tracers' conditions made, packed and sent to process r; after an
+ * earlier part's error `failed`, that error instead. */
+static int send_part(const struct fe_distribution *d, int r, int n_tracers,
+                     struct fe_bcs *const *whole_bcs, int failed)
+{
+  struct fe_mesh *pm = NULL;
+  struct fe_bcs **bcs = NULL;
+  unsigned char *bytes = NULL;
+  size_t size = 0;
+  int err = failed ? failed : fe_partition_mesh(d->partition, d->whole, r, &pm);
+  if (!err) err = fe_calloc((size_t)n_tracers + 1, sizeof *bcs, &bcs);
+  for (int k = 0; !err && k < n_tracers; k++) err = part_bcs(d->whole, pm, whole_bcs[k], &bcs[k]);
+  if (!err) err = pack_part(pm, n_tracers, bcs, &bytes, &size);
+  for (int k = 0; bcs && k < n_tracers; k++) fe_bcs_destroy(bcs[k]);
+  free(bcs);
+  fe_mesh_destroy(pm);
+  struct header h = {.size = size, .status = err};
+  int sent = fe_comm_send(d->comm, r, &h, (int)sizeof h);
+  if (!sent && !err) sent = send_bytes(d->comm, r, bytes, size);
+  free(bytes);
+  return err ? err : sent;
+}
+
+/* The other processes: their part and its tracers' conditions from process 0 (its error, said
+ * there, if it could not make it). */
+static int receive_part(struct fe_distribution *d, int n_tracers, struct fe_bcs **bcs)
+{
+  const struct fe_comm *comm = d->comm;
+  struct header h = {0, 0};
+  FE_CALL(fe_comm_send(comm, comm->rank, &h, (int)sizeof h));
+  if (h.status) return (int)h.status;
+  unsigned char *bytes;
+  FE_MALLOC(h.size + 1, &bytes);
+  int err = send_bytes(comm, comm->rank, bytes, (size_t)h.size);
+  if (!err) err = unpack_part(bytes, (size_t)h.size, n_tracers, &d->part, bcs);
+  free(bytes);
+  return err;
+}
+
+/* The cells cut by METIS once, on process 0; its failure (its message said there) is every
+ * process's exit code. */
+static int cut(struct fe_distribution *d)
+{
+  const struct fe_comm *comm = d->comm;
+  int status =
+      comm->rank == 0 ? fe_partition_create(d->whole, comm->size, &d->partition) : FE_SUCCESS;
+  FE_CALL(fe_comm_bcast(comm, &status, (int)sizeof status));
+  return status;
+}
+
+/* Process 0 makes and sends the other processes' parts, one at a time, then makes its own; a
+ * part it could not make is that process's error (and process 0's). */
+static int hand_out(struct fe_distribution *d, int n_tracers, struct fe_bcs *const *whole_bcs,
+                    struct fe_bcs **bcs)
+{
+  const struct fe_comm *comm = d->comm;
+  if (comm->rank != 0) return receive_part(d, n_tracers, bcs);
+  int err = FE_SUCCESS;
+  for (int r = 1; r < comm->size; r++) err = send_part(d, r, n_tracers, whole_bcs, err);
+  if (!err) err = fe_partition_mesh(d->partition, d->whole, 0, &d->part);
+  for (int k = 0; !err && k < n_tracers; k++)
+    err = part_bcs(d->whole, d->part, whole_bcs[k], &bcs[k]);
+  if (!err) err = gather_order(d);
+  return err;
+}
+
+/* The part's send_ptr and recv_ptr in values of FE_HALO_MAX_COMP, and room for the values sent
+ * (a scatter's ghosts). */
+static int halo_lists(struct fe_distribution *d)
+{
+  const struct fe_mesh *pm = d->part;
+  const int nb = pm->n_neighbours;
+  FE_CALLOC(2 * (nb + 1), &d->scaled_ptr);
+  FE_MALLOC((long)(nb ? pm->send_ptr[nb] : 0) * FE_HALO_MAX_COMP + 1, &d->sent);
+  return FE_SUCCESS;
+}
+
+int fe_distribution_create(const struct fe_comm *comm, const struct fe_mesh *whole, int n_tracers,
+                           struct fe_bcs *const *whole_bcs, struct fe_bcs **bcs,
+                           struct fe_distribution **out)
+{
+  struct fe_distribution *d;
+  FE_CALLOC(1, &d);
+  d->comm = comm;
+  d->whole = comm->rank == 0 ? whole : NULL;
+  int err = cut(d);
+  if (!err) err = hand_out(d, n_tracers, whole_bcs, bcs);
+  if (!err) err = halo_lists(d);
+  if (err) {
+    fe_distribution_destroy(d);
+    return err;
+  }
+  *out = d;
+  return FE_SUCCESS;
+}
+
+void fe_distribution_destroy(struct fe_distribution *d)
+{
+  if (!d) return;
+  fe_partition_destroy(d->partition);
+  fe_mesh_destroy(d->part);
+  free(d->owned);
+  free(d->counts);
+  free(d->displs);
+  free(d->order);
+  free(d->received);
+  free(d->scaled_ptr);
+  free(d->sent);
+  free(d);
+}
+
+/* ---------------------------------------------------------------- values of the whole mesh */
+
+/* Process 0: counts and displs of ncomp values per owned node of each process. */
+static void scale_counts(const struct fe_distribution *d, int ncomp)
+{
+  if (d->comm->rank != 0) return;
+  for (int r = 0; r < d->partition->n_parts; r++) {
+    d->counts[r] = d->owned[r] * ncomp;
+    d->displs[r] = r ? d->displs[r - 1] + d->counts[r - 1] : 0;
+  }
+}
+
+int fe_distribution_gather(const struct fe_distribution *d, int ncomp, const double *part,
+                           double *whole)
+{
+  FE_CHECK(ncomp >= 1 && ncomp <= FE_HALO_MAX_COMP, FE_ERR_USAGE, "a gather of %d values per node",
+           ncomp);
+  const long owned = (long)fe_mesh_n_owned(d->part) * ncomp;
+  scale_counts(d, ncomp);
+  FE_CALL(fe_comm_gather(d->comm, part, (int)owned, d->received, d->counts, d->displs));
+  if (d->comm->rank != 0) return FE_SUCCESS;
+  for (long i = 0; i < fe_mesh_n_unknowns(d->whole); i++)
+    for (int c = 0; c < ncomp; c++)
+      whole[(long)d->order[i] * ncomp + c] = d->received[i * ncomp + c];
+  fe_mesh_copy_owners(d->whole, ncomp, whole);
+  return FE_SUCCESS;
+}
+
+/* The part's ghosts (ncomp values each) from their owners: the halo's exchange on the host. */
+static int complete_ghosts(const struct fe_distribution *d, int ncomp, double *part)
+{
+  const struct fe_mesh *pm = d->part;
+  const int nb = pm->n_neighbours;
+  int *send_ptr = d->scaled_ptr, *recv_ptr = d->scaled_ptr + nb + 1;
+  for (int k = 0; k <= nb; k++) {
+    send_ptr[k] = pm->send_ptr[k] * ncomp;
+    recv_ptr[k] = pm->recv_ptr[k] * ncomp;
+  }
+  for (long j = 0; j < (nb ? pm->send_ptr[nb] : 0); j++)
+    for (int c = 0; c < ncomp; c++) d->sent[j * ncomp + c] = part[(long)pm->send[j] * ncomp + c];
+  return fe_comm_exchange(d->comm, nb, pm->neighbours, d->sent, send_ptr,
+                          part + (long)fe_mesh_n_owned(pm) * ncomp, recv_ptr);
+}
+
+int fe_distribution_scatter(const struct fe_distribution *d, int ncomp, const double *whole,
+                            double *part)
+{
+  FE_CHECK(ncomp >= 1 && ncomp <= FE_HALO_MAX_COMP, FE_ERR_USAGE, "a scatter of %d values per node",
+           ncomp);
+  scale_counts(d, ncomp);
+  if (d->comm->rank == 0)
+    for (long i = 0; i < fe_mesh_n_unknowns(d->whole); i++)
+      for (int c = 0; c < ncomp; c++)
+        d->received[i * ncomp + c] = whole[(long)d->order[i] * ncomp + c];
+  const int owned = fe_mesh_n_owned(d->part) * ncomp;
+  FE_CALL(fe_comm_scatter(d->comm, d->received, d->counts, d->displs, part, owned));
+  FE_CALL(complete_ghosts(d, ncomp, part));
+  fe_mesh_copy_owners(d->part, ncomp, part);
+  return FE_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- probes, the summary */
+
 void fe_distribution_probes(const struct fe_distribution *d, long n,
                             const struct fe_probe_location *whole, struct fe_probe_location *part)
 {
-  const struct fe_mesh *m = d->whole, *pm = d->part;
+  const struct fe_mesh *pm = d->part;
   for (long p = 0; p < n; p++) {
     const int c = whole[p].cell;
-    part[p] = whole[p];
-    const int *at = NULL;
-    if (d->partition->node_owner[m->cells[(long)c * m->nv]] == d->comm->rank) { /* ascending */
-      long lo = 0, hi = pm->n_cells;
-      while (lo < hi) {
-        const long mid = (lo + hi) / 2;
-        if (pm->global_cell[mid] < c) lo = mid + 1;
-        else hi = mid;
-      }
-      at = lo < pm->n_cells && pm->global_cell[lo] == c ? &pm->global_cell[lo] : NULL;
+    long lo = 0, hi = pm->n_cells; /* the part's cells: ascending in the mesh's */
+    while (lo < hi) {
+      const long mid = (lo + hi) / 2;
+      if (pm->global_cell[mid] < c)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
-    part[p].cell = at ? (int)(at - pm->global_cell) : 0;
-    if (!at)
+    const int held = lo < pm->n_cells && pm->global_cell[lo] == c;
+    const int sampled =
+        held && fe_mesh_owner(pm, pm->cells[lo * pm->nv]) < fe_mesh_n_owned(pm); /* its owner */
+    part[p] = whole[p];
+    part[p].cell = sampled ? (int)lo : 0;
+    if (!sampled)
       for (int v = 0; v < FE_MAX_NV; v++) part[p].weights[v] = 0;
   }
 }
 
 int fe_distribution_print(const struct fe_distribution *d, FILE *f)
 {
-  return fe_partition_print(d->partition, d->whole, f);
+  return d->comm->rank == 0 ? fe_partition_print(d->partition, d->whole, f) : FE_SUCCESS;
 }

@@ -249,11 +249,11 @@ static int download(const struct fe_outputs *o, const struct fe_vec *v, int ncom
   return fe_distribution_gather(o->dist, ncomp, o->h_part, whole);
 }
 
-/* v from values of the whole mesh: this process's. */
+/* v from values of the whole mesh (process 0's on several processes): this process's. */
 static int upload(const struct fe_outputs *o, struct fe_vec *v, const double *whole)
 {
   if (!o->dist) return fe_vec_upload(v, whole);
-  fe_distribution_restrict(o->dist, 1, whole, o->h_part);
+  FE_CALL(fe_distribution_scatter(o->dist, 1, whole, o->h_part));
   return fe_vec_upload(v, o->h_part);
 }
 
@@ -382,7 +382,7 @@ int fe_outputs_write_checkpoint(struct fe_outputs *o, const struct fe_scheme *s,
 {
   for (int k = 0; k < o->n_tracers; k++)
     FE_CALL(download(o, s->tracers[k].tracer, 1, o->h_tracers + k * o->m->n_nodes));
-  struct fe_checkpoint cp = *identity(o);
+  struct fe_checkpoint cp = writes(o) ? *identity(o) : o->id;
   cp.step = step;
   cp.time = t;
   cp.n_dumps = o->n_dumps;
@@ -426,26 +426,51 @@ int fe_outputs_check_restart(struct fe_outputs *o)
   return check_resume(o);
 }
 
+/* Several processes: the checkpoint's step, time and dump times, which process 0 read, on the
+ * others too. */
+static int share_restart(struct fe_outputs *o)
+{
+  struct fe_checkpoint *cp = &o->restart;
+  if (!o->dist) return FE_SUCCESS;
+  struct {
+    long step, n_dumps;
+    double time;
+  } head = {cp->step, cp->n_dumps, cp->time};
+  FE_CALL(fe_comm_bcast(o->dist->comm, &head, (int)sizeof head));
+  if (!writes(o)) {
+    cp->step = head.step, cp->n_dumps = head.n_dumps, cp->time = head.time;
+    FE_MALLOC(cp->n_dumps + 1, &cp->dump_times);
+  }
+  return fe_comm_bcast(o->dist->comm, cp->dump_times, (int)(cp->n_dumps * sizeof(double)));
+}
+
+/* Tracer k's values of the whole mesh in `values` (process 0's on several processes: NULL on the
+ * others). */
+static const double *whole_values(const struct fe_outputs *o, const double *values, int k)
+{
+  return values ? values + (long)k * o->m->n_nodes : NULL;
+}
+
 /* The checkpoint's counts were bounded by fe_checkpoint_verify: n_dumps <= the dump table,
  * n_nodes = the mesh's. */
 int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_scheme *s, long *step,
                        double *t)
 {
-  const long n = o->m->n_nodes;
   if (!o->opt->restart) {
     *t = o->c->t_start;
     for (int k = 0; k < o->n_tracers; k++)
-      FE_CALL(upload(o, s->tracers[k].tracer, initial + k * n));
+      FE_CALL(upload(o, s->tracers[k].tracer, whole_values(o, initial, k)));
     return FE_SUCCESS;
   }
   struct fe_checkpoint *cp = &o->restart;
+  FE_CALL(share_restart(o));
   *step = cp->step;
   *t = cp->time;
   FE_CALL(reserve_dumps(o, cp->n_dumps));
   o->n_dumps = cp->n_dumps;
   memcpy(o->dump_times, cp->dump_times, (size_t)cp->n_dumps * sizeof *o->dump_times);
   for (int k = 0; k < o->n_tracers; k++)
-    FE_CALL(upload(o, s->tracers[k].tracer, cp->field + k * n));
+    FE_CALL(upload(o, s->tracers[k].tracer, whole_values(o, cp->field, k)));
   o->saved_step = cp->step;
   FE_CALL(fe_strdup(o->opt->restart, &o->saved_path));
   fe_checkpoint_free(cp);

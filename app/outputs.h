@@ -18,7 +18,8 @@
 struct fe_outputs {
   const struct fe_options *opt;
   const struct fe_case *c;
-  const struct fe_mesh *m;    /* the whole mesh: what the files hold */
+  const struct fe_mesh *m;    /* the whole mesh: what the files hold (process 0 of several,
+                                 which writes them; the others: their part) */
   const struct fe_mesh *part; /* the nodes of the vectors: m, or this process's part of it */
   const struct fe_distribution *dist; /* several processes: process 0 writes; NULL: one */
   const struct fe_schedule *sched;
@@ -66,7 +67,7 @@ struct fe_outputs {
   struct fe_vec *mass_error;      /* M error */
   long error_step;
   struct fe_stat_tracer *row_tracers; /* the stat row's values of each tracer */
-  /* on the host: the dump's fields and the checkpoint's, n_nodes per tracer */
+  /* on the host: the dump's fields and the checkpoint's, m's n_nodes per tracer */
   double *h_tracers, *h_velocity, *h_exact, *h_error;
   double *h_part; /* several processes: a vector of the part, ncomp values per node at most */
   double t_out; /* wall-clock seconds writing dumps */
@@ -85,7 +86,8 @@ int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m,
 void fe_outputs_destroy(struct fe_outputs *o);
 
 /* --restart: the checkpoint read and verified against this run and the stat file it
- * continues checked; nothing is written. */
+ * continues checked; nothing is written.  Process 0 of several (fe_outputs_restore hands the
+ * checkpoint to the others). */
 int fe_outputs_check_restart(struct fe_outputs *o);
 /* The outputs in the directory are this case file's, or none, or --force. */
 int fe_outputs_claim(const struct fe_outputs *o);
@@ -94,8 +96,9 @@ int fe_outputs_claim(const struct fe_outputs *o);
 int fe_outputs_lock(struct fe_outputs *o);
 /* The first writes: NAME.run and the stat file (created, or cut to the restart's row). */
 int fe_outputs_open(struct fe_outputs *o);
-/* Each tracer of s = its initial condition (host values, n_nodes per tracer) and *t the
- * start, or the verified checkpoint's fields, *step and *t its step and time. */
+/* Each tracer of s = its initial condition (host values, n_nodes of the whole mesh per tracer:
+ * process 0's on several processes, NULL on the others) and *t the start, or the verified
+ * checkpoint's fields (process 0's), *step and *t its step and time.  Every process together. */
 int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_scheme *s, long *step,
                        double *t);
 

@@ -33,16 +33,16 @@ struct fe_sim {
   const struct fe_options *opt;
   struct fe_case *c;
   struct fe_mesh *m;         /* the mesh the run computes on: the whole, or this process's part */
-  struct fe_mesh *whole;     /* the mesh as read */
+  struct fe_mesh *whole;     /* the mesh as read: process 0's (NULL on the others) */
   struct fe_distribution *dist; /* several processes: the parts; NULL: one */
   int n_tracers;
   struct fe_bcs **bcs;       /* each tracer's boundary conditions on m */
-  struct fe_bcs **whole_bcs; /* and on the whole mesh (bcs itself on one process) */
+  struct fe_bcs **whole_bcs; /* and on the whole mesh, process 0's (bcs itself on one process) */
   struct fe_backend *be;     /* the run's, owned */
   enum fe_strategy strategy; /* as asked: the scheme decides "auto" */
   struct fe_schedule sched;  /* the time steps and when outputs are written */
   double *initial;           /* each tracer's initial condition at the nodes of the whole mesh
-                                (host), in turn */
+                                (host; process 0's), in turn */
   struct fe_space **spaces;  /* each tracer's: one per set of Dirichlet nodes, shared */
   struct fe_coefficient_programs **cps; /* each tracer's */
   struct fe_scheme *scheme;
@@ -52,7 +52,8 @@ struct fe_sim {
   struct fe_courant *courant;   /* the Courant number on the backend (advected cases only) */
   struct fe_vec *step_velocity; /* for it: the velocity at the start of the step, on the backend */
   int velocity_tdep;            /* whether it depends on t (else measured once) */
-  struct fe_probe_location *probe_loc; /* <probes>: each probe's cell and weights (host) */
+  struct fe_probe_location *probe_loc; /* <probes>: each probe's cell of the whole mesh and
+                                          weights (host; process 0's, then every process's) */
   struct fe_probes *probes;            /* and on the backend */
   double rate, rate_time;              /* the Courant number of a step of length 1 at rate_time */
   double dt_lo, dt_hi;      /* cfl: the shortest and longest step not shortened to land */
@@ -112,6 +113,8 @@ static int check_dimensions(const struct fe_sim *s)
   return FE_SUCCESS;
 }
 
+static int agree(const struct fe_sim *s, int err);
+
 /* Tracer k's expressions once on the mesh at the start: non-finite values are input errors,
  * found before anything is written.  Its initial condition is kept for fe_outputs_restore;
  * with all of them finite, the start's velocity shows the boundaries where the flow enters
@@ -135,27 +138,33 @@ static int evaluate_tracer(struct fe_sim *s, int k, const double *velocity, doub
 }
 
 /* Every expression once on the whole mesh at the start (a later velocity is not evaluated
- * before its time: it may not be finite yet): every process finds the same errors. */
+ * before its time: it may not be finite yet), by process 0 on several processes (the velocity
+ * at the start read by all of them): its errors are every process's. */
 static int evaluate_expressions(struct fe_sim *s)
 {
   const struct fe_case *c = s->c;
   const struct fe_mesh *m = s->whole;
   double *work = NULL, *velocity = NULL;
+  int err = FE_SUCCESS;
+  if (s->velocity && m)
+    err = fe_malloc((size_t)m->n_nodes * m->dim * sizeof *velocity, &velocity);
+  if (s->velocity) { /* every process reads the files together */
+    const int got = fe_velocity_host_whole(s->velocity, c->t_start, velocity);
+    err = agree(s, err ? err : got);
+  }
   long most = 0;
-  for (int k = 0; k < s->n_tracers; k++) {
+  for (int k = 0; m && k < s->n_tracers; k++) {
     const long n = fe_eval_max_values(m, s->whole_bcs[k]);
     most = n > most ? n : most;
   }
-  FE_MALLOC((long)m->n_nodes * s->n_tracers, &s->initial);
-  int err = fe_malloc((size_t)most * sizeof *work, &work);
-  if (!err && s->velocity)
-    err = fe_malloc((size_t)m->n_nodes * m->dim * sizeof *velocity, &velocity);
-  if (!err && s->velocity) err = fe_velocity_host_whole(s->velocity, c->t_start, velocity);
-  for (int k = 0; !err && k < s->n_tracers; k++)
+  if (!err && m)
+    err = fe_malloc((size_t)m->n_nodes * s->n_tracers * sizeof *s->initial, &s->initial);
+  if (!err && m) err = fe_malloc((size_t)most * sizeof *work, &work);
+  for (int k = 0; !err && m && k < s->n_tracers; k++)
     err = evaluate_tracer(s, k, fe_scheme_advects(c) ? velocity : NULL, work);
   free(work);
   free(velocity);
-  return err;
+  return agree(s, err);
 }
 
 /* The range tracer k's initial and Dirichlet values bound it to, where they do: without a
@@ -163,6 +172,7 @@ static int evaluate_expressions(struct fe_sim *s)
  * without the conservative advection form, with which a converging flow concentrates it. */
 static int init_bounds(struct fe_sim *s, int k)
 {
+  if (!s->whole) return FE_SUCCESS; /* process 0's, handed to the others (share_bounds) */
   const struct fe_scheme_tracer *x = &s->scheme->tracers[k];
   const struct fe_bcs *bcs = s->whole_bcs[k];
   const int concentrates = fe_scheme_advects(s->c) && s->c->conservative_advection != 0;
@@ -178,15 +188,11 @@ static int init_bounds(struct fe_sim *s, int k)
   return err;
 }
 
-/* Each tracer's boundary conditions on the mesh. */
-static int create_bcs(struct fe_sim *s)
+/* Each tracer's bounds: process 0's on several processes. */
+static int share_bounds(struct fe_sim *s)
 {
-  s->n_tracers = s->c->n_tracers;
-  FE_CALLOC(s->n_tracers, &s->bcs);
-  s->whole_bcs = s->bcs;
-  for (int k = 0; k < s->n_tracers; k++)
-    FE_CALL(fe_bcs_create(s->c, &s->c->tracers[k], s->m, &s->bcs[k]));
-  return FE_SUCCESS;
+  if (!s->dist) return FE_SUCCESS;
+  return fe_comm_bcast(s->dist->comm, s->bounds, (int)(s->n_tracers * sizeof *s->bounds));
 }
 
 /* What process 0 alone did (lock, open the outputs, cut the mesh) or any process may fail at
@@ -205,25 +211,28 @@ static int agree(const struct fe_sim *s, int err)
   return (int)code[0];
 }
 
-/* Several processes: the mesh cut into parts, this process's the mesh the run computes on,
- * each tracer's boundary conditions on it. */
+/* Several processes: the mesh cut into parts by process 0, this process's the mesh the run
+ * computes on, each tracer's boundary conditions on it (app/distribution.h). */
 static int distribute(struct fe_sim *s)
 {
   const struct fe_comm *comm = s->opt->comm;
   if (!comm || comm->size == 1) return FE_SUCCESS;
-  FE_CALL(agree(s, fe_distribution_create(comm, s->whole, &s->dist)));
+  FE_CALLOC(s->n_tracers, &s->bcs);
+  FE_CALL(agree(s, fe_distribution_create(comm, s->whole, s->n_tracers, s->whole_bcs, s->bcs,
+                                          &s->dist)));
   if (s->opt->verbosity > 1) fe_distribution_print(s->dist, stderr);
   s->m = s->dist->part;
-  FE_CALLOC(s->n_tracers, &s->bcs);
-  for (int k = 0; k < s->n_tracers; k++)
-    FE_CALL(fe_distribution_bcs(s->dist, s->whole_bcs[k], &s->bcs[k]));
   return FE_SUCCESS;
 }
 
 /* The case's mesh, read or meshed by the meshing process, which may read
- * the case file's folder besides the mesh file. */
+ * the case file's folder besides the mesh file (or the one given, fe_options.mesh). */
 static int read_mesh(struct fe_sim *s)
 {
+  if (s->opt->mesh) {
+    s->m = s->opt->mesh;
+    return FE_SUCCESS;
+  }
   const struct fe_mesh_options mo = {.size = s->c->mesh_size,
                                      .read_dir = s->c->dir,
                                      .time_limit = s->opt->mesh_time_limit,
@@ -232,14 +241,38 @@ static int read_mesh(struct fe_sim *s)
   return fe_mesh_read(s->c->mesh_file, &mo, &s->m);
 }
 
-/* On several processes process 0 reads (meshes) the mesh once, through the confined reader, and
- * hands it to the others; its errors are every process's (said by process 0). */
-static int read_shared_mesh(struct fe_sim *s)
+/* What the whole mesh decides (process 0's on several processes): the velocity's components,
+ * the probes' cells, each tracer's boundary conditions. */
+static int resolve(struct fe_sim *s)
+{
+  FE_CALL(check_dimensions(s));
+  FE_CALL(fe_case_probes_locate(s->c, s->whole, &s->probe_loc));
+  FE_CALLOC(s->n_tracers, &s->whole_bcs);
+  for (int k = 0; k < s->n_tracers; k++)
+    FE_CALL(fe_bcs_create(s->c, &s->c->tracers[k], s->whole, &s->whole_bcs[k]));
+  return FE_SUCCESS;
+}
+
+/* The mesh read (meshed) once, through the confined reader, and resolved: on several processes
+ * by process 0 alone, whose errors are every process's (said by process 0), and which hands
+ * the probes' cells to the others. */
+static int read_and_resolve(struct fe_sim *s)
 {
   const struct fe_comm *comm = s->opt->comm;
-  if (!comm || comm->size == 1) return read_mesh(s);
-  FE_CALL(agree(s, comm->rank == 0 ? read_mesh(s) : FE_SUCCESS));
-  return agree(s, fe_distribution_share_mesh(comm, &s->m));
+  const int several = comm && comm->size > 1;
+  s->n_tracers = s->c->n_tracers;
+  int err = !several || comm->rank == 0 ? read_mesh(s) : FE_SUCCESS;
+  s->whole = s->m;
+  if (!err && s->whole) err = resolve(s);
+  if (!several) {
+    s->bcs = s->whole_bcs;
+    return err;
+  }
+  FE_CALL(agree(s, err));
+  const long n = s->c->n_probes;
+  if (!n) return FE_SUCCESS;
+  if (comm->rank != 0) FE_MALLOC(n, &s->probe_loc);
+  return fe_comm_bcast(comm, s->probe_loc, (int)(n * (long)sizeof *s->probe_loc));
 }
 
 /* Everything checked before the first output is written. */
@@ -269,15 +302,8 @@ static int setup(struct fe_sim *s)
   /* the outputs first: they take no time, meshing may take long */
   FE_CALL(fe_outputs_init(&s->out, o, c, &s->sched));
   double start = fe_wtime();
-  if (o->mesh)
-    s->m = o->mesh;
-  else
-    FE_CALL(read_shared_mesh(s));
+  FE_CALL(read_and_resolve(s));
   s->t_mesh = fe_wtime() - start;
-  s->whole = s->m;
-  FE_CALL(check_dimensions(s));
-  FE_CALL(fe_case_probes_locate(c, s->m, &s->probe_loc));
-  FE_CALL(create_bcs(s));
   start = fe_wtime();
   FE_CALL(distribute(s));
   s->t_partition = fe_wtime() - start;
@@ -286,7 +312,7 @@ static int setup(struct fe_sim *s)
   s->t_backend = fe_wtime() - start;
   if (!o->strategy_set && !c->strategy)
     s->strategy = (enum fe_strategy)s->be->assembly->default_strategy;
-  FE_CALL(fe_outputs_prepare(&s->out, s->whole, s->dist, s->be));
+  FE_CALL(fe_outputs_prepare(&s->out, s->whole ? s->whole : s->m, s->dist, s->be));
   if (fe_case_has_velocity(c) && s->dist) /* velocity files read and checked */
     FE_CALL(fe_velocity_create_part(c, s->dist, s->be, o->verbosity, &s->velocity));
   else if (fe_case_has_velocity(c))
@@ -294,16 +320,27 @@ static int setup(struct fe_sim *s)
   return evaluate_expressions(s);
 }
 
-/* Tracer k's function space: an earlier tracer's with the same Dirichlet nodes (on the whole
- * mesh: every process shares alike), else its own. */
+/* Whether tracers j and k have the same Dirichlet nodes on the whole mesh: on every part (every
+ * node of the mesh is in one), so that every process shares alike. */
+static int same_dirichlet(const struct fe_sim *s, int j, int k, int *same)
+{
+  double equal = !memcmp(s->bcs[j]->is_dirichlet, s->bcs[k]->is_dirichlet, (size_t)s->m->n_nodes);
+  if (s->dist) FE_CALL(fe_comm_allreduce(s->dist->comm, &equal, 1, FE_REDUCE_MIN));
+  *same = equal != 0;
+  return FE_SUCCESS;
+}
+
+/* Tracer k's function space: an earlier tracer's with the same Dirichlet nodes, else its own. */
 static int space_of(struct fe_sim *s, int k)
 {
-  const long n = s->whole->n_nodes;
-  for (int j = 0; j < k; j++)
-    if (!memcmp(s->whole_bcs[j]->is_dirichlet, s->whole_bcs[k]->is_dirichlet, (size_t)n)) {
+  for (int j = 0; j < k; j++) {
+    int same;
+    FE_CALL(same_dirichlet(s, j, k, &same));
+    if (same) {
       s->spaces[k] = s->spaces[j];
       return FE_SUCCESS;
     }
+  }
   FE_CALL(fe_space_create(s->be, s->m, s->bcs[k]->is_dirichlet, &s->spaces[k]));
   s->spaces[k]->deterministic = s->opt->deterministic || s->c->deterministic;
   return FE_SUCCESS;
@@ -490,16 +527,17 @@ static void summary(const struct fe_sim *s, double t, long first_step)
   for (int k = 0; k < s->n_tracers; k++) fe_bounds_summary(&s->bounds[k]);
 }
 
-/* The Courant number of a step of length 1 at the velocity given (host): the cell loop the
- * run uses on its backend (assembly/courant.h). */
+/* The Courant number of a step of length 1 at the velocity given (host, at the nodes of the
+ * run's mesh): the cell loop the run uses on its backend (assembly/courant.h), the largest of
+ * every part's on several processes. */
 static int courant_rate_host(const struct fe_sim *s, const double *velocity, double *rate)
 {
   double *inv_height;
-  FE_MALLOC(s->whole->n_cells, &inv_height);
-  fe_courant_inverse_heights(s->whole, inv_height);
-  *rate = fe_courant_rate_host(s->whole, inv_height, velocity);
+  FE_MALLOC(s->m->n_cells, &inv_height);
+  fe_courant_inverse_heights(s->m, inv_height);
+  *rate = fe_courant_rate_host(s->m, inv_height, velocity);
   free(inv_height);
-  return FE_SUCCESS;
+  return s->dist ? fe_comm_allreduce(s->dist->comm, rate, 1, FE_REDUCE_MAX) : FE_SUCCESS;
 }
 
 /* The low-order Courant number of flux-corrected transport at the first step (of length h): one
@@ -575,7 +613,7 @@ static void print_output(const struct fe_sim *s)
 static void print_fluxes(const struct fe_sim *s)
 {
   const struct fe_outputs *o = &s->out;
-  const struct fe_mesh *m = s->m;
+  const struct fe_mesh *m = s->whole;
   if (!s->c->fluxes) return;
   printf("fluxes    %d boundary group%s:", o->n_flux_groups, o->n_flux_groups == 1 ? "" : "s");
   for (int g = 0; g < o->n_flux_groups; g++) {
@@ -662,7 +700,8 @@ static void print_tracer(const struct fe_sim *s, int k)
   print_loads(s, k);
 }
 
-/* --check: what the run would do, the Courant number from the velocity at the start. */
+/* --check: what the run would do, the Courant number from the velocity at the start (every
+ * process takes part; process 0 prints). */
 static int print_check(const struct fe_sim *s)
 {
   const struct fe_case *c = s->c;
@@ -672,8 +711,8 @@ static int print_check(const struct fe_sim *s)
   double *velocity = NULL, rate = 0, courant = 0;
   struct fe_step first;
   if (advects) {
-    FE_MALLOC(m->n_nodes * m->dim, &velocity);
-    int err = fe_velocity_host_whole(s->velocity, c->t_start, velocity);
+    FE_MALLOC(s->m->n_nodes * s->m->dim, &velocity);
+    int err = fe_velocity_host(s->velocity, c->t_start, velocity);
     if (!err) err = courant_rate_host(s, velocity, &rate);
     const enum fe_steps_status status =
         err ? FE_STEPS_OK : fe_schedule_next(&s->sched, 0, c->t_start, rate, &first);
@@ -685,6 +724,7 @@ static int print_check(const struct fe_sim *s)
   } else {
     fe_schedule_next(&s->sched, 0, c->t_start, 0, &first);
   }
+  if (!m) return FE_SUCCESS; /* the other processes of several */
   printf("case      %s (%s)\n", c->name, c->path);
   for (int i = 0; i < c->params.n; i++) /* each evaluated once, when the case was read */
     printf("%s %s = %.15g%s", i ? "," : "parameters", c->params.names[i], c->params.values[i],
@@ -979,13 +1019,15 @@ static void sim_destroy(struct fe_sim *s)
 static int run(struct fe_sim *s)
 {
   FE_CALL(setup(s));
-  if (s->opt->restart) FE_CALL(fe_outputs_check_restart(&s->out));
+  if (s->opt->restart) /* process 0 reads the checkpoint (fe_outputs_restore hands it out) */
+    FE_CALL(agree(s, s->whole ? fe_outputs_check_restart(&s->out) : FE_SUCCESS));
   if (s->opt->check) return print_check(s);
   FE_CALL(fe_outputs_claim(&s->out));
   const double start = fe_wtime();
   FE_CALL(create_scheme(s));
   s->t_operators = fe_wtime() - start;
-  for (int k = 0; k < s->n_tracers; k++) FE_CALL(init_bounds(s, k));
+  for (int k = 0; k < s->n_tracers; k++) FE_CALL(agree(s, init_bounds(s, k)));
+  FE_CALL(share_bounds(s));
   FE_CALL(agree(s, fe_outputs_lock(&s->out)));
   catch_stop_signals();
   FE_CALL(agree(s, fe_outputs_open(&s->out)));

@@ -16,7 +16,8 @@ struct fe_velocity {
   const struct fe_case *c;
   const struct fe_mesh *m;            /* the nodes of its values: the whole mesh, or a part */
   const struct fe_distribution *dist; /* several processes: m is this process's part; NULL */
-  const struct fe_mesh *whole;        /* the mesh the files are matched to: m, or dist's */
+  const struct fe_mesh *whole; /* the mesh the files are matched to: m, or dist's on process 0;
+                                  NULL on the other processes, which read no file */
   const struct fe_backend *be;
   int n; /* snapshots; 0: the case's expressions */
   const struct fe_velocity_file *files;
@@ -25,8 +26,8 @@ struct fe_velocity {
   size_t whole_len;            /* the whole mesh's */
   uint64_t *hash;              /* of each snapshot's values, as read at the start */
   int held[2];                 /* the snapshot in each slot, -1 for none */
-  double *host[2];             /* its values on the host, at the whole mesh's nodes */
-  double *part;                /* several processes: a slot's values at m's nodes, uploaded */
+  double *read[2];             /* whole: its values as read, at the whole mesh's nodes */
+  double *host[2];             /* its values on the host at m's nodes: read[] on one process */
   struct fe_vec *dev[2];       /* and on the backend, at m's nodes, from the first
                                   fe_velocity_at */
   struct fe_program *programs; /* expressions: their programs on the backend, from the first
@@ -34,7 +35,7 @@ struct fe_velocity {
 };
 
 /* A snapshot's values at the whole mesh's nodes, a periodic unknown's copies given their
- * owner's: on several processes every process reads the whole file, and meets its faults. */
+ * owner's (process 0 of several, the one process). */
 static int read_snapshot(struct fe_velocity *v, const char *path, double *values)
 {
   FE_CALL(fe_snapshot_read(v->reader, path, v->c->velocity_field, values));
@@ -42,26 +43,31 @@ static int read_snapshot(struct fe_velocity *v, const char *path, double *values
   return FE_SUCCESS;
 }
 
-/* Slot s's values onto the backend, at m's nodes. */
-static int upload(struct fe_velocity *v, int s)
+/* On several processes: process 0's result err is every process's (said there). */
+static int agree(const struct fe_velocity *v, int err)
 {
-  if (!v->dist) return fe_vec_upload(v->dev[s], v->host[s]);
-  fe_distribution_restrict(v->dist, v->m->dim, v->host[s], v->part);
-  return fe_vec_upload(v->dev[s], v->part);
+  if (!v->dist) return err;
+  FE_CALL(fe_comm_bcast(v->dist->comm, &err, (int)sizeof err));
+  return err;
 }
 
-/* Snapshot k into slot s (host and backend), checked against what it held at the start. */
+/* Snapshot k into slot s (host and backend), checked against what it held at the start: read
+ * by process 0 of several, which hands each process its part's values. */
 static int load(struct fe_velocity *v, int k, int s)
 {
   const struct fe_velocity_file *f = &v->files[k];
   v->held[s] = -1;
-  FE_CALL(read_snapshot(v, f->path, v->host[s]));
+  int err = v->whole ? read_snapshot(v, f->path, v->read[s]) : FE_SUCCESS;
   char q[FE_QUOTE_SIZE];
-  FE_CHECK(fe_hash64(v->host[s], v->whole_len * sizeof(double), 0) == v->hash[k], FE_ERR_INPUT,
-           "velocity file %s changed during the run: its values differ from those read when the "
-           "run started; expected the velocity files to stay as they are until the run ends",
-           fe_quote(f->path, FE_QUOTE_MAX, q, sizeof q));
-  if (v->dev[s]) FE_CALL(upload(v, s));
+  if (!err && v->whole && fe_hash64(v->read[s], v->whole_len * sizeof(double), 0) != v->hash[k])
+    err = fe_error_raise(FE_ERR_INPUT, __FILE__, __LINE__,
+                         "velocity file %s changed during the run: its values differ from those "
+                         "read when the run started; expected the velocity files to stay as they "
+                         "are until the run ends",
+                         fe_quote(f->path, FE_QUOTE_MAX, q, sizeof q));
+  FE_CALL(agree(v, err));
+  if (v->dist) FE_CALL(fe_distribution_scatter(v->dist, v->m->dim, v->read[s], v->host[s]));
+  if (v->dev[s]) FE_CALL(fe_vec_upload(v->dev[s], v->host[s]));
   v->held[s] = k;
   return FE_SUCCESS;
 }
@@ -109,12 +115,12 @@ static int slots_at(struct fe_velocity *v, double t, int *s0, int *s1, double *w
   return FE_SUCCESS;
 }
 
-/* Each file read once, checked, and its values' hash kept. */
+/* Each file read once, checked, and its values' hash kept (process 0 of several). */
 static int read_all(struct fe_velocity *v)
 {
   for (int k = 0; k < v->n; k++) {
-    FE_CALL(read_snapshot(v, v->files[k].path, v->host[0]));
-    v->hash[k] = fe_hash64(v->host[0], v->whole_len * sizeof(double), 0);
+    FE_CALL(read_snapshot(v, v->files[k].path, v->read[0]));
+    v->hash[k] = fe_hash64(v->read[0], v->whole_len * sizeof(double), 0);
   }
   return FE_SUCCESS;
 }
@@ -135,19 +141,30 @@ static void note_span(const struct fe_velocity *v)
           first, last, start, end, before, before[0] && after[0] ? " and " : "", after);
 }
 
+/* Process 0 of several (the one process): the reader, the whole mesh's slots, each file read. */
+static int read_files(struct fe_velocity *v)
+{
+  v->whole_len = (size_t)v->whole->n_nodes * (size_t)v->whole->dim;
+  FE_CALL(fe_snapshot_reader_create(v->whole, &v->reader));
+  FE_MALLOC(v->n, &v->hash);
+  for (int s = 0; s < 2; s++) FE_MALLOC(v->whole_len, &v->read[s]);
+  return read_all(v);
+}
+
 static int create_files(struct fe_velocity *v)
 {
   const struct fe_case *c = v->c;
   v->n = c->n_velocity_files;
   v->files = c->velocity_files;
   v->len = (size_t)v->m->n_nodes * (size_t)v->m->dim;
-  v->whole_len = (size_t)v->whole->n_nodes * (size_t)v->whole->dim;
   v->held[0] = v->held[1] = -1;
-  FE_CALL(fe_snapshot_reader_create(v->whole, &v->reader));
-  FE_MALLOC(v->n, &v->hash);
-  for (int s = 0; s < 2; s++) FE_MALLOC(v->whole_len, &v->host[s]);
-  if (v->dist) FE_MALLOC(v->len, &v->part);
-  return read_all(v);
+  FE_CALL(agree(v, v->whole ? read_files(v) : FE_SUCCESS));
+  for (int s = 0; s < 2; s++)
+    if (v->dist)
+      FE_MALLOC(v->len, &v->host[s]);
+    else
+      v->host[s] = v->read[s];
+  return FE_SUCCESS;
 }
 
 static int create(const struct fe_case *c, const struct fe_mesh *m,
@@ -185,9 +202,9 @@ void fe_velocity_destroy(struct fe_velocity *v)
   if (!v) return;
   fe_snapshot_reader_destroy(v->reader);
   free(v->hash);
-  free(v->part);
   for (int s = 0; s < 2; s++) {
-    free(v->host[s]);
+    if (v->host[s] != v->read[s]) free(v->host[s]);
+    free(v->read[s]);
     fe_vec_destroy(v->dev[s]);
   }
   fe_backend_free(v->be, v->programs);
@@ -199,33 +216,30 @@ int fe_velocity_time_dependent(const struct fe_velocity *v)
   return v->n ? v->n > 1 : fe_case_time_dependent_velocity(v->c);
 }
 
-/* out = u(t) at the nodes of mesh m, m or the whole mesh (node i of m is global_node[i] of the
- * whole mesh, global_node NULL: i). */
-static int host_at(struct fe_velocity *v, const struct fe_mesh *m, const int *global_node, double t,
+/* out = u(t) at the nodes of mesh m, from the slots' values there (host or read), m or the
+ * whole mesh; out NULL: the slots loaded only. */
+static int host_at(struct fe_velocity *v, const struct fe_mesh *m, double *const slot[2], double t,
                    double *out)
 {
-  if (!v->n) return fe_eval_velocity(v->c, m, t, out);
+  if (!v->n) return out ? fe_eval_velocity(v->c, m, t, out) : FE_SUCCESS;
   int s0, s1;
   double w;
   FE_CALL(slots_at(v, t, &s0, &s1, &w));
-  const double *a = v->host[s0], *b = s1 < 0 ? NULL : v->host[s1];
-  const int d = m->dim;
-  for (long n = 0; n < m->n_nodes; n++)
-    for (int c = 0; c < d; c++) {
-      const long i = n * d + c, j = (global_node ? global_node[n] : n) * (long)d + c;
-      out[i] = b ? w * b[j] + (1 - w) * a[j] : a[j];
-    }
+  if (!out) return FE_SUCCESS;
+  const double *a = slot[s0], *b = s1 < 0 ? NULL : slot[s1];
+  for (long i = 0; i < (long)m->n_nodes * m->dim; i++)
+    out[i] = b ? w * b[i] + (1 - w) * a[i] : a[i];
   return FE_SUCCESS;
 }
 
 int fe_velocity_host(struct fe_velocity *v, double t, double *out)
 {
-  return host_at(v, v->m, v->dist ? v->m->global_node : NULL, t, out);
+  return host_at(v, v->m, v->host, t, out);
 }
 
 int fe_velocity_host_whole(struct fe_velocity *v, double t, double *out)
 {
-  return host_at(v, v->whole, NULL, t, out);
+  return host_at(v, v->whole, v->read, t, v->whole ? out : NULL);
 }
 
 /* The expressions' programs at the nodes of space (any space of the mesh: they share its
@@ -248,7 +262,7 @@ int fe_velocity_at(struct fe_velocity *v, const struct fe_space *space, double t
   for (int s = 0; s < 2; s++) { /* the backend's slots, with what the host has */
     if (v->dev[s]) continue;
     FE_CALL(fe_vec_create(v->be, v->len, &v->dev[s]));
-    if (v->held[s] >= 0) FE_CALL(upload(v, s));
+    if (v->held[s] >= 0) FE_CALL(fe_vec_upload(v->dev[s], v->host[s]));
   }
   int s0, s1;
   double w;

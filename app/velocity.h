@@ -24,10 +24,10 @@ struct fe_velocity;
  * 0) says where the run's time span goes beyond the snapshots'. */
 int fe_velocity_create(const struct fe_case *c, const struct fe_mesh *m,
                        const struct fe_backend *be, int verbosity, struct fe_velocity **v);
-/* On several processes: u at the nodes of this process's part, dist->part.  The files are read
- * and matched to the whole mesh, dist->whole, on every process, which so finds the same faults
- * as the others (process 0's message is shown), and the part's values taken from the whole
- * mesh's (fe_distribution_restrict). */
+/* On several processes, every process together: u at the nodes of this process's part,
+ * dist->part.  Process 0 reads the files and matches them to the whole mesh, dist->whole (its
+ * faults every process's error, said there), and hands each process its part's values
+ * (fe_distribution_scatter), at the start and whenever t enters a new interval. */
 int fe_velocity_create_part(const struct fe_case *c, const struct fe_distribution *dist,
                             const struct fe_backend *be, int verbosity, struct fe_velocity **v);
 void fe_velocity_destroy(struct fe_velocity *v);
@@ -35,10 +35,12 @@ void fe_velocity_destroy(struct fe_velocity *v);
 /* Whether u changes in time: an expression of t, or more than one snapshot. */
 int fe_velocity_time_dependent(const struct fe_velocity *v);
 
-/* out = u(t) on the host: n_nodes * dim values of its mesh (the part's on several processes). */
+/* out = u(t) on the host: n_nodes * dim values of its mesh (the part's on several processes).
+ * With files, every process calls it at the same t (the snapshots may be read). */
 int fe_velocity_host(struct fe_velocity *v, double t, double *out);
-/* out = u(t) on the host at the whole mesh's nodes (the mesh's with one process): the checks
- * of the start and --check, which every process makes on the whole mesh. */
+/* out = u(t) on the host at the whole mesh's nodes: the checks of the start, which process 0
+ * makes on the whole mesh.  Every process calls it (with files, the snapshots may be read);
+ * out is written on process 0 (the one process), where it is not NULL. */
 int fe_velocity_host_whole(struct fe_velocity *v, double t, double *out);
 
 /* out = u(t) on the backend: n_nodes * dim entries; expressions are evaluated at the nodes of

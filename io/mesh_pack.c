@@ -99,6 +99,16 @@ static void write_mesh(struct pack *p, const struct fe_mesh *m)
   put_array(p, m->alias_of, (size_t)m->n_aliased, sizeof *m->alias_of);
   put_array(p, m->links, (size_t)m->n_links, sizeof *m->links);
   put_array(p, m->facet_link, nf, sizeof *m->facet_link);
+  /* a part's (io/partition.h): NULL and 0 for a whole mesh */
+  const int nb = m->n_neighbours, part[] = {m->n_ghost, nb};
+  put(p, part, sizeof part);
+  put_array(p, m->global_node, nn, sizeof *m->global_node);
+  put_array(p, m->global_cell, nc, sizeof *m->global_cell);
+  put_array(p, m->global_facet, nf, sizeof *m->global_facet);
+  put_array(p, m->neighbours, (size_t)nb, sizeof *m->neighbours);
+  put_array(p, m->send_ptr, (size_t)nb + 1, sizeof *m->send_ptr);
+  put_array(p, m->send, m->send_ptr ? (size_t)m->send_ptr[nb] : 0, sizeof *m->send);
+  put_array(p, m->recv_ptr, (size_t)nb + 1, sizeof *m->recv_ptr);
 }
 
 int fe_mesh_pack(const struct fe_mesh *m, unsigned char **bytes, size_t *size)
@@ -146,7 +156,23 @@ static int read_mesh(struct pack *p, struct fe_mesh *m)
   }
   FE_CALL(get_array(p, (void **)&m->alias_of, (size_t)m->n_aliased, sizeof *m->alias_of));
   FE_CALL(get_array(p, (void **)&m->links, (size_t)m->n_links, sizeof *m->links));
-  return get_array(p, (void **)&m->facet_link, nf, sizeof *m->facet_link);
+  FE_CALL(get_array(p, (void **)&m->facet_link, nf, sizeof *m->facet_link));
+  int part[2] = {0, 0};
+  get(p, part, sizeof part);
+  m->n_ghost = part[0], m->n_neighbours = part[1];
+  if (part[0] < 0 || part[0] > m->n_nodes || part[1] < 0) p->over = 1;
+  if (p->over) return FE_SUCCESS;
+  const size_t nb = (size_t)m->n_neighbours;
+  FE_CALL(get_array(p, (void **)&m->global_node, nn, sizeof *m->global_node));
+  FE_CALL(get_array(p, (void **)&m->global_cell, nc, sizeof *m->global_cell));
+  FE_CALL(get_array(p, (void **)&m->global_facet, nf, sizeof *m->global_facet));
+  FE_CALL(get_array(p, (void **)&m->neighbours, nb, sizeof *m->neighbours));
+  FE_CALL(get_array(p, (void **)&m->send_ptr, nb + 1, sizeof *m->send_ptr));
+  if (p->over) return FE_SUCCESS;
+  const int sent = m->send_ptr ? m->send_ptr[nb] : 0;
+  if (sent < 0) p->over = 1;
+  FE_CALL(get_array(p, (void **)&m->send, (size_t)(sent < 0 ? 0 : sent), sizeof *m->send));
+  return get_array(p, (void **)&m->recv_ptr, nb + 1, sizeof *m->recv_ptr);
 }
 
 int fe_mesh_unpack(const unsigned char *bytes, size_t size, struct fe_mesh **out)

@@ -1,6 +1,6 @@
-/* A whole mesh as bytes and back: process 0 of a run on several processes reads (meshes) the
- * mesh once and hands it to the others (app/distribution.h, fe_distribution_share_mesh), in the
- * byte order and layout of this build (the processes run the same fesim). */
+/* A mesh as bytes and back: process 0 of a run on several processes reads (meshes) the mesh
+ * once, cuts it, and hands each process its part (app/distribution.h, fe_distribution_create),
+ * in the byte order and layout of this build (the processes run the same fesim). */
 #ifndef FE_MESH_PACK_H
 #define FE_MESH_PACK_H
 
@@ -8,7 +8,7 @@
 
 #include "io/mesh.h"
 
-/* *bytes (malloc'd, *size of them): every field of m (not those of a part: n_ghost ...). */
+/* *bytes (malloc'd, *size of them): every field of m, a part's too (n_ghost ...). */
 int fe_mesh_pack(const struct fe_mesh *m, unsigned char **bytes, size_t *size);
 /* The mesh fe_mesh_pack wrote into bytes; FE_ERR_USAGE when they end early or run over. */
 int fe_mesh_unpack(const unsigned char *bytes, size_t size, struct fe_mesh **m);

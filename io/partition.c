@@ -119,7 +119,7 @@ static int allocate(const struct fe_mesh *m, int n_parts, struct fe_partition **
 int fe_partition_create(const struct fe_mesh *m, int n_parts, struct fe_partition **out)
 {
   *out = NULL;
-  struct fe_partition *p;
+  struct fe_partition *p = NULL;
   FE_CALL(allocate(m, n_parts, &p));
   int err = n_parts > 1 ? metis_parts(m, n_parts, p->cell_part) : FE_SUCCESS;
   if (!err) node_owners(m, p->cell_part, p->node_owner);
@@ -128,24 +128,6 @@ int fe_partition_create(const struct fe_mesh *m, int n_parts, struct fe_partitio
     fe_partition_destroy(p);
     return err;
   }
-  *out = p;
-  return FE_SUCCESS;
-}
-
-int fe_partition_with_parts(const struct fe_mesh *m, int n_parts, const int *cell_part,
-                            struct fe_partition **out)
-{
-  *out = NULL;
-  struct fe_partition *p;
-  FE_CALL(allocate(m, n_parts, &p));
-  for (long c = 0; c < m->n_cells; c++) {
-    if (cell_part[c] < 0 || cell_part[c] >= n_parts) {
-      fe_partition_destroy(p);
-      FE_RAISE(FE_ERR_USAGE, "cell %ld given part %d of %d", c, cell_part[c], n_parts);
-    }
-    p->cell_part[c] = cell_part[c];
-  }
-  node_owners(m, p->cell_part, p->node_owner);
   *out = p;
   return FE_SUCCESS;
 }

@@ -47,10 +47,6 @@ struct fe_part {
  * when there are more parts than cells, or a part has no cell or owns no node; FE_ERR_RESOURCE
  * when METIS fails (out of memory). */
 int fe_partition_create(const struct fe_mesh *m, int n_parts, struct fe_partition **p);
-/* The partition of m whose cells are in the parts cell_part gives (n_cells values, each
- * 0 .. n_parts - 1): fe_partition_create's made on another process. */
-int fe_partition_with_parts(const struct fe_mesh *m, int n_parts, const int *cell_part,
-                            struct fe_partition **p);
 void fe_partition_destroy(struct fe_partition *p);
 
 /* Part r's cells and nodes (fe_part_free frees what it holds). */

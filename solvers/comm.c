@@ -38,12 +38,29 @@ static int bcast_self(const struct fe_comm *comm, void *bytes, int n)
   return FE_SUCCESS;
 }
 
+static int scatter_self(const struct fe_comm *comm, const double *send, const int *counts,
+                        const int *displs, double *recv, int count)
+{
+  (void)comm, (void)counts, (void)displs;
+  if (recv != send)
+    for (int i = 0; i < count; i++) recv[i] = send[i];
+  return FE_SUCCESS;
+}
+
+static int send_self(const struct fe_comm *comm, int to, void *bytes, int n)
+{
+  (void)comm, (void)bytes, (void)n;
+  FE_RAISE(FE_ERR_USAGE, "a message to process %d of a run on one process", to);
+}
+
 static const struct fe_comm_ops ops_self = {
     .allreduce = allreduce_self,
     .allreduce_sum_device = allreduce_sum_device_self,
     .exchange = exchange_self,
     .gather = gather_self,
     .bcast = bcast_self,
+    .scatter = scatter_self,
+    .send = send_self,
 };
 
 static const struct fe_comm comm_self = {.rank = 0, .size = 1, .local_rank = 0, .ops = &ops_self, .ctx = 0};
@@ -75,4 +92,15 @@ int fe_comm_gather(const struct fe_comm *comm, const double *send, int count, do
                    const int *counts, const int *displs)
 {
   return comm->ops->gather(comm, send, count, recv, counts, displs);
+}
+
+int fe_comm_scatter(const struct fe_comm *comm, const double *send, const int *counts,
+                    const int *displs, double *recv, int count)
+{
+  return comm->ops->scatter(comm, send, counts, displs, recv, count);
+}
+
+int fe_comm_send(const struct fe_comm *comm, int to, void *bytes, int n)
+{
+  return comm->ops->send(comm, to, bytes, n);
 }

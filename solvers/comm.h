@@ -31,6 +31,13 @@ struct fe_comm_ops {
                 const int *counts, const int *displs);
   /* Every process receives process 0's n bytes (NCCL's unique id) */
   int (*bcast)(const struct fe_comm *comm, void *bytes, int n);
+  /* gather's mirror: every process receives count values at recv, process r's from process 0's
+   * send + displs[r] (counts[r] of them); send, counts and displs are read on process 0 only. */
+  int (*scatter)(const struct fe_comm *comm, const double *send, const int *counts,
+                 const int *displs, double *recv, int count);
+  /* Process 0's n bytes into process `to`'s (to > 0): process 0 sends, `to` receives, the others
+   * do nothing (a part of the mesh to its process). */
+  int (*send)(const struct fe_comm *comm, int to, void *bytes, int n);
 };
 
 struct fe_comm {
@@ -55,6 +62,11 @@ int fe_comm_bcast(const struct fe_comm *comm, void *bytes, int n);
 /* One process: recv = send (count values). */
 int fe_comm_gather(const struct fe_comm *comm, const double *send, int count, double *recv,
                    const int *counts, const int *displs);
+/* One process: recv = send (count values). */
+int fe_comm_scatter(const struct fe_comm *comm, const double *send, const int *counts,
+                    const int *displs, double *recv, int count);
+/* FE_ERR_USAGE on one process, which has no other to send to. */
+int fe_comm_send(const struct fe_comm *comm, int to, void *bytes, int n);
 
 #ifdef __cplusplus
 }

@@ -62,12 +62,34 @@ static int bcast_mpi(const struct fe_comm *comm, void *bytes, int n)
   return rc == MPI_SUCCESS ? FE_SUCCESS : mpi_error(rc, "MPI_Bcast");
 }
 
+static int scatter_mpi(const struct fe_comm *comm, const double *send, const int *counts,
+                       const int *displs, double *recv, int count)
+{
+  const int rc = MPI_Scatterv(send, counts, displs, MPI_DOUBLE, recv, count, MPI_DOUBLE, 0,
+                              mpi_of(comm));
+  return rc == MPI_SUCCESS ? FE_SUCCESS : mpi_error(rc, "MPI_Scatterv");
+}
+
+enum { SEND_TAG = 8 };
+
+static int send_mpi(const struct fe_comm *comm, int to, void *bytes, int n)
+{
+  int rc = MPI_SUCCESS;
+  if (comm->rank == 0)
+    rc = MPI_Send(bytes, n, MPI_BYTE, to, SEND_TAG, mpi_of(comm));
+  else if (comm->rank == to)
+    rc = MPI_Recv(bytes, n, MPI_BYTE, 0, SEND_TAG, mpi_of(comm), MPI_STATUS_IGNORE);
+  return rc == MPI_SUCCESS ? FE_SUCCESS : mpi_error(rc, "a message from process 0");
+}
+
 static const struct fe_comm_ops ops_mpi = {
     .allreduce = allreduce_mpi,
     .allreduce_sum_device = allreduce_sum_device_mpi,
     .exchange = exchange_mpi,
     .gather = gather_mpi,
     .bcast = bcast_mpi,
+    .scatter = scatter_mpi,
+    .send = send_mpi,
 };
 
 int fe_comm_mpi_create(MPI_Comm mpi_comm, struct fe_comm **out)

@@ -161,12 +161,25 @@ static int bcast(const struct fe_comm *comm, void *bytes, int n)
   return fe_comm_bcast(ctx_of(comm)->host_comm, bytes, n);
 }
 
+static int scatter(const struct fe_comm *comm, const double *send, const int *counts,
+                   const int *displs, double *recv, int count)
+{
+  return fe_comm_scatter(ctx_of(comm)->host_comm, send, counts, displs, recv, count);
+}
+
+static int send_bytes(const struct fe_comm *comm, int to, void *bytes, int n)
+{
+  return fe_comm_send(ctx_of(comm)->host_comm, to, bytes, n);
+}
+
 static const struct fe_comm_ops ops_nccl = {
     .allreduce = allreduce,
     .allreduce_sum_device = allreduce_sum_device,
     .exchange = exchange,
     .gather = gather,
     .bcast = bcast,
+    .scatter = scatter,
+    .send = send_bytes,
 };
 
 /* The windows, where every process's GPU reaches every other's (agreed by all) and

@@ -2,7 +2,8 @@
  * mpi: 1 to 4): sums, minima and maxima of host values and of the CPU backend's "device"
  * values equal the reductions computed here from every rank's contribution; a vector's dot
  * product and norm over owned entries (ghosts left out) reduce over the processes; each
- * process's rank on its host (MPI_Comm_split_type), which picks its GPU. */
+ * process's rank on its host (MPI_Comm_split_type), which picks its GPU; process 0's values
+ * gathered and scattered back, and its bytes sent to each process alone. */
 #include "solvers/comm_mpi.h"
 
 #include "backends/backends.h"
@@ -70,6 +71,32 @@ static void check_vectors(const struct fe_comm *comm)
   fe_backend_destroy(be);
 }
 
+/* Process r holds r + 1 values: gathered on process 0 in rank order, scattered back the same;
+ * process 0's bytes to each other process, which alone receives them. */
+static void check_gather_scatter_send(const struct fe_comm *comm)
+{
+  enum { MOST = 8 };
+  const int n = comm->size, count = comm->rank + 1;
+  int counts[MOST], displs[MOST];
+  double mine[MOST], all[MOST * MOST], back[MOST];
+  CHECK(n <= MOST);
+  if (n > MOST) return;
+  for (int r = 0, at = 0; r < n; at += r + 1, r++) counts[r] = r + 1, displs[r] = at;
+  for (int i = 0; i < count; i++) mine[i] = value(comm->rank, i);
+  CHECK_OK(fe_comm_gather(comm, mine, count, all, counts, displs));
+  for (int r = 0; comm->rank == 0 && r < n; r++)
+    for (int i = 0; i < r + 1; i++) CHECK(all[displs[r] + i] == value(r, i));
+  for (int i = 0; i < MOST; i++) back[i] = -1;
+  CHECK_OK(fe_comm_scatter(comm, all, counts, displs, back, count));
+  for (int i = 0; i < MOST; i++) CHECK(back[i] == (i < count ? value(comm->rank, i) : -1));
+  for (int to = 1; to < n; to++) {
+    int bytes[2] = {comm->rank == 0 ? 100 + to : -1, comm->rank == 0 ? 200 + to : -1};
+    CHECK_OK(fe_comm_send(comm, to, bytes, (int)sizeof bytes));
+    const int got = comm->rank == 0 || comm->rank == to;
+    CHECK(bytes[0] == (got ? 100 + to : -1) && bytes[1] == (got ? 200 + to : -1));
+  }
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -80,6 +107,7 @@ int main(int argc, char **argv)
     CHECK(comm->local_rank == comm->rank);
     check_reductions(comm);
     check_vectors(comm);
+    check_gather_scatter_send(comm);
   }
   fe_comm_mpi_destroy(comm);
   MPI_Finalize();

@@ -153,16 +153,6 @@ static void check_mesh(int dim, int n, int axes)
     if (!p || !again) continue;
     CHECK(!memcmp(p->cell_part, again->cell_part, sizeof(int) * (size_t)m->n_cells));
     check_owners(p, m);
-    /* the partition another process makes from the parts process 0 sends: the same owners */
-    struct fe_partition *given = NULL;
-    CHECK_OK(fe_partition_with_parts(m, parts, p->cell_part, &given));
-    if (given) {
-      CHECK(!memcmp(p->node_owner, given->node_owner, sizeof(int) * (size_t)m->n_nodes));
-      fe_partition_destroy(given);
-    }
-    p->cell_part[0] = parts; /* a part past the last: refused */
-    CHECK(fe_partition_with_parts(m, parts, p->cell_part, &given) == FE_ERR_USAGE && !given);
-    p->cell_part[0] = again->cell_part[0];
     long ghosts = 0, owned = 0;
     int *near = calloc((size_t)(parts * parts), sizeof(int));
     struct fe_part all[5];

@@ -176,7 +176,7 @@ static int run(const struct fe_comm *comm, int dim, int n, const char *backend, 
   FE_CALL(fe_mesh_create_structured(dim, n, 0.0, 1, &whole));
   b.whole = b.m = whole;
   const double t1 = fe_wtime();
-  int err = comm ? fe_distribution_create(comm, whole, &d) : FE_SUCCESS;
+  int err = comm ? fe_distribution_create(comm, whole, 0, NULL, NULL, &d) : FE_SUCCESS;
   const double t2 = fe_wtime();
   if (!err && d) b.m = d->part;
   const struct fe_backend_options bo = {.device = -1, .comm = comm};
