@@ -345,19 +345,28 @@ static int arity(int op)
   return op <= FE_OP_T ? 0 : op <= FE_OP_OR ? 2 : op == FE_OP_SELECT ? 3 : 1;
 }
 
-/* An operation on constants alone (its operands are the last instructions,
- * each a constant) becomes the constant it evaluates to. */
+/* Operation op after the n instructions of ops and values: where its operands (the last
+ * instructions) are each a constant, they become the constant it evaluates to, and the new
+ * number of instructions is returned; -1 where it does not fold. */
+static int fold(unsigned char *ops, double *values, int n, int op)
+{
+  const int k = arity(op);
+  int folds = k > 0 && n >= k;
+  for (int j = n - k; folds && j < n; j++) folds = ops[j] == FE_OP_CONST;
+  if (!folds) return -1;
+  struct fe_program p = {k + 1, {0}, {0}};
+  for (int j = 0; j < k; j++) p.value[j] = values[n - k + j];
+  p.op[k] = (unsigned char)op;
+  values[n - k] = fe_program_eval(&p, 0, 0, 0, 0);
+  return n - k + 1;
+}
+
+/* An operation on constants alone becomes the constant it evaluates to. */
 static void emit(struct compiler *c, int op, double value, int at)
 {
-  const int n = c->n, k = arity(op);
-  int folds = k > 0 && n >= k;
-  for (int j = n - k; folds && j < n; j++) folds = c->op[j] == FE_OP_CONST;
-  if (folds) {
-    struct fe_program fold = {k + 1, {0}, {0}};
-    for (int j = 0; j < k; j++) fold.value[j] = c->value[n - k + j];
-    fold.op[k] = (unsigned char)op;
-    c->value[n - k] = fe_program_eval(&fold, 0, 0, 0, 0);
-    c->n = n - k + 1;
+  const int n = c->n, folded = fold(c->op, c->value, n, op);
+  if (folded >= 0) {
+    c->n = folded;
     return;
   }
   c->op[n] = (unsigned char)op;
@@ -704,6 +713,22 @@ int fe_program_compile_constant(const char *text, const struct fe_params *params
   FE_CALL(compile_text(text, params, usable, 1, &p, err));
   *value = p.value[0]; /* without x y z t every operation folds: p is one constant */
   return FE_SUCCESS;
+}
+
+void fe_program_at_time(const struct fe_program *p, double t, struct fe_program *out)
+{
+  int n = 0;
+  for (int i = 0; i < p->n; i++) {
+    const int op = p->op[i] == FE_OP_T ? FE_OP_CONST : p->op[i];
+    const int folded = fold(out->op, out->value, n, op);
+    if (folded >= 0) {
+      n = folded;
+      continue;
+    }
+    out->op[n] = (unsigned char)op;
+    out->value[n++] = p->op[i] == FE_OP_T ? t : p->value[i];
+  }
+  out->n = n;
 }
 
 void fe_program_constant(double value, struct fe_program *p)

@@ -200,6 +200,12 @@ int fe_program_name_builtin(const char *name);
 /* A program of one constant. */
 void fe_program_constant(double value, struct fe_program *p);
 
+/* *out = p at time t: t a constant, and every operation on constants alone (t, cos(t),
+ * w + 4*k*t ...) the constant it evaluates to, so that evaluating out at many points repeats
+ * none of them (the CPU backend's node and quadrature loops).  On the host it gives p's value
+ * at t, bit for bit: the same functions of the same numbers. */
+void fe_program_at_time(const struct fe_program *p, double t, struct fe_program *out);
+
 #ifdef __cplusplus
 }
 #endif

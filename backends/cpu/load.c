@@ -13,13 +13,16 @@ static void cells(int d, const struct fe_space *s, const struct fe_form *form, c
                  work + c * (d + 1));
 }
 
+/* The programs at time t once (io/program.h, fe_program_at_time), then at every point. */
 int fe_load_cells_cpu(const struct fe_space *s, const struct fe_form *form, const double *diff,
                       const double *vel, const struct fe_program *f, double t, double *work)
 {
+  struct fe_program at;
+  fe_program_at_time(f, t, &at);
   if (s->d == 2)
-    cells(2, s, form, diff, vel, f, t, work);
+    cells(2, s, form, diff, vel, &at, t, work);
   else
-    cells(3, s, form, diff, vel, f, t, work);
+    cells(3, s, form, diff, vel, &at, t, work);
   return FE_SUCCESS;
 }
 
@@ -27,8 +30,11 @@ int fe_load_facets_cpu(const struct fe_space *s, long m, const int *list, const 
                        const struct fe_program *g, double t, double *work)
 {
   const int d = s->d;
+  struct fe_program at;
+  fe_program_at_time(g, t, &at);
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < m; i++)
-    fe_load_facet(d, &s->facet_rule, vertices, s->coords, g, t, list[i], work + (long)list[i] * d);
+    fe_load_facet(d, &s->facet_rule, vertices, s->coords, &at, t, list[i],
+                  work + (long)list[i] * d);
   return FE_SUCCESS;
 }

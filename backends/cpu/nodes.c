@@ -1,5 +1,7 @@
 /* Per-node and per-point work on the CPU: the loop bodies of assembly/node.h
  * over the nodes (or points) with OpenMP. */
+#include <stdlib.h>
+
 #include "assembly/node.h"
 #include "backends/cpu/backend_cpu.h"
 #include "core/error.h"
@@ -56,13 +58,18 @@ int fe_mass_apply_cpu(const struct fe_space *s, const double *x, double *y)
   return FE_SUCCESS;
 }
 
+/* The programs at time t once (io/program.h, fe_program_at_time), then at every point. */
 int fe_evaluate_cpu(const struct fe_space *s, int at_cells, const int *idx, const int *opos, long m,
                     const struct fe_program *progs, int nprog, double t, double *out)
 {
+  struct fe_program *at;
+  FE_MALLOC(nprog, &at);
+  for (int k = 0; k < nprog; k++) fe_program_at_time(&progs[k], t, &at[k]);
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < m; i++)
-    fe_point_evaluate(s->d, at_cells, i, s->cells, s->coords, s->owner, idx, opos, progs, nprog, t,
+    fe_point_evaluate(s->d, at_cells, i, s->cells, s->coords, s->owner, idx, opos, at, nprog, t,
                       out);
+  free(at);
   return FE_SUCCESS;
 }
 

@@ -4,7 +4,8 @@
  * or), NaN where it is used and not where it is not (if, and, or), constants
  * folded, every fault with its column, parameters' values
  * (fe_program_compile_constant), and the limits of the machine on texts of
- * any length and depth. */
+ * any length and depth; a program at a time t (fe_program_at_time) gives the
+ * same bits as the program at t, with t and what depends on it alone folded. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,6 +162,12 @@ static void check_values(void)
       }
       const double expect = samples[i].f(v[0], v[1], v[2], v[3]);
       const double got = fe_program_eval(&p, v[0], v[1], v[2], v[3]);
+      struct fe_program at;
+      fe_program_at_time(&p, v[3], &at);
+      CHECK(at.n >= 1 && at.n <= p.n);
+      const double bound = at.n >= 1 ? fe_program_eval(&at, v[0], v[1], v[2], -7.5) : NAN;
+      CHECK(bound == got || (isnan(bound) && isnan(got))); /* the same bits; its t unused */
+      for (int k = 0; k < at.n; k++) CHECK(at.op[k] != FE_OP_T);
       if (!(fabs(got - expect) <= 1e-14 * fmax(1.0, fabs(expect))))
         fprintf(stderr, "%s at (%g, %g, %g, %g): %.17g, in C %.17g\n", samples[i].text, v[0], v[1],
                 v[2], v[3], got, expect);
@@ -258,6 +265,31 @@ static double eval1(const char *text, double x)
 /* A NaN counts where the value uses it: in the branch an if takes, in a
  * condition, in min and max, on the side of and / or that decides; it does not
  * in the branch not taken or the side that does not decide. */
+/* The default case's exact solution at a time: its cos(t), sin(t) and the widths w + 4 k t
+ * folded, the point's arithmetic left, the same bits at every point. */
+static void check_at_time(void)
+{
+  const char *text = "w/(w+4*k*t)*exp(-((x-r0*cos(t))^2 + (y-r0*sin(t))^2)/(w+4*k*t)) + "
+                     "0.5*2*w/(2*w+4*k*t)*exp(-((x+r0*cos(t))^2 + (y+r0*sin(t))^2)/(2*w+4*k*t))";
+  const char *names[] = {"k", "w", "r0"};
+  const double values[] = {1e-4, 0.005, 0.4};
+  const struct fe_params params = {3, (char **)names, (double *)values};
+  struct fe_program p, at;
+  struct fe_program_error err;
+  CHECK_OK(fe_program_compile(text, &params, &p, &err));
+  fe_program_at_time(&p, 0.37, &at);
+  int trig = 0, exps = 0;
+  for (int k = 0; k < at.n; k++) {
+    trig += at.op[k] == FE_OP_SIN || at.op[k] == FE_OP_COS;
+    exps += at.op[k] == FE_OP_EXP;
+  }
+  CHECK(trig == 0 && exps == 2 && at.n < p.n - 16);
+  for (int i = 0; i < 20; i++) {
+    const double x = -1 + 0.1 * i, y = 0.7 - 0.07 * i;
+    CHECK(fe_program_eval(&at, x, y, 0, 0) == fe_program_eval(&p, x, y, 0, 0.37));
+  }
+}
+
 static void check_nan(void)
 {
   CHECK(eval1("if(x > 0, sqrt(x), 0)", -4) == 0);
@@ -608,6 +640,7 @@ int main(void)
 {
   check_values();
   check_folding();
+  check_at_time();
   check_nan();
   check_faults();
   check_constants();

@@ -6,7 +6,8 @@
 #   tools/bench/distributed.sh [strong2d|strong3d|weak2d|weak3d]...   (default: all four)
 #   strong2d: 10.0M and 40.0M triangles (N = 2236, 4472); strong3d: 10.1M and 39.9M
 #   tetrahedra (N = 119, 188); weak2d, weak3d: about 5M cells per process; strong2d40,
-#   strong3d40: the 40M meshes alone.
+#   strong3d40: the 40M meshes alone; strong2d10, strong3d10: the 10M meshes alone; small2d:
+#   1.0M and 2.5M triangles (N = 707, 1118), where adding GPUs stops paying.
 # PROCESSES: the process counts (default: 1, 2, 4, 8 up to the machine's GPUs); STRATEGIES
 # (default "lma addto matfree"); BACKEND=cpu runs the same on the CPU backend
 # (OMP_NUM_THREADS threads a process).  On a GPU machine, from the repository root, in
@@ -45,10 +46,13 @@ for what in ${*:-strong2d weak2d strong3d weak3d}; do
   case $what in
   strong2d) for n in 2236 4472; do for np in $PROCESSES; do run "$np" 2 "$n"; done; done ;;
   strong2d40) for np in $PROCESSES; do run "$np" 2 4472; done ;;
+  strong2d10) for np in $PROCESSES; do run "$np" 2 2236; done ;;
+  strong3d10) for np in $PROCESSES; do run "$np" 3 119; done ;;
+  small2d) for n in 707 1118; do for np in $PROCESSES; do run "$np" 2 "$n"; done; done ;;
   strong3d40) for np in $PROCESSES; do run "$np" 3 188; done ;;
   strong3d) for n in 119 188; do for np in $PROCESSES; do run "$np" 3 "$n"; done; done ;;
   weak2d) for np in $PROCESSES; do run "$np" 2 "$(weak_n 2 "$np")"; done ;;
   weak3d) for np in $PROCESSES; do run "$np" 3 "$(weak_n 3 "$np")"; done ;;
-  *) echo "unknown step '$what' (strong2d, strong3d, weak2d, weak3d, strong2d40, strong3d40)" >&2; exit 1 ;;
+  *) echo "unknown step '$what' (strong2d, strong3d, weak2d, weak3d, strong2d40, strong3d40, strong2d10, strong3d10, small2d)" >&2; exit 1 ;;
   esac
 done
