@@ -190,13 +190,6 @@ static int unpack_part(const unsigned char *bytes, size_t size, int n_tracers, s
 
 enum { SEND_CHUNK = 1 << 30 }; /* bytes of one message (its count is an int) */
 
-/* What process 0 sends first to each process: the part's length in bytes, or the error with
- * which process 0 failed to make it. */
-struct header {
-  uint64_t size;
-  int64_t status;
-};
-
 /* Process 0's size bytes into process to's, in messages of SEND_CHUNK bytes at most. */
 static int send_bytes(const struct fe_comm *comm, int to, unsigned char *bytes, size_t size)
 {
@@ -206,43 +199,50 @@ static int send_bytes(const struct fe_comm *comm, int to, unsigned char *bytes, 
   return FE_SUCCESS;
 }
 
-/* Process 0: part r with its tracers' conditions made, packed and sent to process r; after an
- * earlier part's error `failed`, that error instead. */
-static int send_part(const struct fe_distribution *d, int r, int n_tracers,
-                     struct fe_bcs *const *whole_bcs, int failed)
+/* Process 0: part r with its tracers' conditions made and packed. */
+static int make_part(const struct fe_distribution *d, int r, int n_tracers,
+                     struct fe_bcs *const *whole_bcs, unsigned char **bytes, size_t *size)
 {
   struct fe_mesh *pm = NULL;
   struct fe_bcs **bcs = NULL;
-  unsigned char *bytes = NULL;
-  size_t size = 0;
-  int err = failed ? failed : fe_partition_mesh(d->partition, d->whole, r, &pm);
+  int err = fe_partition_mesh(d->partition, d->whole, r, &pm);
   if (!err) err = fe_calloc((size_t)n_tracers + 1, sizeof *bcs, &bcs);
   for (int k = 0; !err && k < n_tracers; k++) err = part_bcs(d->whole, pm, whole_bcs[k], &bcs[k]);
-  if (!err) err = pack_part(pm, n_tracers, bcs, &bytes, &size);
+  if (!err) err = pack_part(pm, n_tracers, bcs, bytes, size);
   for (int k = 0; bcs && k < n_tracers; k++) fe_bcs_destroy(bcs[k]);
   free(bcs);
   fe_mesh_destroy(pm);
-  struct header h = {.size = size, .status = err};
-  int sent = fe_comm_send(d->comm, r, &h, (int)sizeof h);
-  if (!sent && !err) sent = send_bytes(d->comm, r, bytes, size);
-  free(bytes);
-  return err ? err : sent;
+  return err;
 }
 
-/* The other processes: their part and its tracers' conditions from process 0 (its error, said
- * there, if it could not make it). */
-static int receive_part(struct fe_distribution *d, int n_tracers, struct fe_bcs **bcs)
+/* Part r from process 0 to process r, every process taking part in the two sums that say how
+ * it went, so that no process waits for a message that will not come: process 0's error
+ * making it (*made, its message said there) is every process's; process r's receiving it
+ * (out of memory) is r's own (its return), the others going on. */
+static int hand_part(struct fe_distribution *d, int r, int n_tracers,
+                     struct fe_bcs *const *whole_bcs, struct fe_bcs **bcs, int *made)
 {
   const struct fe_comm *comm = d->comm;
-  struct header h = {0, 0};
-  FE_CALL(fe_comm_send(comm, comm->rank, &h, (int)sizeof h));
-  if (h.status) return (int)h.status;
-  unsigned char *bytes;
-  FE_MALLOC(h.size + 1, &bytes);
-  int err = send_bytes(comm, comm->rank, bytes, (size_t)h.size);
-  if (!err) err = unpack_part(bytes, (size_t)h.size, n_tracers, &d->part, bcs);
+  unsigned char *bytes = NULL;
+  size_t size = 0;
+  double head[2] = {0, 0}; /* process 0's error making the part, its size in bytes */
+  if (comm->rank == 0) head[0] = make_part(d, r, n_tracers, whole_bcs, &bytes, &size);
+  head[1] = (double)size;
+  int err = fe_comm_allreduce(comm, head, 2, FE_REDUCE_MAX);
+  *made = err ? err : (int)head[0];
+  if (*made) {
+    free(bytes);
+    return *made;
+  }
+  size = (size_t)head[1];
+  double received = comm->rank == r ? fe_malloc(size + 1, &bytes) : FE_SUCCESS;
+  err = fe_comm_allreduce(comm, &received, 1, FE_REDUCE_MAX);
+  if (!err && !received && (comm->rank == 0 || comm->rank == r))
+    err = send_bytes(comm, r, bytes, size);
+  if (!err && !received && comm->rank == r)
+    err = unpack_part(bytes, size, n_tracers, &d->part, bcs);
   free(bytes);
-  return err;
+  return err ? err : comm->rank == r ? (int)received : FE_SUCCESS;
 }
 
 /* The cells cut by METIS once, on process 0; its failure (its message said there) is every
@@ -256,15 +256,21 @@ static int cut(struct fe_distribution *d)
   return status;
 }
 
-/* Process 0 makes and sends the other processes' parts, one at a time, then makes its own; a
- * part it could not make is that process's error (and process 0's). */
+/* Process 0 makes and sends the other processes' parts, one at a time, then makes its own.  A
+ * part process 0 could not make is every process's error; one a process could not receive is
+ * its own (the others go on, and the caller's agreement ends them all). */
 static int hand_out(struct fe_distribution *d, int n_tracers, struct fe_bcs *const *whole_bcs,
                     struct fe_bcs **bcs)
 {
   const struct fe_comm *comm = d->comm;
-  if (comm->rank != 0) return receive_part(d, n_tracers, bcs);
   int err = FE_SUCCESS;
-  for (int r = 1; r < comm->size; r++) err = send_part(d, r, n_tracers, whole_bcs, err);
+  for (int r = 1; r < comm->size; r++) {
+    int made;
+    const int e = hand_part(d, r, n_tracers, whole_bcs, bcs, &made);
+    if (made) return made;
+    err = err ? err : e;
+  }
+  if (comm->rank != 0) return err;
   if (!err) err = fe_partition_mesh(d->partition, d->whole, 0, &d->part);
   for (int k = 0; !err && k < n_tracers; k++)
     err = part_bcs(d->whole, d->part, whole_bcs[k], &bcs[k]);

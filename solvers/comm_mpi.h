@@ -1,7 +1,8 @@
 /* The communicator of a run on several processes, through MPI on the host (DESIGN.md,
  * "Ownership"): every reduction of host values, and those of "device" values when the
  * backend's memory is the host's (the CPU backend), the halo's exchanges of host values, the
- * gather of the outputs and the broadcast of the mesh.  The CUDA backend's device values go
+ * gather of the outputs, the scatter of what process 0 reads of the whole mesh and the parts of
+ * the mesh it sends.  The CUDA backend's device values go
  * through NCCL (backends/cuda/comm.cu), its host values through this communicator. */
 #ifndef FE_COMM_MPI_H
 #define FE_COMM_MPI_H

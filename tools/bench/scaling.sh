@@ -8,8 +8,8 @@
 #   default: "2 2236 lma addto" (10.0M triangles) "3 119 lma" (10.1M tetrahedra)
 # On a GPU machine, from the repository root, with tools/bench/device_run.sh's environment (its
 # step `scaling`); BACKEND=cpu runs the same on the CPU backend (a process per core group,
-# OMP_NUM_THREADS threads each).  Process 0 meshes the whole mesh and hands it to the others:
-# the set-up includes it.  Weak scaling at 5M cells per GPU in 2D: "2 1581 lma" on 1 GPU,
+# OMP_NUM_THREADS threads each).  Process 0 meshes the whole mesh, cuts it and hands each
+# process its part: the set-up includes it.  Weak scaling at 5M cells per GPU in 2D: "2 1581 lma" on 1 GPU,
 # "2 2236 lma" on 2, "2 3162 lma" on 4, "2 4472 lma" on 8 (PROCESSES set for each).
 # FESIM_TIME_SOLVES=1 (the default here): each solve waits for the work before it and is read
 # at once, so that the advection line holds the solves' time on one GPU too
