@@ -527,7 +527,9 @@ static int power(struct compiler *c)
     const int at = c->tok.at;
     FE_CALL(advance(c));
     FE_CALL(c->tok.kind == TOK_MINUS ? unary(c) : primary(c));
-    emit(c, FE_OP_POW, 0, at);
+    const int square = c->op[c->n - 1] == FE_OP_CONST && c->value[c->n - 1] == 2;
+    c->n -= square; /* x^2: x * x (the exponent, a constant, is one instruction) */
+    emit(c, square ? FE_OP_SQUARE : FE_OP_POW, 0, at);
   }
   return FE_SUCCESS;
 }

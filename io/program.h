@@ -62,7 +62,8 @@ enum fe_opcode {
   FE_OP_SQRT,
   FE_OP_ABS,
   FE_OP_FLOOR,
-  FE_OP_ERF
+  FE_OP_ERF,
+  FE_OP_SQUARE /* a^2: a * a, rounded once (pow may differ in the last bit, and does on GPUs) */
 };
 /* clang-format on */
 
@@ -117,6 +118,7 @@ FE_HOST_DEVICE static inline double fe_program_unary(int op, double a)
   case FE_OP_SQRT: return sqrt(a);
   case FE_OP_ABS: return fabs(a);
   case FE_OP_FLOOR: return floor(a);
+  case FE_OP_SQUARE: return a * a;
   default: return erf(a); /* FE_OP_ERF */
   }
 }

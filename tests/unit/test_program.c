@@ -5,7 +5,8 @@
  * folded, every fault with its column, parameters' values
  * (fe_program_compile_constant), and the limits of the machine on texts of
  * any length and depth; a program at a time t (fe_program_at_time) gives the
- * same bits as the program at t, with t and what depends on it alone folded. */
+ * same bits as the program at t, with t and what depends on it alone folded;
+ * a^2 is a * a. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -288,6 +289,29 @@ static void check_at_time(void)
     const double x = -1 + 0.1 * i, y = 0.7 - 0.07 * i;
     CHECK(fe_program_eval(&at, x, y, 0, 0) == fe_program_eval(&p, x, y, 0, 0.37));
   }
+}
+
+/* a^2 is a * a, rounded once, where the exponent is the constant 2; other powers are pow's. */
+static void check_square(void)
+{
+  struct fe_program p;
+  struct fe_program_error err;
+  CHECK_OK(compile("x^2", &p, &err));
+  CHECK(p.n == 2 && p.op[0] == FE_OP_X && p.op[1] == FE_OP_SQUARE);
+  for (int i = 0; i < 50; i++) {
+    const double x = 0.1 + 0.37 * i - 1e-3 * i * i;
+    CHECK(fe_program_eval(&p, x, 0, 0, 0) == x * x);
+  }
+  CHECK_OK(compile("(y - 0.25)^(1 + 1)", &p, &err));
+  CHECK(p.n == 4 && p.op[3] == FE_OP_SQUARE && fe_program_eval(&p, 0, 1.5, 0, 0) == 1.25 * 1.25);
+  CHECK_OK(compile("3^2", &p, &err));
+  CHECK(p.n == 1 && p.value[0] == 9);
+  CHECK_OK(compile("x^-2", &p, &err));
+  CHECK(p.op[p.n - 1] == FE_OP_POW);
+  CHECK_OK(compile("x^3", &p, &err));
+  CHECK(p.op[p.n - 1] == FE_OP_POW);
+  CHECK_OK(compile("2^x", &p, &err));
+  CHECK(p.op[p.n - 1] == FE_OP_POW);
 }
 
 static void check_nan(void)
@@ -641,6 +665,7 @@ int main(void)
   check_values();
   check_folding();
   check_at_time();
+  check_square();
   check_nan();
   check_faults();
   check_constants();
