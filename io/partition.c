@@ -239,7 +239,9 @@ int fe_partition_part(const struct fe_partition *p, const struct fe_mesh *m, int
 
 /* The sends of part r: to neighbour k the nodes r owns in the cells at a node k owns, or that
  * hold the unknown of a copy there (k's ghosts owned by r), ascending, as local indices of r
- * (its owned nodes are ascending). */
+ * (its owned nodes are ascending).  Such a cell has a node of r's, so it is one of r's cells:
+ * only those are looked at, and only r's owned nodes marked (and cleared after each
+ * neighbour), so that a part costs its own cells, not the mesh's. */
 static int sends(const struct fe_partition *p, const struct fe_mesh *m, const struct fe_part *part,
                  int **send_ptr, int **send)
 {
@@ -250,16 +252,18 @@ static int sends(const struct fe_partition *p, const struct fe_mesh *m, const st
   for (int pass = 0; pass < 2 && !err; pass++) { /* count, then fill */
     for (int k = 0; k < nb; k++) {
       const int q = part->neighbours[k];
-      memset(mark, 0, (size_t)m->n_nodes);
-      for (long c = 0; c < m->n_cells; c++)
+      for (long j = 0; j < part->n_cells; j++) {
+        const long c = part->cells[j];
         if (touches(p, m, c, q))
           for (int v = 0; v < m->nv; v++) {
             const int n = fe_mesh_owner(m, m->cells[c * m->nv + v]);
             if (p->node_owner[n] == part->rank) mark[n] = 1;
           }
+      }
       long at = pass ? (*send_ptr)[k] : 0;
       for (long i = 0; i < part->n_owned; i++) /* owned: ascending in mesh order */
         if (mark[part->nodes[i]]) {
+          mark[part->nodes[i]] = 0;
           if (pass) (*send)[at] = (int)i;
           at++;
         }
