@@ -96,6 +96,52 @@ static int check_parts(const struct fe_mesh *m, const struct fe_partition *p)
   return FE_SUCCESS;
 }
 
+/* 1 when cell c has a node that part r owns. */
+static int touches(const struct fe_partition *p, const struct fe_mesh *m, long c, int r)
+{
+  for (int v = 0; v < m->nv; v++)
+    if (p->node_owner[m->cells[c * m->nv + v]] == r) return 1;
+  return 0;
+}
+
+/* The parts that own a node of cell c, each once (at most nv of them), in *n. */
+static void owners_of(const struct fe_partition *p, const struct fe_mesh *m, long c, int *parts,
+                      int *n)
+{
+  *n = 0;
+  for (int v = 0; v < m->nv; v++) {
+    const int r = p->node_owner[m->cells[c * m->nv + v]];
+    int seen = 0;
+    for (int k = 0; k < *n; k++) seen |= parts[k] == r;
+    if (!seen) parts[(*n)++] = r;
+  }
+}
+
+/* Each part's cells (p->held, p->own) in one pass over the mesh's, counted then filled. */
+static int hold_cells(const struct fe_mesh *m, struct fe_partition *p)
+{
+  const int np = p->n_parts;
+  FE_CALLOC(np + 1, &p->held_ptr);
+  FE_CALLOC(np + 1, &p->own);
+  int parts[FE_MAX_NV], n;
+  for (long c = 0; c < m->n_cells; c++) {
+    owners_of(p, m, c, parts, &n);
+    for (int k = 0; k < n; k++) p->held_ptr[parts[k] + 1]++;
+    p->own[p->cell_part[c]]++;
+  }
+  for (int r = 0; r < np; r++) p->held_ptr[r + 1] += p->held_ptr[r];
+  long *next;
+  FE_MALLOC(np + 1, &next);
+  memcpy(next, p->held_ptr, sizeof *next * (size_t)np);
+  const int err = fe_malloc(((size_t)p->held_ptr[np] + 1) * sizeof *p->held, &p->held);
+  for (long c = 0; !err && c < m->n_cells; c++) {
+    owners_of(p, m, c, parts, &n);
+    for (int k = 0; k < n; k++) p->held[next[parts[k]]++] = (int)c;
+  }
+  free(next);
+  return err;
+}
+
 /* A partition of m into n_parts parts, its arrays allocated, every cell in part 0. */
 static int allocate(const struct fe_mesh *m, int n_parts, struct fe_partition **out)
 {
@@ -124,6 +170,7 @@ int fe_partition_create(const struct fe_mesh *m, int n_parts, struct fe_partitio
   int err = n_parts > 1 ? metis_parts(m, n_parts, p->cell_part) : FE_SUCCESS;
   if (!err) node_owners(m, p->cell_part, p->node_owner);
   if (!err) err = check_parts(m, p);
+  if (!err) err = hold_cells(m, p);
   if (err) {
     fe_partition_destroy(p);
     return err;
@@ -137,28 +184,22 @@ void fe_partition_destroy(struct fe_partition *p)
   if (!p) return;
   free(p->cell_part);
   free(p->node_owner);
+  free(p->held_ptr);
+  free(p->own);
+  free(p->held);
   free(p);
 }
 
-/* 1 when cell c has a node that part r owns. */
-static int touches(const struct fe_partition *p, const struct fe_mesh *m, long c, int r)
-{
-  for (int v = 0; v < m->nv; v++)
-    if (p->node_owner[m->cells[c * m->nv + v]] == r) return 1;
-  return 0;
-}
 
-/* mark[n]: 1 for the nodes of part r's cells (those at a node it owns), and on a periodic mesh
- * for the node that holds the unknown of each (a copy's values come from it). */
-static void mark_nodes(const struct fe_partition *p, const struct fe_mesh *m, int r,
-                       unsigned char *mark)
+/* mark[n]: 1 for the nodes of the part's cells (those at a node it owns), and on a periodic
+ * mesh for the node that holds the unknown of each (a copy's values come from it). */
+static void mark_nodes(const struct fe_mesh *m, const struct fe_part *part, unsigned char *mark)
 {
-  for (long c = 0; c < m->n_cells; c++)
-    if (touches(p, m, c, r))
-      for (int v = 0; v < m->nv; v++) {
-        const int n = m->cells[c * m->nv + v];
-        mark[n] = mark[fe_mesh_owner(m, n)] = 1;
-      }
+  for (long k = 0; k < part->n_cells; k++)
+    for (int v = 0; v < m->nv; v++) {
+      const int n = m->cells[(long)part->cells[k] * m->nv + v];
+      mark[n] = mark[fe_mesh_owner(m, n)] = 1;
+    }
 }
 
 /* The part's nodes: owned ascending, then the ghosts by owner, then the aliased copies of a
@@ -218,19 +259,16 @@ int fe_partition_part(const struct fe_partition *p, const struct fe_mesh *m, int
   *part = (struct fe_part){.rank = r};
   FE_CHECK(r >= 0 && r < p->n_parts, FE_ERR_USAGE, "part %d of a partition into %d", r, p->n_parts);
   unsigned char *mark = NULL, *near = NULL;
+  part->n_cells = p->held_ptr[r + 1] - p->held_ptr[r];
+  part->n_own_cells = p->own[r];
   int err = fe_calloc((size_t)m->n_nodes + 1, 1, &mark);
   if (!err) err = fe_calloc((size_t)p->n_parts + 1, 1, &near);
+  if (!err) err = fe_malloc((size_t)part->n_cells * sizeof *part->cells + 1, &part->cells);
   if (!err) {
-    mark_nodes(p, m, r, mark);
-    for (long c = 0; c < m->n_cells; c++) {
-      part->n_cells += touches(p, m, c, r);
-      part->n_own_cells += p->cell_part[c] == r;
-    }
-    err = fe_malloc((size_t)part->n_cells * sizeof *part->cells + 1, &part->cells);
+    memcpy(part->cells, p->held + p->held_ptr[r], (size_t)part->n_cells * sizeof *part->cells);
+    mark_nodes(m, part, mark);
+    err = number_nodes(p, m, r, mark, near, part);
   }
-  for (long c = 0, k = 0; !err && c < m->n_cells; c++)
-    if (touches(p, m, c, r)) part->cells[k++] = (int)c;
-  if (!err) err = number_nodes(p, m, r, mark, near, part);
   free(mark);
   free(near);
   if (err) fe_part_free(part);

@@ -22,6 +22,11 @@ struct fe_partition {
   long n_cells, n_nodes;
   int *cell_part;  /* n_cells: the part of each cell */
   int *node_owner; /* n_nodes: the part that owns each node */
+  /* the cells at each part's owned nodes (each with a node it owns), ascending: those of part r
+   * are held[held_ptr[r] .. held_ptr[r + 1]), so that making a part costs its cells, not the
+   * mesh's; own[r]: the cells of part r */
+  long *held_ptr, *own;
+  int *held;
 };
 
 /* One part's share of the mesh, in mesh (global) numbering: the cells at the nodes it owns (its
