@@ -190,7 +190,6 @@ void fe_partition_destroy(struct fe_partition *p)
   free(p);
 }
 
-
 /* mark[n]: 1 for the nodes of the part's cells (those at a node it owns), and on a periodic
  * mesh for the node that holds the unknown of each (a copy's values come from it). */
 static void mark_nodes(const struct fe_mesh *m, const struct fe_part *part, unsigned char *mark)
