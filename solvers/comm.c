@@ -23,12 +23,18 @@ static int exchange_self(const struct fe_comm *comm, int n, const int *ranks, co
   return FE_SUCCESS;
 }
 
+/* One process's gather and scatter: its own values. */
+static void copy_values(const double *send, int count, double *recv)
+{
+  if (recv != send)
+    for (int i = 0; i < count; i++) recv[i] = send[i];
+}
+
 static int gather_self(const struct fe_comm *comm, const double *send, int count, double *recv,
                        const int *counts, const int *displs)
 {
   (void)comm, (void)counts, (void)displs;
-  if (recv != send)
-    for (int i = 0; i < count; i++) recv[i] = send[i];
+  copy_values(send, count, recv);
   return FE_SUCCESS;
 }
 
@@ -42,8 +48,7 @@ static int scatter_self(const struct fe_comm *comm, const double *send, const in
                         const int *displs, double *recv, int count)
 {
   (void)comm, (void)counts, (void)displs;
-  if (recv != send)
-    for (int i = 0; i < count; i++) recv[i] = send[i];
+  copy_values(send, count, recv);
   return FE_SUCCESS;
 }
 
