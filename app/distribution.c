@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assembly/space.h"
+#include "backends/backends.h"
 #include "core/error.h"
 #include "io/mesh_pack.h"
-#include "solvers/halo.h"
 
 /* Process 0: each process's owned nodes, in its order (ascending in the mesh's); no aliased
  * copy is owned. */
@@ -82,52 +83,29 @@ static int part_bcs(const struct fe_mesh *m, const struct fe_mesh *pm, const str
 
 /* ---------------------------------------------------------------- a part as bytes */
 
-/* Bytes written at out + *at (out NULL: counted only), or read from in + *at (FE_ERR_USAGE past
- * size). */
-static void put(unsigned char *out, size_t *at, const void *data, size_t bytes)
-{
-  if (out && bytes) memcpy(out + *at, data, bytes);
-  *at += bytes;
-}
-
-static int take(const unsigned char *in, size_t size, size_t *at, void *data, size_t bytes)
-{
-  FE_CHECK(bytes <= size - *at, FE_ERR_USAGE, "a packed part of %zu bytes ends early", size);
-  if (bytes) memcpy(data, in + *at, bytes);
-  *at += bytes;
-  return FE_SUCCESS;
-}
-
-static int take_ints(const unsigned char *in, size_t size, size_t *at, long n, int **a)
-{
-  FE_MALLOC(n + 1, a);
-  return take(in, size, at, *a, (size_t)n * sizeof **a);
-}
-
-/* A tracer's conditions on a part of n_nodes nodes. */
-static void put_bcs(unsigned char *out, size_t *at, const struct fe_bcs *b, long n_nodes)
+/* A tracer's conditions on a part of n_nodes nodes, into p (io/pack.h). */
+static void put_bcs(struct fe_pack *p, const struct fe_bcs *b, long n_nodes)
 {
   const int64_t counts[] = {b->n_dirichlet, b->n_neumann_facets, b->time_dependent,
                             b->has_dirichlet, b->has_neumann};
-  put(out, at, counts, sizeof counts);
-  put(out, at, b->is_dirichlet, (size_t)n_nodes);
-  const size_t nd = (size_t)b->n_dirichlet * sizeof(int),
-               nn = (size_t)b->n_neumann_facets * sizeof(int);
-  put(out, at, b->dirichlet, nd);
-  put(out, at, b->dirichlet_bc, nd);
-  put(out, at, b->dirichlet_group, nd);
-  put(out, at, b->neumann_facet, nn);
-  put(out, at, b->neumann_bc, nn);
+  fe_pack_put(p, counts, sizeof counts);
+  fe_pack_put_array(p, b->is_dirichlet, (size_t)n_nodes, 1);
+  const size_t nd = (size_t)b->n_dirichlet, nn = (size_t)b->n_neumann_facets;
+  fe_pack_put_array(p, b->dirichlet, nd, sizeof(int));
+  fe_pack_put_array(p, b->dirichlet_bc, nd, sizeof(int));
+  fe_pack_put_array(p, b->dirichlet_group, nd, sizeof(int));
+  fe_pack_put_array(p, b->neumann_facet, nn, sizeof(int));
+  fe_pack_put_array(p, b->neumann_bc, nn, sizeof(int));
 }
 
-static int take_bcs(const unsigned char *in, size_t size, size_t *at, long n_nodes,
-                    struct fe_bcs **out)
+/* The conditions put_bcs wrote, read from p into *out (its arrays NULL where p ends early). */
+static int get_bcs(struct fe_pack *p, long n_nodes, struct fe_bcs **out)
 {
   struct fe_bcs *b;
   FE_CALLOC(1, &b);
   *out = b;
-  int64_t counts[5];
-  FE_CALL(take(in, size, at, counts, sizeof counts));
+  int64_t counts[5] = {0};
+  fe_pack_get(p, counts, sizeof counts);
   FE_CHECK(counts[0] >= 0 && counts[0] <= n_nodes && counts[1] >= 0 && counts[1] <= INT32_MAX,
            FE_ERR_USAGE,
            "a packed part's boundary conditions hold %lld Dirichlet nodes and "
@@ -138,51 +116,45 @@ static int take_bcs(const unsigned char *in, size_t size, size_t *at, long n_nod
   b->time_dependent = (int)counts[2];
   b->has_dirichlet = (int)counts[3];
   b->has_neumann = (int)counts[4];
-  FE_MALLOC(n_nodes + 1, &b->is_dirichlet);
-  FE_CALL(take(in, size, at, b->is_dirichlet, (size_t)n_nodes));
-  FE_CALL(take_ints(in, size, at, b->n_dirichlet, &b->dirichlet));
-  FE_CALL(take_ints(in, size, at, b->n_dirichlet, &b->dirichlet_bc));
-  FE_CALL(take_ints(in, size, at, b->n_dirichlet, &b->dirichlet_group));
-  FE_CALL(take_ints(in, size, at, b->n_neumann_facets, &b->neumann_facet));
-  return take_ints(in, size, at, b->n_neumann_facets, &b->neumann_bc);
+  const size_t nd = (size_t)b->n_dirichlet, nn = (size_t)b->n_neumann_facets;
+  FE_CALL(fe_pack_get_array(p, (void **)&b->is_dirichlet, (size_t)n_nodes, 1));
+  FE_CALL(fe_pack_get_array(p, (void **)&b->dirichlet, nd, sizeof(int)));
+  FE_CALL(fe_pack_get_array(p, (void **)&b->dirichlet_bc, nd, sizeof(int)));
+  FE_CALL(fe_pack_get_array(p, (void **)&b->dirichlet_group, nd, sizeof(int)));
+  FE_CALL(fe_pack_get_array(p, (void **)&b->neumann_facet, nn, sizeof(int)));
+  return fe_pack_get_array(p, (void **)&b->neumann_bc, nn, sizeof(int));
 }
 
-/* Part pm and its tracers' conditions as bytes (*bytes malloc'd, *size of them): the mesh's
- * length, the mesh (io/mesh_pack.h), each tracer's conditions. */
+/* Part pm and its tracers' conditions, into p. */
+static void put_part(struct fe_pack *p, const struct fe_mesh *pm, int n_tracers,
+                     struct fe_bcs *const *bcs)
+{
+  fe_mesh_pack_write(p, pm);
+  for (int k = 0; k < n_tracers; k++) put_bcs(p, bcs[k], pm->n_nodes);
+}
+
+/* Part pm and its tracers' conditions as bytes (*bytes malloc'd, *size of them). */
 static int pack_part(const struct fe_mesh *pm, int n_tracers, struct fe_bcs *const *bcs,
                      unsigned char **bytes, size_t *size)
 {
-  unsigned char *mesh;
-  size_t mesh_size, at = sizeof(uint64_t);
-  FE_CALL(fe_mesh_pack(pm, &mesh, &mesh_size));
-  at += mesh_size;
-  for (int k = 0; k < n_tracers; k++) put_bcs(NULL, &at, bcs[k], pm->n_nodes);
-  const int err = fe_malloc(at + 1, bytes);
-  if (!err) {
-    const uint64_t len = mesh_size;
-    *size = at;
-    at = 0;
-    put(*bytes, &at, &len, sizeof len);
-    put(*bytes, &at, mesh, mesh_size);
-    for (int k = 0; k < n_tracers; k++) put_bcs(*bytes, &at, bcs[k], pm->n_nodes);
-  }
-  free(mesh);
-  return err;
+  struct fe_pack p = {0};
+  put_part(&p, pm, n_tracers, bcs); /* counted */
+  FE_CALL(fe_malloc(p.at + 1, &p.out));
+  *size = p.at;
+  p.at = 0;
+  put_part(&p, pm, n_tracers, bcs);
+  *bytes = p.out;
+  return FE_SUCCESS;
 }
 
 static int unpack_part(const unsigned char *bytes, size_t size, int n_tracers, struct fe_mesh **pm,
                        struct fe_bcs **bcs)
 {
-  uint64_t len = 0;
-  size_t at = 0;
-  FE_CALL(take(bytes, size, &at, &len, sizeof len));
-  FE_CHECK(len <= size - at, FE_ERR_USAGE, "a packed part of %zu bytes holds a mesh of %llu", size,
-           (unsigned long long)len);
-  FE_CALL(fe_mesh_unpack(bytes + at, (size_t)len, pm));
-  at += (size_t)len;
-  for (int k = 0; k < n_tracers; k++) FE_CALL(take_bcs(bytes, size, &at, (*pm)->n_nodes, &bcs[k]));
-  FE_CHECK(at == size, FE_ERR_USAGE, "a packed part of %zu bytes has %zu more than it holds", size,
-           size - at);
+  struct fe_pack p = {.in = bytes, .size = size};
+  FE_CALL(fe_mesh_pack_read(&p, pm));
+  for (int k = 0; k < n_tracers; k++) FE_CALL(get_bcs(&p, (*pm)->n_nodes, &bcs[k]));
+  FE_CHECK(!p.over && p.at == size, FE_ERR_USAGE, "a packed part of %zu bytes %s", size,
+           p.over ? "ends early" : "holds more than a part");
   return FE_SUCCESS;
 }
 
@@ -278,15 +250,13 @@ static int hand_out(struct fe_distribution *d, int n_tracers, struct fe_bcs *con
   return err;
 }
 
-/* The part's send_ptr and recv_ptr in values of FE_HALO_MAX_COMP, and room for the values sent
- * (a scatter's ghosts). */
-static int halo_lists(struct fe_distribution *d)
+/* The part's halo on the host: the CPU backend's exchange through comm (a scatter's ghosts
+ * and copies). */
+static int host_halo(struct fe_distribution *d)
 {
-  const struct fe_mesh *pm = d->part;
-  const int nb = pm->n_neighbours;
-  FE_CALLOC(2 * (nb + 1), &d->scaled_ptr);
-  FE_MALLOC((long)(nb ? pm->send_ptr[nb] : 0) * FE_HALO_MAX_COMP + 1, &d->sent);
-  return FE_SUCCESS;
+  const struct fe_backend_options bo = {.device = -1, .comm = d->comm};
+  FE_CALL(fe_backend_create(FE_BACKEND_CPU, &bo, &d->host));
+  return fe_mesh_halo_create(d->host, d->part, &d->halo);
 }
 
 int fe_distribution_create(const struct fe_comm *comm, const struct fe_mesh *whole, int n_tracers,
@@ -299,7 +269,7 @@ int fe_distribution_create(const struct fe_comm *comm, const struct fe_mesh *who
   d->whole = comm->rank == 0 ? whole : NULL;
   int err = cut(d);
   if (!err) err = hand_out(d, n_tracers, whole_bcs, bcs);
-  if (!err) err = halo_lists(d);
+  if (!err) err = host_halo(d);
   if (err) {
     fe_distribution_destroy(d);
     return err;
@@ -318,8 +288,8 @@ void fe_distribution_destroy(struct fe_distribution *d)
   free(d->displs);
   free(d->order);
   free(d->received);
-  free(d->scaled_ptr);
-  free(d->sent);
+  fe_halo_destroy(d->halo);
+  fe_backend_destroy(d->host);
   free(d);
 }
 
@@ -351,22 +321,6 @@ int fe_distribution_gather(const struct fe_distribution *d, int ncomp, const dou
   return FE_SUCCESS;
 }
 
-/* The part's ghosts (ncomp values each) from their owners: the halo's exchange on the host. */
-static int complete_ghosts(const struct fe_distribution *d, int ncomp, double *part)
-{
-  const struct fe_mesh *pm = d->part;
-  const int nb = pm->n_neighbours;
-  int *send_ptr = d->scaled_ptr, *recv_ptr = d->scaled_ptr + nb + 1;
-  for (int k = 0; k <= nb; k++) {
-    send_ptr[k] = pm->send_ptr[k] * ncomp;
-    recv_ptr[k] = pm->recv_ptr[k] * ncomp;
-  }
-  for (long j = 0; j < (nb ? pm->send_ptr[nb] : 0); j++)
-    for (int c = 0; c < ncomp; c++) d->sent[j * ncomp + c] = part[(long)pm->send[j] * ncomp + c];
-  return fe_comm_exchange(d->comm, nb, pm->neighbours, d->sent, send_ptr,
-                          part + (long)fe_mesh_n_owned(pm) * ncomp, recv_ptr);
-}
-
 int fe_distribution_scatter(const struct fe_distribution *d, int ncomp, const double *whole,
                             double *part)
 {
@@ -379,9 +333,7 @@ int fe_distribution_scatter(const struct fe_distribution *d, int ncomp, const do
         d->received[i * ncomp + c] = whole[(long)d->order[i] * ncomp + c];
   const int owned = fe_mesh_n_owned(d->part) * ncomp;
   FE_CALL(fe_comm_scatter(d->comm, d->received, d->counts, d->displs, part, owned));
-  FE_CALL(complete_ghosts(d, ncomp, part));
-  fe_mesh_copy_owners(d->part, ncomp, part);
-  return FE_SUCCESS;
+  return fe_halo_update(d->halo, ncomp, part); /* the ghosts from their owners, then the copies */
 }
 
 /* ---------------------------------------------------------------- probes, the summary */

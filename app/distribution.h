@@ -20,6 +20,7 @@
 #include "io/mesh.h"
 #include "io/partition.h"
 #include "solvers/comm.h"
+#include "solvers/halo.h"
 
 struct fe_distribution {
   const struct fe_comm *comm;
@@ -32,9 +33,10 @@ struct fe_distribution {
   int *counts, *displs; /* n_parts: values from each process, and where they start (scaled) */
   int *order;           /* whole->n_nodes: the mesh node of each value received */
   double *received;     /* whole->n_nodes * FE_HALO_MAX_COMP */
-  int *scaled_ptr;      /* every process: 2 (neighbours + 1), the part's send_ptr and recv_ptr
-                           in values of FE_HALO_MAX_COMP components */
-  double *sent;         /* and the values sent, FE_HALO_MAX_COMP per node */
+  /* every process: the part's ghosts and periodic copies as a halo of the CPU backend over
+   * comm, on the host (solvers/halo.h): the scatter's last step */
+  struct fe_backend *host;
+  struct fe_halo *halo;
 };
 
 /* Cut whole (process 0's, read or meshed there; ignored on the others) into comm->size parts
