@@ -222,10 +222,9 @@ static int hand_part(struct fe_distribution *d, int r, int n_tracers,
 static int cut(struct fe_distribution *d)
 {
   const struct fe_comm *comm = d->comm;
-  int status =
+  const int status =
       comm->rank == 0 ? fe_partition_create(d->whole, comm->size, &d->partition) : FE_SUCCESS;
-  FE_CALL(fe_comm_bcast(comm, &status, (int)sizeof status));
-  return status;
+  return fe_comm_root_status(comm, status);
 }
 
 /* Process 0 makes and sends the other processes' parts, one at a time, then makes its own.  A

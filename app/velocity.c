@@ -46,9 +46,7 @@ static int read_snapshot(struct fe_velocity *v, const char *path, double *values
 /* On several processes: process 0's result err is every process's (said there). */
 static int agree(const struct fe_velocity *v, int err)
 {
-  if (!v->dist) return err;
-  FE_CALL(fe_comm_bcast(v->dist->comm, &err, (int)sizeof err));
-  return err;
+  return v->dist ? fe_comm_root_status(v->dist->comm, err) : err;
 }
 
 /* Snapshot k into slot s (host and backend), checked against what it held at the start: read

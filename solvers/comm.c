@@ -109,3 +109,9 @@ int fe_comm_send(const struct fe_comm *comm, int to, void *bytes, int n)
 {
   return comm->ops->send(comm, to, bytes, n);
 }
+
+int fe_comm_root_status(const struct fe_comm *comm, int err)
+{
+  FE_CALL(fe_comm_bcast(comm, &err, (int)sizeof err));
+  return err;
+}

@@ -67,6 +67,8 @@ int fe_comm_scatter(const struct fe_comm *comm, const double *send, const int *c
                     const int *displs, double *recv, int count);
 /* FE_ERR_USAGE on one process, which has no other to send to. */
 int fe_comm_send(const struct fe_comm *comm, int to, void *bytes, int n);
+/* Process 0's result err (of work it alone did; its message said there), every process's. */
+int fe_comm_root_status(const struct fe_comm *comm, int err);
 
 #ifdef __cplusplus
 }
