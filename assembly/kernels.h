@@ -50,6 +50,9 @@ struct fe_lma_kernels {
 
 /* addto: the element matrices accumulated into a CSR matrix. */
 struct fe_addto_kernels {
+  /* csr's rows, columns, entry -> slot map (its blocks' padding 0) and diagonal slots on the
+   * backend, and nnz, for csr->n rows from the space's incidence (fe_node_csr_columns) */
+  int (*sparsity)(const struct fe_space *s, struct fe_csr *csr);
   int (*assemble)(const struct fe_space *s, struct fe_csr *csr, const double *e);
   int (*apply)(struct fe_csr *csr, const double *x, double *y);
   int (*diagonal)(const struct fe_csr *csr, double *diag);

@@ -59,6 +59,7 @@ static int check_tables(const struct fe_backend *be)
   SLOT(element, use_variant);
   SLOT(lma, apply);
   SLOT(lma, diagonal);
+  SLOT(addto, sparsity);
   SLOT(addto, assemble);
   SLOT(addto, apply);
   SLOT(addto, diagonal);

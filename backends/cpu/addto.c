@@ -1,8 +1,69 @@
 /* The addto strategy on the CPU: element matrices accumulated into CSR values
  * through the entry -> slot map, one row per thread (no atomics, so the sums
  * have a fixed order), and a plain CSR SpMV. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "assembly/node.h"
 #include "backends/cpu/backend_cpu.h"
 #include "core/error.h"
+
+/* Row i's columns (fe_node_csr_columns) into buf; returns their count. */
+static int row_columns(const struct fe_space *s, long i, int *buf)
+{
+  return fe_node_csr_columns(i, s->nv, s->inc_ptr, s->inc, s->cells, s->owner, buf);
+}
+
+/* Each thread builds a row's columns in a buffer of its own, once to count them and once to
+ * copy them: no array of every row's candidates. */
+int fe_csr_sparsity_cpu(const struct fe_space *s, struct fe_csr *csr)
+{
+  const long n = csr->n;
+  const int nv = s->nv, nk = s->nk;
+  int maxinc = 0;
+  for (long i = 0; i < n; i++)
+    if (s->inc_ptr[i + 1] - s->inc_ptr[i] > maxinc) maxinc = s->inc_ptr[i + 1] - s->inc_ptr[i];
+  const size_t room = (size_t)maxinc * nv + 1;
+  FE_CALL(fe_backend_alloc(s->be, (n + 1) * sizeof(int), NULL, &csr->rowptr));
+  int err = FE_SUCCESS;
+#pragma omp parallel reduction(max : err)
+  {
+    int *buf = malloc(room * sizeof *buf);
+    err = buf ? FE_SUCCESS : FE_ERR_RESOURCE;
+#pragma omp for schedule(dynamic, 1024)
+    for (long i = 0; i < n; i++)
+      if (buf) csr->rowptr[i + 1] = row_columns(s, i, buf);
+    free(buf);
+  }
+  FE_CHECK(!err, FE_ERR_RESOURCE, "out of host memory building the CSR sparsity");
+  csr->rowptr[0] = 0;
+  for (long i = 0; i < n; i++) csr->rowptr[i + 1] += csr->rowptr[i];
+  csr->nnz = csr->rowptr[n];
+  FE_CALL(fe_backend_alloc(s->be, (size_t)csr->nnz * sizeof(int) + 1, NULL, &csr->colind));
+  FE_CALL(fe_backend_alloc(s->be, n * sizeof(int) + 1, NULL, &csr->diag));
+#pragma omp parallel reduction(max : err)
+  {
+    int *buf = malloc(room * sizeof *buf);
+    err = buf ? FE_SUCCESS : FE_ERR_RESOURCE;
+#pragma omp for schedule(dynamic, 1024)
+    for (long i = 0; i < n; i++)
+      if (buf) {
+        memcpy(csr->colind + csr->rowptr[i], buf, (size_t)row_columns(s, i, buf) * sizeof *buf);
+        csr->diag[i] = fe_node_csr_slot(csr->rowptr, csr->colind, (int)i, (int)i);
+      }
+    free(buf);
+  }
+  FE_CHECK(!err, FE_ERR_RESOURCE, "out of host memory building the CSR sparsity");
+  const long nb = fe_blocked_cells(s->n_cells, s->block_shift);
+  FE_CALL(fe_backend_alloc(s->be, (size_t)(nb * nk) * sizeof(int), NULL, &csr->map));
+  memset(csr->map, 0, (size_t)(nb * nk) * sizeof(int)); /* the blocks' padding */
+#pragma omp parallel for schedule(static)
+  for (long c = 0; c < s->n_cells; c++)
+    for (int k = 0; k < nk; k++)
+      csr->map[fe_block_index(c, k, nk, s->block_shift)] =
+          fe_node_csr_entry_slot(c, k, nv, s->cells, s->owner, csr->rowptr, csr->colind);
+  return FE_SUCCESS;
+}
 
 int fe_csr_assemble_cpu(const struct fe_space *s, struct fe_csr *csr, const double *e)
 {

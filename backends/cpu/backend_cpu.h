@@ -54,6 +54,7 @@ int fe_lma_apply_cpu(const struct fe_space *s, enum fe_storage st, const double 
 int fe_lma_diagonal_cpu(const struct fe_space *s, enum fe_storage st, const double *e,
                         double *diag);
 /* addto.c */
+int fe_csr_sparsity_cpu(const struct fe_space *s, struct fe_csr *csr);
 int fe_csr_assemble_cpu(const struct fe_space *s, struct fe_csr *csr, const double *e);
 int fe_csr_apply_cpu(struct fe_csr *csr, const double *x, double *y);
 int fe_csr_diagonal_cpu(const struct fe_csr *csr, double *diag);

@@ -177,6 +177,7 @@ int fe_incidence_sum_cuda(const struct fe_space *s, const int *ptr, const int *i
                           const double *work, double *y);
 int fe_cuda_fold(const struct fe_space *s, double *y);
 /* addto.cu */
+int fe_csr_sparsity_cuda(const struct fe_space *s, struct fe_csr *csr);
 int fe_csr_assemble_cuda(const struct fe_space *s, struct fe_csr *csr, const double *e);
 int fe_csr_apply_cuda(struct fe_csr *csr, const double *x, double *y);
 int fe_csr_diagonal_cuda(const struct fe_csr *csr, double *diag);

@@ -11,6 +11,7 @@
 #include "assembly/operator.h"
 #include "assembly/reference.h"
 #include "backend_cpu.h"
+#include "csr_checks.h"
 #include "meshgen.h"
 #include "test.h"
 
@@ -199,6 +200,7 @@ static void check_dim(int dim, int n, const struct fe_form *form, int uniform, i
   for (long k = 0; k < (long)nn * nn; k++) nnz += a[k] != 0;
   CHECK(csr->nnz >= nnz);
   CHECK(csr->nnz <= (dim == 2 ? 7 : 27) * (long)nn);
+  csr_check_definition(space);
 
   fe_vec_destroy(vx);
   fe_vec_destroy(vy);

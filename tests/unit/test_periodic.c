@@ -12,6 +12,7 @@
 #include "assembly/reference.h"
 #include "backend_cpu.h"
 #include "core/error.h"
+#include "csr_checks.h"
 #include "io/expr.h"
 #include "periodic.h"
 #include "solvers/halo.h"
@@ -148,6 +149,7 @@ static void check_operators(int dim, int n, int axes, int walls, const struct fe
   struct fe_space *space;
   CHECK_OK(fe_space_create(be, m, p.isd, &space));
   CHECK(space->n_owned == no && (space->halo != NULL) == (m->n_aliased > 0));
+  csr_check_definition(space); /* rows of the owners, every copy's cells in them */
   double *dd, *dv;
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * m->n_cells * ns, p.diff, &dd));
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * nn * dim, p.vel, &dv));
