@@ -522,7 +522,9 @@ FE_HOST_DEVICE static inline void fe_cell_store(int d, enum fe_storage st, int u
   const double absdet =
       fe_cell_geometry(d, ref, &f, cells, coords, diffusivity, velocity, c, gstiff, gadv, &tau);
   const double weight = fe_cell_mass_weight(d, ref, &f, c, absdet, gadv);
+  FE_UNROLL
   for (int i = 0; i < nv; i++)
+    FE_UNROLL
     for (int j = upper ? i : 0; j < nv; j++) {
       const double v = fe_dirichlet_entry(
           i, j, dmask, fe_element_entry(d, ref, &f, weight, absdet, tau, gstiff, gadv, i * nv + j));

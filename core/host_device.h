@@ -10,6 +10,15 @@
 #define FE_HOST_DEVICE
 #endif
 
+/* Before a loop whose bounds are constant once a kernel is compiled for a dimension (the
+ * element math's loops over vertices and entries): unrolled by nvcc, which otherwise keeps
+ * some as loops whose reference-tensor reads then take computed addresses. */
+#ifdef __CUDA_ARCH__
+#define FE_UNROLL _Pragma("unroll")
+#else
+#define FE_UNROLL
+#endif
+
 /* a * b + c rounded after each operation: nvcc would fuse it into one FMA, and a GPU result
  * would then differ from the CPU's in the last bit. */
 FE_HOST_DEVICE static inline double fe_mul_add(double a, double b, double c)
