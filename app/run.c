@@ -65,6 +65,10 @@ struct fe_sim {
   /* the set-up's phases (seconds): the mesh read or meshed (and handed to every process), cut
    * into parts, the backend started, the scheme's spaces and operators made */
   double t_mesh, t_partition, t_backend, t_operators;
+  /* --verbose's parts of them: the mesh's checks and conditions (of t_mesh), the outputs'
+   * whole-mesh arrays and the initial values (of the rest), the spaces and the scheme (of
+   * t_operators) */
+  double t_resolve, t_outputs, t_values, t_spaces, t_scheme;
 };
 
 /* The one mutable global of the program besides fe_error's quiet switch: a
@@ -263,7 +267,9 @@ static int read_and_resolve(struct fe_sim *s)
   s->n_tracers = s->c->n_tracers;
   int err = !several || comm->rank == 0 ? read_mesh(s) : FE_SUCCESS;
   s->whole = s->m;
+  const double start = fe_wtime();
   if (!err && s->whole) err = resolve(s);
+  s->t_resolve = fe_wtime() - start;
   if (!several) {
     s->bcs = s->whole_bcs;
     return err;
@@ -312,12 +318,17 @@ static int setup(struct fe_sim *s)
   s->t_backend = fe_wtime() - start;
   if (!o->strategy_set && !c->strategy)
     s->strategy = (enum fe_strategy)s->be->assembly->default_strategy;
+  start = fe_wtime();
   FE_CALL(fe_outputs_prepare(&s->out, s->whole ? s->whole : s->m, s->dist, s->be));
+  s->t_outputs = fe_wtime() - start;
+  start = fe_wtime();
   if (fe_case_has_velocity(c) && s->dist) /* velocity files read and checked */
     FE_CALL(fe_velocity_create_part(c, s->dist, s->be, o->verbosity, &s->velocity));
   else if (fe_case_has_velocity(c))
     FE_CALL(fe_velocity_create(c, s->m, s->be, o->verbosity, &s->velocity));
-  return evaluate_expressions(s);
+  FE_CALL(evaluate_expressions(s));
+  s->t_values = fe_wtime() - start;
+  return FE_SUCCESS;
 }
 
 /* Whether tracers j and k have the same Dirichlet nodes on the whole mesh: on every part (every
@@ -367,15 +378,19 @@ static int create_scheme(struct fe_sim *s)
   FE_CALLOC(s->n_tracers, &s->cps);
   FE_CALLOC(s->n_tracers, &s->prev);
   FE_CALLOC(s->n_tracers, &s->bounds);
+  double start = fe_wtime();
   for (int k = 0; k < s->n_tracers; k++) {
     FE_CALL(space_of(s, k));
     FE_CALL(fe_coefficient_programs_create(s->c, &s->c->tracers[k], s->bcs[k], s->spaces[k],
                                            &s->cps[k]));
     FE_CALL(fe_space_vec_create(s->spaces[k], &s->prev[k]));
   }
+  s->t_spaces = fe_wtime() - start;
+  start = fe_wtime();
   FE_CALL(fe_scheme_create(s->c, (const struct fe_bcs *const *)s->bcs, s->spaces,
                            (const struct fe_coefficient_programs *const *)s->cps, s->velocity,
                            s->strategy, s->opt->verbosity, &s->scheme));
+  s->t_scheme = fe_wtime() - start;
   /* FESIM_TIME_SOLVES (set, not empty nor 0) in the environment: as fe_options.time_solves,
    * for benchmarks that run fesim itself (tools/bench/scaling.sh) */
   const char *time_solves = getenv("FESIM_TIME_SOLVES");
@@ -497,6 +512,11 @@ static void summary(const struct fe_sim *s, double t, long first_step)
   if (s->dist) snprintf(partition, sizeof partition, "partition %.3f s, ", s->t_partition);
   printf("  set-up     %9.3f s: mesh %.3f s, %sbackend %.3f s, operators %.3f s, the rest %.3f s\n",
          setup, s->t_mesh, partition, s->t_backend, s->t_operators, rest);
+  if (s->opt->verbosity >= 2)
+    printf("             of them: the mesh's checks and conditions %.3f s; the spaces %.3f s, "
+           "the scheme's operators %.3f s; the outputs' arrays %.3f s, the initial values %.3f "
+           "s\n",
+           s->t_resolve, s->t_spaces, s->t_scheme, s->t_outputs, s->t_values);
   printf("  per step   %9.3f ms (outputs excluded)\n", 1e3 * (total - out->t_out) / (double)steps);
   printf("  assembly   %9.3f s local, %.3f s global (%d operator assemblies)\n", at.local,
          at.global, at.count);
