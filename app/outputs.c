@@ -262,15 +262,19 @@ static int upload(const struct fe_outputs *o, struct fe_vec *v, const double *wh
 static int create_lumped(struct fe_outputs *o, const struct fe_backend *be)
 {
   const struct fe_mesh *m = o->part;
-  double *w;
+  double *w, *wc;
   FE_CALL(node_vec(o, be, &o->lumped));
   FE_CALLOC(m->n_nodes, &w);
-  for (long c = 0; c < m->n_cells; c++) {
-    const double wc = fe_cell_measure(m, c) / m->nv;
-    for (int v = 0; v < m->nv; v++) w[fe_mesh_owner(m, m->cells[c * m->nv + v])] += wc;
+  int err = fe_malloc((size_t)m->n_cells * sizeof *wc + 1, &wc);
+  if (!err) { /* the cells' shares on every core, then summed in cell order: the same bits */
+#pragma omp parallel for schedule(static)
+    for (long c = 0; c < m->n_cells; c++) wc[c] = fe_cell_measure(m, c) / m->nv;
+    for (long c = 0; c < m->n_cells; c++)
+      for (int v = 0; v < m->nv; v++) w[fe_mesh_owner(m, m->cells[c * m->nv + v])] += wc[c];
+    fe_mesh_copy_owners(m, 1, w);
+    err = fe_vec_upload(o->lumped, w);
   }
-  fe_mesh_copy_owners(m, 1, w);
-  const int err = fe_vec_upload(o->lumped, w);
+  free(wc);
   free(w);
   return err;
 }

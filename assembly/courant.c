@@ -33,6 +33,7 @@ static double longest_edge(const struct fe_mesh *m, long c)
 void fe_courant_inverse_heights(const struct fe_mesh *m, double *inv_height)
 {
   const double equilateral = 0.4330127018922193; /* sqrt(3) / 4: the area of one of side 1 */
+#pragma omp parallel for schedule(static)
   for (long c = 0; c < m->n_cells; c++) {
     const double l = longest_edge(m, c), measure = fe_cell_measure(m, c);
     const double largest_facet = m->dim == 2 ? l : equilateral * l * l;

@@ -16,6 +16,7 @@ static void build_dmask(const struct fe_mesh *m, const unsigned char *isd, const
 {
   memset(dmask, 0, (size_t)m->n_cells);
   if (!isd) return;
+#pragma omp parallel for schedule(static)
   for (long c = 0; c < m->n_cells; c++)
     for (int v = 0; v < m->nv; v++)
       if (isd[m->cells[c * m->nv + v]]) dmask[c] |= (unsigned char)(1u << v);
@@ -188,7 +189,10 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
   if (!err) {
     build_dmask(m, is_dirichlet, ptr, inc, dmask);
     for (int n = 0; n < m->n_nodes; n++) s->n_dirichlet += s->is_dirichlet_host[n] != 0;
-    for (long c = 0; c < m->n_cells; c++) s->n_bcells += (dmask[c] & 15u) != 0;
+    long n_bcells = 0;
+#pragma omp parallel for schedule(static) reduction(+ : n_bcells)
+    for (long c = 0; c < m->n_cells; c++) n_bcells += (dmask[c] & 15u) != 0;
+    s->n_bcells = n_bcells;
     err = fe_malloc((size_t)(s->n_dirichlet + 1) * sizeof(int), &s->dirichlet_host);
   }
   if (!err) err = fe_malloc((size_t)(s->n_bcells + 1) * sizeof(int), &s->bcells_host);
@@ -204,7 +208,7 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
   struct lift_lists lift = {0};
   if (!err) err = fe_malloc(((size_t)m->n_cells + 1) * sizeof(int), &bindex);
   if (!err) {
-    for (long c = 0; c < m->n_cells; c++) bindex[c] = -1;
+    memset(bindex, 0xff, (size_t)m->n_cells * sizeof *bindex); /* -1: no boundary cell */
     for (long b = 0; b < s->n_bcells; b++) bindex[s->bcells_host[b]] = (int)b;
   }
   if (!err) err = lift_lists(m, s, ptr, inc, dmask, bindex, &lift);
