@@ -523,7 +523,7 @@ FE_HOST_DEVICE static inline void fe_cell_store(int d, enum fe_storage st, int u
       fe_cell_geometry(d, ref, &f, cells, coords, diffusivity, velocity, c, gstiff, gadv, &tau);
   const double weight = fe_cell_mass_weight(d, ref, &f, c, absdet, gadv);
   FE_UNROLL
-  for (int i = 0; i < nv; i++)
+  for (int i = 0; i < nv; i++) {
     FE_UNROLL
     for (int j = upper ? i : 0; j < nv; j++) {
       const double v = fe_dirichlet_entry(
@@ -531,6 +531,7 @@ FE_HOST_DEVICE static inline void fe_cell_store(int d, enum fe_storage st, int u
       e[fe_block_index(c, fe_storage_entry(nv, st, i, j), ns, shift)] = v;
       if (upper && st == FE_STORAGE_FULL && j > i) e[fe_block_index(c, j * nv + i, ns, shift)] = v;
     }
+  }
 }
 
 /* Row i of the consistent mass matrix of cell c applied to x (no Dirichlet

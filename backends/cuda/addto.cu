@@ -17,15 +17,18 @@
 __global__ void csr_columns_kernel(long n, int nv, const int *inc_ptr, const int *inc,
                                    const int *cells, const int *owner, int *scratch, int *count)
 {
-  for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x)
-    count[i] = fe_node_csr_columns(i, nv, inc_ptr, inc, cells, owner, scratch + (long)inc_ptr[i] * nv);
+  for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+       i += (long)gridDim.x * blockDim.x)
+    count[i] =
+        fe_node_csr_columns(i, nv, inc_ptr, inc, cells, owner, scratch + (long)inc_ptr[i] * nv);
 }
 
 /* Row i's columns from its stretch of scratch into colind, and its diagonal's slot. */
 __global__ void csr_rows_kernel(long n, int nv, const int *inc_ptr, const int *scratch,
                                 const int *rowptr, int *colind, int *diag)
 {
-  for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) {
+  for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
+       i += (long)gridDim.x * blockDim.x) {
     const int *from = scratch + (long)inc_ptr[i] * nv;
     for (int k = rowptr[i]; k < rowptr[i + 1]; k++) colind[k] = from[k - rowptr[i]];
     diag[i] = fe_node_csr_slot(rowptr, colind, (int)i, (int)i);
@@ -63,19 +66,21 @@ static int sparsity(const struct fe_space *s, struct fe_csr *csr, struct sparsit
   FE_CALL(fe_backend_alloc(be, (size_t)inc_n * nv * sizeof(int), NULL, &w->rows));
   FE_CALL(fe_backend_alloc(be, n * sizeof(int), NULL, &w->count));
   FE_CALL(fe_backend_alloc(be, (n + 1) * sizeof(int), NULL, &csr->rowptr));
-  FE_CUDA_CALL(cub::DeviceScan::InclusiveSum(NULL, w->temp_bytes, w->count, csr->rowptr + 1, (int)n, st));
+  FE_CUDA_CALL(
+      cub::DeviceScan::InclusiveSum(NULL, w->temp_bytes, w->count, csr->rowptr + 1, (int)n, st));
   FE_CALL(fe_backend_alloc(be, w->temp_bytes, NULL, &w->temp));
-  csr_columns_kernel<<<fe_cuda_blocks(n, THREADS), THREADS, 0, st>>>(n, nv, s->inc_ptr, s->inc, s->cells,
-                                                              s->owner, w->rows, w->count);
+  csr_columns_kernel<<<fe_cuda_blocks(n, THREADS), THREADS, 0, st>>>(
+      n, nv, s->inc_ptr, s->inc, s->cells, s->owner, w->rows, w->count);
   FE_CUDA_LAUNCHED("csr_columns_kernel");
   FE_CUDA_CALL(cudaMemsetAsync(csr->rowptr, 0, sizeof(int), st));
-  FE_CUDA_CALL(cub::DeviceScan::InclusiveSum(w->temp, w->temp_bytes, w->count, csr->rowptr + 1, (int)n, st));
+  FE_CUDA_CALL(
+      cub::DeviceScan::InclusiveSum(w->temp, w->temp_bytes, w->count, csr->rowptr + 1, (int)n, st));
   FE_CALL(be->vec->to_host(be, &nnz, csr->rowptr + n, sizeof nnz));
   csr->nnz = nnz;
   FE_CALL(fe_backend_alloc(be, (size_t)nnz * sizeof(int), NULL, &csr->colind));
   FE_CALL(fe_backend_alloc(be, n * sizeof(int), NULL, &csr->diag));
-  csr_rows_kernel<<<fe_cuda_blocks(n, THREADS), THREADS, 0, st>>>(n, nv, s->inc_ptr, w->rows, csr->rowptr,
-                                                           csr->colind, csr->diag);
+  csr_rows_kernel<<<fe_cuda_blocks(n, THREADS), THREADS, 0, st>>>(
+      n, nv, s->inc_ptr, w->rows, csr->rowptr, csr->colind, csr->diag);
   FE_CUDA_LAUNCHED("csr_rows_kernel");
   const size_t total = (size_t)fe_blocked_cells(s->n_cells, s->block_shift) * nk;
   FE_CALL(fe_backend_alloc(be, total * sizeof(int), NULL, &csr->map));
