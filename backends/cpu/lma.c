@@ -26,9 +26,45 @@ static void products(const struct fe_space *s, enum fe_storage st, const double 
   }
 }
 
+/* On one thread: each cell's product added into y as it comes (fe_scatter_one_thread_cpu),
+ * called with constant d, storage and, where there are no copies, owner (NULL). */
+static inline void add_products(const struct fe_space *s, int d, enum fe_storage st,
+                                const int *owner, const double *e, const double *x, double *y)
+{
+  const int shift = s->block_shift, *cells = s->cells;
+  for (long c = 0; c < s->n_cells; c++) {
+    double ye[4];
+    fe_cell_lma_product(d, st, e, shift, cells, x, c, ye);
+    fe_scatter_cell_cpu(d + 1, cells + c * (d + 1), owner, ye, y);
+  }
+}
+
+static inline void products_added(const struct fe_space *s, int d, enum fe_storage st,
+                                  const double *e, const double *x, double *y)
+{
+  fe_scatter_begin_cpu(s, y);
+  if (s->owner)
+    add_products(s, d, st, s->owner, e, x, y);
+  else
+    add_products(s, d, st, NULL, e, x, y);
+  fe_scatter_end_cpu(s, y);
+}
+
 int fe_lma_apply_cpu(const struct fe_space *s, enum fe_storage st, const double *e, const double *x,
                      double *y, double *work)
 {
+  if (fe_scatter_one_thread_cpu()) {
+    const int sym = st == FE_STORAGE_SYMMETRIC;
+    if (s->nv == 3 && sym)
+      products_added(s, 2, FE_STORAGE_SYMMETRIC, e, x, y);
+    else if (s->nv == 3)
+      products_added(s, 2, FE_STORAGE_FULL, e, x, y);
+    else if (sym)
+      products_added(s, 3, FE_STORAGE_SYMMETRIC, e, x, y);
+    else
+      products_added(s, 3, FE_STORAGE_FULL, e, x, y);
+    return FE_SUCCESS;
+  }
   products(s, st, e, x, work);
   return fe_incidence_sum_cpu(s, s->inc_ptr, s->inc, work, y);
 }

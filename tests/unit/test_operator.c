@@ -14,6 +14,7 @@
 #include "csr_checks.h"
 #include "meshgen.h"
 #include "test.h"
+#include "threads_checks.h"
 
 struct problem {
   struct fe_mesh *m;
@@ -193,6 +194,7 @@ static void check_dim(int dim, int n, const struct fe_form *form, int uniform, i
     for (int i = 0; i < nn; i++) CHECK_CLOSE(y[i], ref_diag[i], 1e-12);
   }
   same_bits(lma, lma_full, x);
+  for (int o = 0; o < 4; o++) threads_same_bits(ops[o], vx, vy);
   /* the addto CSR has the sparsity of the node graph */
   struct fe_csr *csr = fe_operator_csr(addto);
   CHECK(csr && fe_operator_csr(lma) == NULL);

@@ -17,6 +17,7 @@
 #include "periodic.h"
 #include "solvers/halo.h"
 #include "test.h"
+#include "threads_checks.h"
 
 static char data_dir[4096];
 
@@ -192,6 +193,8 @@ static void check_operators(int dim, int n, int axes, int walls, const struct fe
         CHECK(y[i] == y[o]); /* every copy holds its owner's value */
       }
     }
+    CHECK_OK(fe_vec_upload(vx, x));
+    threads_same_bits(op, vx, vy);
     fe_op_destroy(op);
   }
   fe_vec_destroy(vx);
