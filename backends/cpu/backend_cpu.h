@@ -60,13 +60,12 @@ int fe_csr_apply_cpu(struct fe_csr *csr, const double *x, double *y);
 int fe_csr_diagonal_cpu(const struct fe_csr *csr, double *diag);
 /* nodes.c: the sum at each node of its cells' local products (LMA and matrix-free): with
  * several threads the products go to a work array and each node gathers its own
- * (fe_incidence_sum_cpu); with one, fe_scatter_begin_cpu, each cell's products added as they
- * come (fe_scatter_cell_cpu, cells in ascending order), fe_scatter_end_cpu.  The second adds the
- * same terms in the same order as the first (a node's incidence lists its cells ascending, every
- * copy's merged into its unknown's), so it gives the same bits without the work array. */
+ * (fe_incidence_sum_cpu); with one (fe_scatter_one_thread_cpu), y zeroed, each cell's products
+ * added as they come (fe_scatter_cell_cpu, cells in ascending order), then the periodic copies
+ * given their unknown's sum (fe_mesh_copy_owners).  The second adds the same terms in the same
+ * order as the first (a node's incidence lists its cells ascending, every copy's merged into
+ * its unknown's), so it gives the same bits without the work array. */
 int fe_scatter_one_thread_cpu(void);
-void fe_scatter_begin_cpu(const struct fe_space *s, double *y);
-void fe_scatter_end_cpu(const struct fe_space *s, double *y);
 static inline void fe_scatter_cell_cpu(int nv, const int *cell, const int *owner, const double *ye,
                                        double *y)
 {

@@ -42,12 +42,12 @@ static inline void add_products(const struct fe_space *s, int d, enum fe_storage
 static inline void products_added(const struct fe_space *s, int d, enum fe_storage st,
                                   const double *e, const double *x, double *y)
 {
-  fe_scatter_begin_cpu(s, y);
+  fe_vec_set_cpu(s->be, (size_t)s->n_nodes, 0.0, y);
   if (s->owner)
     add_products(s, d, st, s->owner, e, x, y);
   else
     add_products(s, d, st, NULL, e, x, y);
-  fe_scatter_end_cpu(s, y);
+  fe_mesh_copy_owners(s->mesh, 1, y);
 }
 
 int fe_lma_apply_cpu(const struct fe_space *s, enum fe_storage st, const double *e, const double *x,

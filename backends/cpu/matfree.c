@@ -43,7 +43,7 @@ int fe_matfree_apply_cpu(const struct fe_space *s, const struct fe_form *form, c
                          const double *vel, const double *x, double *y, double *work)
 {
   if (fe_scatter_one_thread_cpu()) {
-    fe_scatter_begin_cpu(s, y);
+    fe_vec_set_cpu(s->be, (size_t)s->n_nodes, 0.0, y);
     if (s->d == 2 && s->owner)
       add_products(s, 2, s->owner, form, diff, vel, x, y);
     else if (s->d == 2)
@@ -52,7 +52,7 @@ int fe_matfree_apply_cpu(const struct fe_space *s, const struct fe_form *form, c
       add_products(s, 3, s->owner, form, diff, vel, x, y);
     else
       add_products(s, 3, NULL, form, diff, vel, x, y);
-    fe_scatter_end_cpu(s, y);
+    fe_mesh_copy_owners(s->mesh, 1, y);
     return FE_SUCCESS;
   }
   products(s, form, diff, vel, x, work);

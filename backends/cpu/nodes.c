@@ -9,18 +9,6 @@
 
 int fe_scatter_one_thread_cpu(void) { return omp_get_max_threads() == 1; }
 
-void fe_scatter_begin_cpu(const struct fe_space *s, double *y)
-{
-  for (long n = 0; n < s->n_nodes; n++) y[n] = 0;
-}
-
-/* An aliased copy (periodic) takes its unknown's sum, as its merged incidence gives it. */
-void fe_scatter_end_cpu(const struct fe_space *s, double *y)
-{
-  if (!s->owner) return;
-  for (long n = fe_mesh_n_unknowns(s->mesh); n < s->n_nodes; n++) y[n] = y[s->owner[n]];
-}
-
 int fe_incidence_sum_cpu(const struct fe_space *s, const int *ptr, const int *idx,
                          const double *work, double *y)
 {
