@@ -8,14 +8,34 @@
 #include "backends/cpu/backend_cpu.h"
 #include "core/error.h"
 
-/* Row i's columns (fe_node_csr_columns) into buf; returns their count. */
-static int row_columns(const struct fe_space *s, long i, int *buf)
+/* Every row's columns (fe_node_csr_columns), each thread's in a buffer of room ints of its
+ * own: counted into rowptr[i + 1], or (copy) copied into colind with the diagonal's slot. */
+static int rows(const struct fe_space *s, struct fe_csr *csr, size_t room, int copy)
 {
-  return fe_node_csr_columns(i, s->nv, s->inc_ptr, s->inc, s->cells, s->owner, buf);
+  int err = FE_SUCCESS;
+#pragma omp parallel reduction(max : err)
+  {
+    int *buf = malloc(room * sizeof *buf);
+    err = buf ? FE_SUCCESS : FE_ERR_RESOURCE;
+#pragma omp for schedule(dynamic, 1024)
+    for (long i = 0; i < csr->n; i++) {
+      if (!buf) continue;
+      const int count = fe_node_csr_columns(i, s->nv, s->inc_ptr, s->inc, s->cells, s->owner, buf);
+      if (!copy) {
+        csr->rowptr[i + 1] = count;
+        continue;
+      }
+      memcpy(csr->colind + csr->rowptr[i], buf, (size_t)count * sizeof *buf);
+      csr->diag[i] = fe_node_csr_slot(csr->rowptr, csr->colind, (int)i, (int)i);
+    }
+    free(buf);
+  }
+  FE_CHECK(!err, FE_ERR_RESOURCE, "out of host memory building the CSR sparsity");
+  return FE_SUCCESS;
 }
 
-/* Each thread builds a row's columns in a buffer of its own, once to count them and once to
- * copy them: no array of every row's candidates. */
+/* Each row is built twice, to count its columns and to copy them: no array of every row's
+ * candidates. */
 int fe_csr_sparsity_cpu(const struct fe_space *s, struct fe_csr *csr)
 {
   const long n = csr->n;
@@ -25,35 +45,13 @@ int fe_csr_sparsity_cpu(const struct fe_space *s, struct fe_csr *csr)
     if (s->inc_ptr[i + 1] - s->inc_ptr[i] > maxinc) maxinc = s->inc_ptr[i + 1] - s->inc_ptr[i];
   const size_t room = (size_t)maxinc * nv + 1;
   FE_CALL(fe_backend_alloc(s->be, (n + 1) * sizeof(int), NULL, &csr->rowptr));
-  int err = FE_SUCCESS;
-#pragma omp parallel reduction(max : err)
-  {
-    int *buf = malloc(room * sizeof *buf);
-    err = buf ? FE_SUCCESS : FE_ERR_RESOURCE;
-#pragma omp for schedule(dynamic, 1024)
-    for (long i = 0; i < n; i++)
-      if (buf) csr->rowptr[i + 1] = row_columns(s, i, buf);
-    free(buf);
-  }
-  FE_CHECK(!err, FE_ERR_RESOURCE, "out of host memory building the CSR sparsity");
+  FE_CALL(rows(s, csr, room, 0));
   csr->rowptr[0] = 0;
   for (long i = 0; i < n; i++) csr->rowptr[i + 1] += csr->rowptr[i];
   csr->nnz = csr->rowptr[n];
   FE_CALL(fe_backend_alloc(s->be, (size_t)csr->nnz * sizeof(int) + 1, NULL, &csr->colind));
   FE_CALL(fe_backend_alloc(s->be, n * sizeof(int) + 1, NULL, &csr->diag));
-#pragma omp parallel reduction(max : err)
-  {
-    int *buf = malloc(room * sizeof *buf);
-    err = buf ? FE_SUCCESS : FE_ERR_RESOURCE;
-#pragma omp for schedule(dynamic, 1024)
-    for (long i = 0; i < n; i++)
-      if (buf) {
-        memcpy(csr->colind + csr->rowptr[i], buf, (size_t)row_columns(s, i, buf) * sizeof *buf);
-        csr->diag[i] = fe_node_csr_slot(csr->rowptr, csr->colind, (int)i, (int)i);
-      }
-    free(buf);
-  }
-  FE_CHECK(!err, FE_ERR_RESOURCE, "out of host memory building the CSR sparsity");
+  FE_CALL(rows(s, csr, room, 1));
   const long nb = fe_blocked_cells(s->n_cells, s->block_shift);
   FE_CALL(fe_backend_alloc(s->be, (size_t)(nb * nk) * sizeof(int), NULL, &csr->map));
   memset(csr->map, 0, (size_t)(nb * nk) * sizeof(int)); /* the blocks' padding */
