@@ -238,8 +238,8 @@ static int data_array(const struct vtu *v, xmlNode *n, size_t count, int comps, 
   xmlChar *text = NULL;
   if (!strcmp(format, "binary")) {
     text = own_text(n);
-    const unsigned char *t = (const unsigned char *)text;
-    s = (struct source){.p = t, .end = t + (t ? strlen((const char *)t) : 0), .base64 = 1};
+    const unsigned char *t = (const unsigned char *)(text ? (const char *)text : "");
+    s = (struct source){.p = t, .end = t + strlen((const char *)t), .base64 = 1};
   } else if (!strcmp(format, "appended")) {
     char *end;
     const unsigned long long at =

@@ -151,6 +151,7 @@ fe_bad_input(velocity_field_absent [=[/data/velocity/grid8\.vtk: no point array 
 fe_bad_input(velocity_scalar [=[/data/velocity/grid8_scalar\.vtu: the point array 'velocity' has 1 component; expected a velocity of 2 \(or 3, the third 0\) on the 2D mesh]=])
 fe_bad_input(velocity_third_component [=[/data/velocity/grid8_w\.vtu: the velocity 'velocity' has z component 0\.2 at point 0, and the mesh [^ ]*grid8\.msh is 2D; expected 0 there]=])
 fe_bad_input(velocity_nan [=[/data/velocity/grid8_nan\.vtu: the velocity 'velocity' is nan at point 0 \(component 1\); expected finite values]=])
+fe_bad_input(velocity_empty_binary [=[/data/velocity/grid8_empty_binary\.vtu:6: <DataArray>: its data end before its header \(4 bytes\), or are not base64]=])
 fe_bad_input(velocity_lz4 [=[/data/velocity/grid8_lz4\.vtu:2: <VTKFile>: compressor 'vtkLZ4DataCompressor': fesim reads vtkZLibDataCompressor and uncompressed data]=])
 # the diffusivity on the mesh: >= 0, or a positive semi-definite tensor
 fe_bad_input(diffusivity_negative [=[diffusivity_negative\.xml:9: <diffusivity>: '-k' is -0\.1 at the centroid \(x, y\) = \([-0-9.e]+, [-0-9.e]+\) of element [0-9]+, t = 0; expected a diffusivity >= 0]=])

@@ -90,6 +90,10 @@ vtu("grid8_moved.vtu", ascii_array("velocity", 2, values()), points(move=0.05))
 vtu("grid8_scalar.vtu", ascii_array("velocity", 1, [1.0] * 9), points())
 vtu("grid8_w.vtu", ascii_array("velocity", 3, values(3, w=0.2)), points())
 vtu("grid8_nan.vtu", ascii_array("velocity", 2, values(poison=True)), points())
+# format binary with no data at all (fuzz.snapshot found it: a null pointer offset)
+vtu("grid8_empty_binary.vtu",
+    '<DataArray type="Float64" Name="velocity" NumberOfComponents="2" format="binary"></DataArray>\n',
+    points())
 vtu("grid8_lz4.vtu", binary_array("velocity", 2, values()), points(),
     ' compressor="vtkLZ4DataCompressor"')
 legacy("grid8.vtk", values())
