@@ -1,12 +1,103 @@
 /* The addto strategy on the CPU: element matrices accumulated into CSR values
  * through the entry -> slot map, one row per thread (no atomics, so the sums
- * have a fixed order), and a plain CSR SpMV. */
+ * have a fixed order), and the product read from a sliced copy of the matrix. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "assembly/node.h"
 #include "backends/cpu/backend_cpu.h"
 #include "core/error.h"
+
+/* The matrix as the product reads it (csr->ctx): slices of SLICE consecutive rows, each
+ * slice's entries column by column, the j-th entries of its rows side by side; a row shorter
+ * than its slice's longest is padded with zeros at its own column, and the last slice's rows
+ * past n are zero rows at column 0 (SELL-C-sigma with C = 4, sigma = 1: rows not reordered;
+ * Kreutzer et al., SIAM J. Sci. Comput. 36, 2014).  A row-by-row CSR product waits the adder's
+ * latency at every entry of a row; here a slice's rows are summed side by side, four
+ * independent sums, each adding its row's entries in the CSR's order: the same sums, about
+ * 1.3x faster on one core (docs/performance.md).  The values are copied from the CSR's at
+ * each assembly (slice_values), which stay what the diagonal and fe_csr_download read. */
+enum { SLICE = 4 };
+struct sliced {
+  long n_slices;
+  int *ptr;    /* n_slices + 1: each slice's first entry */
+  int *col;    /* ptr[n_slices] */
+  double *val; /* ptr[n_slices] */
+};
+
+static void sliced_free(struct sliced *m)
+{
+  if (!m) return;
+  free(m->ptr);
+  free(m->col);
+  free(m->val);
+  free(m);
+}
+
+/* The row's length in the CSR, 0 past its last row. */
+static int row_length(const struct fe_csr *csr, long r)
+{
+  return r < csr->n ? csr->rowptr[r + 1] - csr->rowptr[r] : 0;
+}
+
+/* The slices' places and columns from csr's rows and columns; values 0. */
+static int sliced_create(const struct fe_csr *csr, struct sliced **out)
+{
+  struct sliced *m;
+  FE_CALLOC(1, &m);
+  m->n_slices = (csr->n + SLICE - 1) / SLICE;
+  int err = fe_malloc((size_t)(m->n_slices + 1) * sizeof *m->ptr, &m->ptr);
+  long entries = 0;
+  for (long sl = 0; !err && sl < m->n_slices; sl++) {
+    int width = 0;
+    for (int l = 0; l < SLICE; l++)
+      if (row_length(csr, sl * SLICE + l) > width) width = row_length(csr, sl * SLICE + l);
+    m->ptr[sl] = (int)entries;
+    entries += (long)width * SLICE;
+  }
+  if (!err && entries > INT_MAX) {
+    sliced_free(m);
+    FE_RAISE(FE_ERR_RESOURCE, "the CSR matrix sliced has %ld entries, more than %d", entries,
+             INT_MAX);
+  }
+  if (!err) m->ptr[m->n_slices] = (int)entries;
+  if (!err) err = fe_malloc((size_t)entries * sizeof *m->col + 1, &m->col);
+  if (!err) err = fe_malloc((size_t)entries * sizeof *m->val + 1, &m->val);
+  if (err) {
+    sliced_free(m);
+    FE_RAISE(FE_ERR_RESOURCE, "out of host memory slicing the CSR matrix (%ld entries)", entries);
+  }
+#pragma omp parallel for schedule(static)
+  for (long sl = 0; sl < m->n_slices; sl++) {
+    const int width = (m->ptr[sl + 1] - m->ptr[sl]) / SLICE;
+    for (int l = 0; l < SLICE; l++) {
+      const long r = sl * SLICE + l;
+      const int len = row_length(csr, r);
+      for (int j = 0; j < width; j++) {
+        const long at = m->ptr[sl] + (long)j * SLICE + l;
+        m->col[at] = j < len ? csr->colind[csr->rowptr[r] + j] : r < csr->n ? (int)r : 0;
+        m->val[at] = 0;
+      }
+    }
+  }
+  *out = m;
+  return FE_SUCCESS;
+}
+
+/* The CSR's values into the slices' places (the padding stays 0). */
+static void slice_values(const struct fe_csr *csr, struct sliced *m)
+{
+#pragma omp parallel for schedule(static)
+  for (long sl = 0; sl < m->n_slices; sl++)
+    for (int l = 0; l < SLICE; l++) {
+      const long r = sl * SLICE + l;
+      for (int j = 0; j < row_length(csr, r); j++)
+        m->val[m->ptr[sl] + (long)j * SLICE + l] = csr->values[csr->rowptr[r] + j];
+    }
+}
+
+void fe_csr_release_cpu(struct fe_csr *csr) { sliced_free(csr->ctx); }
 
 /* Every row's columns (fe_node_csr_columns), each thread's in a buffer of room ints of its
  * own: counted into rowptr[i + 1], or (copy) copied into colind with the diagonal's slot. */
@@ -60,6 +151,9 @@ int fe_csr_sparsity_cpu(const struct fe_space *s, struct fe_csr *csr)
     for (int k = 0; k < nk; k++)
       csr->map[fe_block_index(c, k, nk, s->block_shift)] =
           fe_node_csr_entry_slot(c, k, nv, s->cells, s->owner, csr->rowptr, csr->colind);
+  struct sliced *m = NULL;
+  FE_CALL(sliced_create(csr, &m));
+  csr->ctx = m;
   return FE_SUCCESS;
 }
 
@@ -77,17 +171,30 @@ int fe_csr_assemble_cpu(const struct fe_space *s, struct fe_csr *csr, const doub
       }
     }
   }
+  slice_values(csr, csr->ctx);
   return FE_SUCCESS;
 }
 
+/* Each slice's four sums side by side (four variables, which the compiler keeps in
+ * registers; an array of them it kept in memory, no faster than the CSR). */
 int fe_csr_apply_cpu(struct fe_csr *csr, const double *x, double *y)
 {
+  const struct sliced *m = csr->ctx;
+  const long n = csr->n;
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < csr->n; i++) {
-    double sum = 0;
-    for (int k = csr->rowptr[i]; k < csr->rowptr[i + 1]; k++)
-      sum += csr->values[k] * x[csr->colind[k]];
-    y[i] = sum;
+  for (long sl = 0; sl < m->n_slices; sl++) {
+    const int *col = m->col + m->ptr[sl];
+    const double *val = m->val + m->ptr[sl];
+    const int width = (m->ptr[sl + 1] - m->ptr[sl]) / SLICE;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (int j = 0; j < width; j++, col += SLICE, val += SLICE) {
+      s0 += val[0] * x[col[0]];
+      s1 += val[1] * x[col[1]];
+      s2 += val[2] * x[col[2]];
+      s3 += val[3] * x[col[3]];
+    }
+    const double sum[SLICE] = {s0, s1, s2, s3};
+    for (int l = 0; l < SLICE && sl * SLICE + l < n; l++) y[sl * SLICE + l] = sum[l];
   }
   return FE_SUCCESS;
 }

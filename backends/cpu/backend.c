@@ -35,8 +35,6 @@ static int use_variant_cpu(const struct fe_backend *be, int d, int epb, int tpe)
   return FE_SUCCESS;
 }
 
-static void csr_release_cpu(struct fe_csr *csr) { (void)csr; }
-
 static const struct fe_vec_ops vec_cpu = {
     .malloc = fe_vec_malloc_cpu,
     .free = fe_vec_free_cpu,
@@ -77,7 +75,7 @@ static const struct fe_assembly_kernels assembly_cpu = {
               .assemble = fe_csr_assemble_cpu,
               .apply = fe_csr_apply_cpu,
               .diagonal = fe_csr_diagonal_cpu,
-              .release = csr_release_cpu},
+              .release = fe_csr_release_cpu},
     .matfree = {.apply = fe_matfree_apply_cpu, .diagonal = fe_matfree_diagonal_cpu},
     .node = {.lift = fe_lift_cpu,
              .reaction = fe_reaction_cpu,
