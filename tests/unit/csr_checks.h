@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "assembly/csr.h"
+#include "assembly/kernels.h"
 #include "assembly/space.h"
 #include "test.h"
 
@@ -107,6 +108,36 @@ static inline void csr_check_same(const struct fe_space *a, const struct fe_spac
   }
   csr_host_free(&ha);
   csr_host_free(&hb);
+}
+
+/* The CPU backend's product with the CSR matrix a (fe_addto_kernels.apply, which reads a
+ * sliced copy of it) against the row-by-row sums of a's downloaded rows: the same bits, each
+ * row's entries added in the row's order.  x: a->n values (random, so that no product is
+ * exactly cancelled by luck). */
+static inline void csr_check_product(struct fe_csr *a, const double *x)
+{
+  const struct fe_backend *be = a->be;
+  int *rowptr = malloc(sizeof(int) * (a->n + 1)), *colind = malloc(sizeof(int) * (a->nnz + 1));
+  double *values = malloc(sizeof(double) * (a->nnz + 1)), *want = malloc(sizeof(double) * a->n),
+         *got = malloc(sizeof(double) * a->n), *dx, *dy;
+  CHECK_OK(fe_csr_download(a, rowptr, colind, values));
+  for (long i = 0; i < a->n; i++) {
+    double sum = 0;
+    for (int k = rowptr[i]; k < rowptr[i + 1]; k++) sum += values[k] * x[colind[k]];
+    want[i] = sum;
+  }
+  CHECK_OK(fe_backend_alloc(be, sizeof(double) * a->n, x, &dx));
+  CHECK_OK(fe_backend_alloc(be, sizeof(double) * a->n, NULL, &dy));
+  CHECK_OK(be->assembly->addto.apply(a, dx, dy));
+  CHECK_OK(be->vec->to_host(be, got, dy, sizeof(double) * a->n));
+  CHECK(!memcmp(got, want, sizeof(double) * a->n));
+  fe_backend_free(be, dx);
+  fe_backend_free(be, dy);
+  free(rowptr);
+  free(colind);
+  free(values);
+  free(want);
+  free(got);
 }
 
 #endif

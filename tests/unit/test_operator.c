@@ -203,6 +203,7 @@ static void check_dim(int dim, int n, const struct fe_form *form, int uniform, i
   CHECK(csr->nnz >= nnz);
   CHECK(csr->nnz <= (dim == 2 ? 7 : 27) * (long)nn);
   csr_check_definition(space);
+  csr_check_product(csr, x);
 
   fe_vec_destroy(vx);
   fe_vec_destroy(vy);

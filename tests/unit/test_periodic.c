@@ -195,6 +195,7 @@ static void check_operators(int dim, int n, int axes, int walls, const struct fe
     }
     CHECK_OK(fe_vec_upload(vx, x));
     threads_same_bits(op, vx, vy);
+    if (fe_operator_csr(op)) csr_check_product(fe_operator_csr(op), x); /* x: owners first */
     fe_op_destroy(op);
   }
   fe_vec_destroy(vx);
