@@ -9,6 +9,19 @@
 /* backend.c: the CPU backend, its tables filled (backends/backends.c checks them) */
 int fe_backend_cpu_create(struct fe_backend **be);
 
+/* The running sums of a reduction on one thread (dot products, CG's update of r.z and r.r):
+ * one sum waits the adder's latency for each term, FE_CPU_LANES independent ones fill the
+ * adder's pipeline.  Each thread adds its share of blocks of FE_CPU_LANES consecutive entries,
+ * entry l of a block to sum l, and combines its sums pairwise (fe_cpu_lanes_sum); OpenMP adds
+ * the threads' results, and the last n % FE_CPU_LANES entries are added after them.  A fixed
+ * order for a given number of threads, as before, but not the one of a single running sum. */
+#define FE_CPU_LANES 4
+static inline double fe_cpu_lanes_sum(const double a[FE_CPU_LANES])
+{
+  _Static_assert(FE_CPU_LANES == 4, "fe_cpu_lanes_sum combines four sums");
+  return (a[0] + a[1]) + (a[2] + a[3]);
+}
+
 /* vec.c */
 int fe_vec_malloc_cpu(const struct fe_backend *be, size_t bytes, void **p);
 void fe_vec_free_cpu(const struct fe_backend *be, void *p);

@@ -78,13 +78,23 @@ int fe_vec_pointwise_div_cpu(const struct fe_backend *be, size_t n, const double
   return FE_SUCCESS;
 }
 
+/* Each thread's share in FE_CPU_LANES running sums (backend_cpu.h), the rest of n after. */
 int fe_vec_dot_cpu(const struct fe_backend *be, size_t n, const double *x, const double *y,
                    double *r)
 {
   (void)be;
+  const size_t blocks = n / FE_CPU_LANES;
   double s = 0;
-#pragma omp parallel for schedule(static) reduction(+ : s)
-  for (size_t i = 0; i < n; i++) s += x[i] * y[i];
+#pragma omp parallel reduction(+ : s)
+  {
+    double a[FE_CPU_LANES] = {0};
+#pragma omp for schedule(static) nowait
+    for (size_t b = 0; b < blocks; b++)
+      for (int l = 0; l < FE_CPU_LANES; l++)
+        a[l] += x[b * FE_CPU_LANES + l] * y[b * FE_CPU_LANES + l];
+    s = fe_cpu_lanes_sum(a);
+  }
+  for (size_t i = blocks * FE_CPU_LANES; i < n; i++) s += x[i] * y[i];
   *r = s;
   return FE_SUCCESS;
 }
