@@ -1,12 +1,16 @@
-/* Operator benchmark: on a structured mesh of the unit square or cube, time
+/* Operator benchmark: on a structured mesh of the unit square or cube, or a Gmsh mesh, time
  * each phase that the strategies compare (local assembly, addto's global
  * assembly, operator apply, a CG iteration) and report the compulsory bytes
  * each phase moves and the bandwidth achieved, next to the device's copy
  * bandwidth.  One CSV row per (phase, strategy) on stdout.
  *
  *   fesim-bench-operators DIM N [cpu|cuda] [REPEATS]
+ *   fesim-bench-operators MESH [cpu|cuda] [REPEATS] [SIZE]
  *
- * DIM 2: 2 N^2 triangles; DIM 3: 6 N^3 tetrahedra.  The form, M + 0.01 K, is symmetric, so
+ * DIM 2: 2 N^2 triangles; DIM 3: 6 N^3 tetrahedra.  MESH: a Gmsh .msh file, or a .geo script
+ * meshed at SIZE (mesh@size; none or <= 0: the script's own), read as fesim reads a case's
+ * mesh (renumbered by reverse Cuthill-McKee, cells sorted); on either, the nodes of the
+ * mesh's boundary facets are Dirichlet nodes.  The form, M + 0.01 K, is symmetric, so
  * LMA stores the upper triangle of its element matrices (rows lma, lma-deterministic, the
  * element kernels epbE_tpeT, lma-blockB); the rows whose strategy has "-full" store every
  * entry, as addto does, for comparison. */
@@ -20,6 +24,7 @@
 #include "backends/backends.h"
 #include "core/error.h"
 #include "core/timer.h"
+#include "io/mesh.h"
 #include "io/structured.h"
 #include "solvers/cg.h"
 
@@ -33,11 +38,12 @@ struct bench {
   double copy_gbs;
 };
 
-static void row(const struct bench *b, const char *phase, const char *strategy, double seconds, double bytes,
-                double extra)
+static void row(const struct bench *b, const char *phase, const char *strategy, double seconds,
+                double bytes, double extra)
 {
-  printf("%d,%d,%d,%s,%s,%s,%.6e,%.6e,%.2f,%.3f,%.4g\n", b->m->dim, b->m->n_cells, b->m->n_nodes, b->be->name,
-         strategy, phase, seconds, bytes, bytes / seconds / 1e9, bytes / seconds / 1e9 / b->copy_gbs, extra);
+  printf("%d,%d,%d,%s,%s,%s,%.6e,%.6e,%.2f,%.3f,%.4g\n", b->m->dim, b->m->n_cells, b->m->n_nodes,
+         b->be->name, strategy, phase, seconds, bytes, bytes / seconds / 1e9,
+         bytes / seconds / 1e9 / b->copy_gbs, extra);
   fflush(stdout);
 }
 
@@ -165,7 +171,8 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int full, 
     row(b, "local_assembly", name, (t->local - t0.local) / b->repeats, local_bytes(b, op), 0);
   struct fe_csr *csr = fe_operator_csr(op);
   if (csr) /* element matrices and map in; CSR values read and written */
-    row(b, "global_assembly", name, (t->global - t0.global) / b->repeats, nc * nk * 12 + csr->nnz * 16.0, 0);
+    row(b, "global_assembly", name, (t->global - t0.global) / b->repeats,
+        nc * nk * 12 + csr->nnz * 16.0, 0);
 
   struct fe_vec *x, *y;
   FE_CALL(fe_vec_create(b->be, m->n_nodes, &x));
@@ -191,8 +198,7 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int full, 
    * FESIM_CUDA_CG_KERNEL nodes, else the graph) */
   struct fe_cg *cg;
   FE_CALL(fe_cg_create(x, &cg));
-  const int drives[4] = {FE_CG_DRIVE_SYNC, FE_CG_DRIVE_AHEAD, FE_CG_DRIVE_DEVICE,
-                         FE_CG_DRIVE_AUTO};
+  const int drives[4] = {FE_CG_DRIVE_SYNC, FE_CG_DRIVE_AHEAD, FE_CG_DRIVE_DEVICE, FE_CG_DRIVE_AUTO};
   const char *rows[4] = {"cg_iteration_sync", "cg_iteration_ahead", "cg_iteration_graph",
                          "cg_iteration"};
   for (int k = 0; k < 4; k++) {
@@ -208,7 +214,8 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int full, 
     FE_CALL(fe_cg_solve(cg, op, x, y, &opt, &res));
     FE_CALL(fe_backend_sync(b->be));
     const double it = (fe_wtime() - s) / (res.iterations ? res.iterations : 1);
-    /* apply + p.q (2 vectors) + update (x, p, r, q, dinv read; x, r, z written: 8) + direction (3) */
+    /* apply + p.q (2 vectors) + update (x, p, r, q, dinv read; x, r, z written: 8) +
+     * direction (3) */
     row(b, b->be->asynchronous ? rows[k] : "cg_iteration", name, it,
         apply_bytes + nn * 8 * (2 + 8 + 3), res.iterations);
   }
@@ -219,16 +226,17 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int full, 
   return FE_SUCCESS;
 }
 
-static int run(int dim, int n, const char *backend, int repeats)
+/* m: the mesh, destroyed here */
+static int run(struct fe_mesh *m, const char *backend, int repeats)
 {
-  struct bench b = {.repeats = repeats};
+  struct bench b = {.repeats = repeats, .m = m};
+  const int dim = m->dim;
   enum fe_backend_kind kind;
   struct fe_backend *be;
   FE_CALL(fe_backend_parse(backend, &kind));
   FE_CALL(fe_backend_create(kind, NULL, &be));
   b.be = be;
   printf("# backend %s\n", be->description);
-  FE_CALL(fe_mesh_create_structured(dim, n, 0.0, 1, &b.m));
   unsigned char *isd = calloc((size_t)b.m->n_nodes, 1);
   for (int f = 0; f < b.m->n_facets * dim; f++) isd[b.m->facets[f]] = 1;
   FE_CALL(fe_space_create(b.be, b.m, isd, &b.space));
@@ -240,7 +248,8 @@ static int run(int dim, int n, const char *backend, int repeats)
   b.coef.diffusivity = b.diff;
   b.coef.uniform_diffusivity = 1;
   FE_CALL(copy_bandwidth(&b));
-  printf("dim,cells,nodes,backend,strategy,phase,seconds,bytes,GB_per_s,fraction_of_copy,iterations\n");
+  printf("dim,cells,nodes,backend,strategy,phase,seconds,bytes,GB_per_s,fraction_of_copy,"
+         "iterations\n");
   int epb, tpe;
   if (be->assembly->element.variant(dim, 1, &epb, &tpe)) FE_CALL(sweep_element_kernels(&b));
   FE_CALL(sweep_block_widths(&b));
@@ -260,11 +269,31 @@ static int run(int dim, int n, const char *backend, int repeats)
   return FE_SUCCESS;
 }
 
+static int ends_with(const char *s, const char *tail)
+{
+  const size_t n = strlen(s), k = strlen(tail);
+  return n >= k && !strcmp(s + n - k, tail);
+}
+
 int main(int argc, char **argv)
 {
-  if (argc < 3) {
-    fprintf(stderr, "usage: %s DIM N [cpu|cuda] [REPEATS]\n", argv[0]);
+  const int file = argc > 1 && (ends_with(argv[1], ".msh") || ends_with(argv[1], ".geo"));
+  if (argc < (file ? 2 : 3)) {
+    fprintf(stderr,
+            "usage: %s DIM N [cpu|cuda] [REPEATS]\n       %s MESH.msh|MESH.geo [cpu|cuda] "
+            "[REPEATS] [SIZE]\n",
+            argv[0], argv[0]);
     return FE_ERR_USAGE;
   }
-  return run(atoi(argv[1]), atoi(argv[2]), argc > 3 ? argv[3] : "cpu", argc > 4 ? atoi(argv[4]) : 10);
+  const int at = file ? 2 : 3; /* the backend's argument */
+  struct fe_mesh *m;
+  int err;
+  if (file) {
+    const struct fe_mesh_options o = {.size = argc > at + 2 ? atof(argv[at + 2]) : 0.0};
+    err = fe_mesh_read(argv[1], &o, &m);
+  } else {
+    err = fe_mesh_create_structured(atoi(argv[1]), atoi(argv[2]), 0.0, 1, &m);
+  }
+  if (err) return err;
+  return run(m, argc > at ? argv[at] : "cpu", argc > at + 1 ? atoi(argv[at + 1]) : 10);
 }
