@@ -31,6 +31,9 @@ struct fe_reference {
   double mass[FE_NK_MAX];              /* K^ij = int phi_i phi_j */
   double lumped[FE_NK_MAX];            /* row sums of mass on the diagonal */
   double stiffness[FE_NK_MAX][9];      /* K^ij_{mu nu} = int dphi_i/dxi_mu dphi_j/dxi_nu */
+  /* K^ij's weights of a symmetric G, mu <= nu in fe_sym_expand's order: K^ij_{mu mu}, and
+   * K^ij_{mu nu} + K^ij_{nu mu} off the diagonal (G : K^ij in 6 products instead of 9) */
+  double stiffness_sym[FE_NK_MAX][6];
   double advection[FE_NK_MAX][4 * 3];  /* K^ij_{k mu} = int phi_i phi_k dphi_j/dxi_mu */
   double grad[4][3];                   /* dphi_i/dxi_mu (constant for P1) */
   double volume;                       /* 1/d! */
@@ -154,7 +157,14 @@ FE_HOST_DEVICE static inline double fe_cell_mass_weight(int d, const struct fe_r
  * width was chosen by measurement (docs/performance.md); a space carries its own. */
 #define FE_BLOCK_SHIFT_DEFAULT 5
 #define FE_BLOCK_SHIFT_MAX 8
+/* The boundary cells' full matrices of the lifting (fe_space's bcells, the lift lists) are
+ * blocked the same way, at this fixed width: the lift lists hold their offsets, so the width
+ * cannot follow a space's own. */
+#define FE_LIFT_SHIFT FE_BLOCK_SHIFT_DEFAULT
 
+/* Entry k of a cell lies k << shift after its entry 0, so that a loop over a cell's entries
+ * adds a small int to one base, e + fe_block_index(c, 0, nk, shift), instead of computing
+ * this 64-bit index for each (eight integer instructions an entry on the GPU). */
 FE_HOST_DEVICE static inline long fe_block_index(long e, int k, int nk, int shift)
 {
   return (((e >> shift) * nk + k) << shift) + (e & ((1L << shift) - 1));
@@ -176,10 +186,11 @@ FE_HOST_DEVICE static inline double fe_geometry(int d, const double x[4][3], dou
   double det;
   if (d == 2) {
     det = j[0][0] * j[1][1] - j[0][1] * j[1][0];
-    jinv[0][0] = j[1][1] / det;
-    jinv[0][1] = -j[0][1] / det;
-    jinv[1][0] = -j[1][0] / det;
-    jinv[1][1] = j[0][0] / det;
+    double r = 1.0 / det; /* one division, as in 3D: four cost the GPU a tenth of a 2D kernel */
+    jinv[0][0] = j[1][1] * r;
+    jinv[0][1] = -j[0][1] * r;
+    jinv[1][0] = -j[1][0] * r;
+    jinv[1][1] = j[0][0] * r;
   } else {
     double c00 = j[1][1] * j[2][2] - j[1][2] * j[2][1];
     double c01 = j[1][2] * j[2][0] - j[1][0] * j[2][2];
@@ -261,18 +272,24 @@ FE_HOST_DEVICE static inline int fe_sym_psd_failure(int d, const double *s, int 
   return 0;
 }
 
-/* G^{mu nu} = |J| Jinv D Jinv^T (Knepley & Terrel eq. 6 with a tensor D). */
-FE_HOST_DEVICE static inline void fe_geometry_diffusion(int d, double jinv[3][3], double absdet,
+/* G^{mu nu} = scale Jinv D Jinv^T (Knepley & Terrel eq. 6 with a tensor D; scale is b |J|),
+ * as (Jinv D) Jinv^T: 2 d^3 flops where the triple sum per entry took d^4 + d^2 (d^3 of them). */
+FE_HOST_DEVICE static inline void fe_geometry_diffusion(int d, double jinv[3][3], double scale,
                                                         const double *dsym, double g[9])
 {
-  double dm[3][3];
+  double dm[3][3], t[3][3];
   fe_sym_expand(d, dsym, dm);
+  for (int mu = 0; mu < d; mu++)
+    for (int b = 0; b < d; b++) {
+      double s = 0;
+      for (int a = 0; a < d; a++) s += jinv[mu][a] * dm[a][b];
+      t[mu][b] = s;
+    }
   for (int mu = 0; mu < d; mu++)
     for (int nu = mu; nu < d; nu++) { /* G is symmetric: its upper triangle, mirrored */
       double s = 0;
-      for (int a = 0; a < d; a++)
-        for (int b = 0; b < d; b++) s += jinv[mu][a] * dm[a][b] * jinv[nu][b];
-      g[mu * d + nu] = g[nu * d + mu] = absdet * s;
+      for (int b = 0; b < d; b++) s += t[mu][b] * jinv[nu][b];
+      g[mu * d + nu] = g[nu * d + mu] = scale * s;
     }
 }
 
@@ -416,10 +433,7 @@ fe_cell_geometry(int d, const struct fe_reference *ref, const struct fe_form *fo
   *tau = 0;
   if (fe_form_stiffness(form)) {
     for (int g = 0; g < d * d; g++) gstiff[g] = 0;
-    if (form->diffusion != 0) {
-      fe_geometry_diffusion(d, jinv, absdet, dsym, gstiff);
-      for (int g = 0; g < d * d; g++) gstiff[g] *= form->diffusion;
-    }
+    if (form->diffusion != 0) fe_geometry_diffusion(d, jinv, form->diffusion * absdet, dsym, gstiff);
   }
   if (fe_form_velocity(form)) {
     double u[4][3];
@@ -450,9 +464,10 @@ fe_element_entry(int d, const struct fe_reference *ref, const struct fe_form *fo
   if (k / nv > k % nv && fe_form_symmetric(form)) k = (k % nv) * nv + k / nv;
   const double *km = form->lumped ? ref->lumped : ref->mass;
   double s = weight * absdet * km[k];
-  if (fe_form_stiffness(form)) {
+  if (fe_form_stiffness(form)) { /* gstiff is symmetric: its upper triangle */
     double t = 0;
-    for (int g = 0; g < d * d; g++) t += gstiff[g] * ref->stiffness[k][g];
+    for (int mu = 0, g = 0; mu < d; mu++)
+      for (int nu = mu; nu < d; nu++, g++) t += gstiff[mu * d + nu] * ref->stiffness_sym[k][g];
     s += t;
   }
   if (form->advection != 0) {
@@ -503,22 +518,24 @@ FE_HOST_DEVICE static inline double fe_cell_matrix(int d, const struct fe_refere
   return absdet;
 }
 
-/* Cell c's Dirichlet-masked element matrix for the form (fe_dirichlet_entry) stored into e
- * (blocked layout, storage st), each entry computed once.  upper is fe_form_symmetric(form):
- * then the upper triangle only is computed, and full storage mirrors it into the lower one;
- * symmetric storage needs it.  Call it with constant d, st and upper, so that the loops
- * unroll and, with upper, the velocity terms (0 in a symmetric form) are compiled out. */
+/* Cell c's Dirichlet-masked element matrix for the form (fe_dirichlet_entry; dmask 0: the
+ * unmasked matrix) stored in storage st from ec on, entry k at ec[k << shift] (the blocked
+ * layout: ec is e + fe_block_index(position, 0, entries, shift)), each entry computed once.
+ * upper is fe_form_symmetric(form): then the upper triangle only is computed, and full
+ * storage mirrors it into the lower one; symmetric storage needs it.  Call it with constant
+ * d, st and upper, so that the loops unroll and, with upper, the velocity terms (0 in a
+ * symmetric form) are compiled out. */
 FE_HOST_DEVICE static inline void fe_cell_store(int d, enum fe_storage st, int upper,
                                                 const struct fe_reference *ref,
                                                 const struct fe_form *form, const int *cells,
                                                 const double *coords, const double *diffusivity,
                                                 const double *velocity, unsigned dmask, long c,
-                                                int shift, double *e)
+                                                int shift, double *ec)
 {
-  const int nv = d + 1, ns = fe_storage_entries(nv, st);
+  const int nv = d + 1;
   struct fe_form f = *form;
   if (upper) f.advection = f.supg = 0;
-  double gstiff[9], gadv[12], tau;
+  double gstiff[9], gadv[12] = {0}, tau; /* gadv: read only where the form has velocity */
   const double absdet =
       fe_cell_geometry(d, ref, &f, cells, coords, diffusivity, velocity, c, gstiff, gadv, &tau);
   const double weight = fe_cell_mass_weight(d, ref, &f, c, absdet, gadv);
@@ -528,8 +545,8 @@ FE_HOST_DEVICE static inline void fe_cell_store(int d, enum fe_storage st, int u
     for (int j = upper ? i : 0; j < nv; j++) {
       const double v = fe_dirichlet_entry(
           i, j, dmask, fe_element_entry(d, ref, &f, weight, absdet, tau, gstiff, gadv, i * nv + j));
-      e[fe_block_index(c, fe_storage_entry(nv, st, i, j), ns, shift)] = v;
-      if (upper && st == FE_STORAGE_FULL && j > i) e[fe_block_index(c, j * nv + i, ns, shift)] = v;
+      ec[fe_storage_entry(nv, st, i, j) << shift] = v;
+      if (upper && st == FE_STORAGE_FULL && j > i) ec[(j * nv + i) << shift] = v;
     }
   }
 }
@@ -552,7 +569,8 @@ FE_HOST_DEVICE static inline void fe_cell_lma_entries(int d, enum fe_storage st,
                                                       int shift, long c, double es[FE_NK_MAX])
 {
   const int ns = fe_storage_entries(d + 1, st);
-  for (int k = 0; k < ns; k++) es[k] = fe_load_once(e + fe_block_index(c, k, ns, shift));
+  const double *ec = e + fe_block_index(c, 0, ns, shift);
+  for (int k = 0; k < ns; k++) es[k] = fe_load_once(ec + (k << shift));
 }
 
 /* y = E xe, E a cell's entries es in storage st. */
@@ -607,14 +625,21 @@ FE_HOST_DEVICE static inline void fe_cell_lma_product(int d, enum fe_storage st,
  * plus with SUPG c tau U, U = sum_kl Kmass^kl u_k u_l^T / |ref| (the streamline diffusion),
  * and the mass gains tau |J| sum_k (u_k . grad N_i) (Kmass x_e)_k.
  * Dirichlet vertices: their x enters as 0 (zeroed columns); their row is the
- * identity in the owning cell and 0 elsewhere (fe_dirichlet_entry). */
-FE_HOST_DEVICE static inline void fe_cell_matfree_product(int d, const struct fe_reference *ref,
-                                                          const struct fe_form *form, const int *cells,
-                                                          const double *coords, const double *diffusivity,
+ * identity in the owning cell and 0 elsewhere (fe_dirichlet_entry).  symmetric is
+ * fe_form_symmetric(form) or 0: called with a literal 1 for a symmetric form, the velocity
+ * terms (0 in it) are compiled out, which on the GPU frees their registers. */
+FE_HOST_DEVICE static inline void fe_cell_matfree_product(int d, int symmetric,
+                                                          const struct fe_reference *ref,
+                                                          const struct fe_form *form_in,
+                                                          const int *cells, const double *coords,
+                                                          const double *diffusivity,
                                                           const double *velocity, unsigned dmask,
                                                           const double *x, long c, double y[4])
 {
   const int nv = d + 1;
+  struct fe_form f = *form_in;
+  if (symmetric) f.advection = f.supg = 0;
+  const struct fe_form *form = &f;
   double xc[4][3], jinv[3][3], xe[4], xm[4], u[4][3], gadv[12], tau = 0;
   fe_cell_coords(d, cells, coords, c, xc);
   const double det = fe_geometry(d, xc, jinv), absdet = det < 0 ? -det : det;

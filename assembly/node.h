@@ -83,7 +83,7 @@ FE_HOST_DEVICE static inline double fe_node_facet_load(int d, long n, const int 
 }
 
 /* y_n after the lifting of lift node i (fe_space's lift lists): y_n += scale E_nj x_j over the
- * Dirichlet vertices j of its boundary cells (full matrices elift), term k the entry
+ * Dirichlet vertices j of its boundary cells (their full matrices, elift), term k the entry
  * elift[entry[k]] times x[col[k]], added one by one in incidence order, then the cell's
  * vertex order. */
 FE_HOST_DEVICE static inline double fe_node_lift(long i, const int *ptr, const int *entry,
@@ -95,8 +95,9 @@ FE_HOST_DEVICE static inline double fe_node_lift(long i, const int *ptr, const i
 }
 
 /* y_n + scale (A x)_n for Dirichlet node n: its row of the unmasked operator, from the full
- * matrices of its cells (each a boundary cell, elift at bindex[c]), a cell's product added at
- * a time in incidence order.  The consistent (reaction) flux of a budget is such a row. */
+ * matrices of its cells (each a boundary cell, at position bindex[c] of elift, blocked at
+ * FE_LIFT_SHIFT), a cell's product added at a time in incidence order.  The consistent
+ * (reaction) flux of a budget is such a row. */
 FE_HOST_DEVICE static inline double fe_node_reaction(int nv, long n, const int *inc_ptr,
                                                      const int *inc, const int *cells,
                                                      const int *bindex, const double *elift,
@@ -104,9 +105,10 @@ FE_HOST_DEVICE static inline double fe_node_reaction(int nv, long n, const int *
 {
   for (int k = inc_ptr[n]; k < inc_ptr[n + 1]; k++) {
     const int c = inc[k] / nv, i = inc[k] % nv;
-    const double *el = elift + (long)bindex[c] * nv * nv;
+    const double *el = elift + fe_block_index(bindex[c], 0, nv * nv, FE_LIFT_SHIFT);
     double row = 0;
-    for (int j = 0; j < nv; j++) row += el[i * nv + j] * x[cells[(long)c * nv + j]];
+    for (int j = 0; j < nv; j++)
+      row += el[(i * nv + j) << FE_LIFT_SHIFT] * x[cells[(long)c * nv + j]];
     y_n += scale * row;
   }
   return y_n;

@@ -48,6 +48,10 @@ void fe_reference_init(int d, struct fe_reference *ref)
       for (int mu = 0; mu < d; mu++)
         for (int nu = 0; nu < d; nu++)
           ref->stiffness[k][mu * d + nu] = ref->grad[i][mu] * ref->grad[j][nu] * ref->volume;
+      for (int mu = 0, g = 0; mu < d; mu++)
+        for (int nu = mu; nu < d; nu++, g++)
+          ref->stiffness_sym[k][g] =
+              ref->stiffness[k][mu * d + nu] + (nu > mu ? ref->stiffness[k][nu * d + mu] : 0);
       for (int v = 0; v < nv; v++)
         for (int mu = 0; mu < d; mu++)
           ref->advection[k][v * d + mu] = integral_pair(d, i, v) * ref->grad[j][mu];

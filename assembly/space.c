@@ -51,7 +51,7 @@ static long lift_terms(const struct fe_mesh *m, const int *ptr, const int *inc,
     for (int j = 0; j < nv; j++) {
       if (!((dm >> j) & 1u)) continue;
       if (out) {
-        out->entry[k + terms] = (bindex[c] * nv + i) * nv + j;
+        out->entry[k + terms] = (int)fe_block_index(bindex[c], i * nv + j, nv * nv, FE_LIFT_SHIFT);
         out->col[k + terms] = m->cells[(long)c * nv + j];
       }
       terms++;

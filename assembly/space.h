@@ -53,7 +53,8 @@ struct fe_space {
                              the lifting of Dirichlet values changes */
   int *lift_ptr;          /* n_lift_nodes + 1: each lift node's terms (fe_node_lift), */
   int *lift_entry;        /* each the entry of a boundary cell's full matrix (its offset in
-                             the lift storage: bindex * nv * nv + row * nv + column), */
+                             the lift storage: fe_block_index(bindex, row * nv + column,
+                             nv * nv, FE_LIFT_SHIFT)), */
   int *lift_col;          /* and the Dirichlet node it multiplies; in the node's incidence
                              order, then its cells' vertex order */
   int *inc_ptr;           /* n_nodes + 1 */

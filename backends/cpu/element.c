@@ -8,27 +8,27 @@
  * one thread: 12.3 against 4.0 ms at 180K triangles). */
 static inline void store_cell(int d, enum fe_storage st, int upper, const struct fe_space *s,
                               const struct fe_form *form, const double *diff, const double *vel,
-                              long c, double *e)
+                              unsigned dmask, long c, int shift, double *ec)
 {
   const int sym = st == FE_STORAGE_SYMMETRIC;
   if (d == 2 && sym)
     fe_cell_store(2, FE_STORAGE_SYMMETRIC, 1, &s->ref, form, s->cells, s->coords, diff, vel,
-                  s->dmask[c], c, s->block_shift, e);
+                  dmask, c, shift, ec);
   else if (d == 2 && upper)
-    fe_cell_store(2, FE_STORAGE_FULL, 1, &s->ref, form, s->cells, s->coords, diff, vel,
-                  s->dmask[c], c, s->block_shift, e);
+    fe_cell_store(2, FE_STORAGE_FULL, 1, &s->ref, form, s->cells, s->coords, diff, vel, dmask, c,
+                  shift, ec);
   else if (d == 2)
-    fe_cell_store(2, FE_STORAGE_FULL, 0, &s->ref, form, s->cells, s->coords, diff, vel,
-                  s->dmask[c], c, s->block_shift, e);
+    fe_cell_store(2, FE_STORAGE_FULL, 0, &s->ref, form, s->cells, s->coords, diff, vel, dmask, c,
+                  shift, ec);
   else if (sym)
     fe_cell_store(3, FE_STORAGE_SYMMETRIC, 1, &s->ref, form, s->cells, s->coords, diff, vel,
-                  s->dmask[c], c, s->block_shift, e);
+                  dmask, c, shift, ec);
   else if (upper)
-    fe_cell_store(3, FE_STORAGE_FULL, 1, &s->ref, form, s->cells, s->coords, diff, vel,
-                  s->dmask[c], c, s->block_shift, e);
+    fe_cell_store(3, FE_STORAGE_FULL, 1, &s->ref, form, s->cells, s->coords, diff, vel, dmask, c,
+                  shift, ec);
   else
-    fe_cell_store(3, FE_STORAGE_FULL, 0, &s->ref, form, s->cells, s->coords, diff, vel,
-                  s->dmask[c], c, s->block_shift, e);
+    fe_cell_store(3, FE_STORAGE_FULL, 0, &s->ref, form, s->cells, s->coords, diff, vel, dmask, c,
+                  shift, ec);
 }
 
 /* The element matrices (the upper triangle where the form is symmetric: `upper`) */
@@ -36,24 +36,22 @@ static void cells_cpu(const struct fe_space *s, const struct fe_form *form, enum
                       const double *diff, const double *vel, double *e)
 {
   const int d = s->d, upper = st == FE_STORAGE_SYMMETRIC || fe_form_symmetric(form);
+  const int ns = fe_storage_entries(d + 1, st);
 #pragma omp parallel for schedule(static)
-  for (long c = 0; c < s->n_cells; c++) store_cell(d, st, upper, s, form, diff, vel, c, e);
+  for (long c = 0; c < s->n_cells; c++)
+    store_cell(d, st, upper, s, form, diff, vel, s->dmask[c], c, s->block_shift,
+               e + fe_block_index(c, 0, ns, s->block_shift));
 }
 
-/* The boundary cells' full matrices (the lifting's), d a literal at each call as above */
+/* The boundary cells' unmasked full matrices (the lifting's), blocked at FE_LIFT_SHIFT */
 static void boundary_cells_cpu(const struct fe_space *s, const struct fe_form *form,
                                const double *diff, const double *vel, double *elift)
 {
-  const int d = s->d, nk = (d + 1) * (d + 1);
+  const int d = s->d, nk = (d + 1) * (d + 1), upper = fe_form_symmetric(form);
 #pragma omp parallel for schedule(static)
-  for (long b = 0; b < s->n_bcells; b++) {
-    if (d == 2)
-      fe_cell_matrix(2, &s->ref, form, s->cells, s->coords, diff, vel, s->bcells[b],
-                     elift + b * nk);
-    else
-      fe_cell_matrix(3, &s->ref, form, s->cells, s->coords, diff, vel, s->bcells[b],
-                     elift + b * nk);
-  }
+  for (long b = 0; b < s->n_bcells; b++)
+    store_cell(d, FE_STORAGE_FULL, upper, s, form, diff, vel, 0u, s->bcells[b], FE_LIFT_SHIFT,
+               elift + fe_block_index(b, 0, nk, FE_LIFT_SHIFT));
 }
 
 int fe_element_matrices_cpu(const struct fe_space *s, const struct fe_form *form,

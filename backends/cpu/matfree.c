@@ -16,10 +16,10 @@ static void products(const struct fe_space *s, const struct fe_form *form, const
   for (long c = 0; c < s->n_cells; c++) {
     double y[4];
     if (nv == 3)
-      fe_cell_matfree_product(2, &s->ref, form, s->cells, s->coords, diff, vel, s->dmask[c], x, c,
+      fe_cell_matfree_product(2, 0, &s->ref, form, s->cells, s->coords, diff, vel, s->dmask[c], x, c,
                               y);
     else
-      fe_cell_matfree_product(3, &s->ref, form, s->cells, s->coords, diff, vel, s->dmask[c], x, c,
+      fe_cell_matfree_product(3, 0, &s->ref, form, s->cells, s->coords, diff, vel, s->dmask[c], x, c,
                               y);
     for (int i = 0; i < nv; i++) work[c * nv + i] = y[i];
   }
@@ -33,7 +33,7 @@ static inline void add_products(const struct fe_space *s, int d, const int *owne
 {
   for (long c = 0; c < s->n_cells; c++) {
     double ye[4];
-    fe_cell_matfree_product(d, &s->ref, form, s->cells, s->coords, diff, vel, s->dmask[c], x, c,
+    fe_cell_matfree_product(d, 0, &s->ref, form, s->cells, s->coords, diff, vel, s->dmask[c], x, c,
                             ye);
     fe_scatter_cell_cpu(d + 1, s->cells + c * (d + 1), owner, ye, y);
   }

@@ -31,11 +31,13 @@ __global__ void element_kernel(long n_cells, struct fe_form form, const int *cel
 {
   const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (c >= n_cells) return;
+  const int ns = fe_storage_entries(D + 1, (enum fe_storage)ST);
   fe_cell_store(D, (enum fe_storage)ST, UPPER, &c_ref[D - 2], &form, cells, coords, diff, vel,
-                dmask[c], c, shift, e);
+                dmask[c], c, shift, e + fe_block_index(c, 0, ns, shift));
 }
 
-template <int D>
+/* The boundary cells' unmasked full matrices (the lifting's), blocked at FE_LIFT_SHIFT */
+template <int D, bool UPPER>
 __global__ void boundary_kernel(long n_bcells, struct fe_form form, const int *bcells,
                                 const int *cells, const double *coords, const double *diff,
                                 const double *vel, double *elift)
@@ -43,7 +45,8 @@ __global__ void boundary_kernel(long n_bcells, struct fe_form form, const int *b
   const int nk = (D + 1) * (D + 1);
   const long b = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (b >= n_bcells) return;
-  fe_cell_matrix(D, &c_ref[D - 2], &form, cells, coords, diff, vel, bcells[b], elift + b * nk);
+  fe_cell_store(D, FE_STORAGE_FULL, UPPER, &c_ref[D - 2], &form, cells, coords, diff, vel, 0u,
+                bcells[b], FE_LIFT_SHIFT, elift + fe_block_index(b, 0, nk, FE_LIFT_SHIFT));
 }
 
 /* Two-level parallelism (Filipovic et al.): EPB elements per block; phase 1,
@@ -83,12 +86,13 @@ __global__ void __launch_bounds__(EPB *TPE)
     for (int g = 0; g < (D + 1) * D; g++) gadv[g] = s_gadv[g][el];
   const unsigned dm = dmask[c];
   const double weight = fe_cell_mass_weight(D, &c_ref[D - 2], &form, c, s_det[el], gadv);
+  double *ec = e + fe_block_index(c, 0, ns, shift);
   for (int k = t / EPB; k < ns; k += TPE) {
     int i, j;
     fe_storage_pair(nv, st, k, &i, &j);
     const double v = fe_element_entry(D, &c_ref[D - 2], &form, weight, s_det[el], s_tau[el], gstiff,
                                       gadv, i * nv + j);
-    e[fe_block_index(c, k, ns, shift)] = fe_dirichlet_entry(i, j, dm, v);
+    ec[k << shift] = fe_dirichlet_entry(i, j, dm, v);
   }
 }
 
@@ -166,8 +170,12 @@ static int element_matrices_d(const struct fe_space *s, const struct fe_form *f,
   if (e) FE_CALL(v->launch(s, f, st, diff, vel, e));
   if (s->n_bcells) {
     const unsigned blocks = (unsigned)((s->n_bcells + THREADS - 1) / THREADS);
-    boundary_kernel<D><<<blocks, THREADS, 0, fe_cuda_stream(s->be)>>>(
-        s->n_bcells, *f, s->bcells, s->cells, s->coords, diff, vel, elift);
+    if (fe_form_symmetric(f))
+      boundary_kernel<D, true><<<blocks, THREADS, 0, fe_cuda_stream(s->be)>>>(
+          s->n_bcells, *f, s->bcells, s->cells, s->coords, diff, vel, elift);
+    else
+      boundary_kernel<D, false><<<blocks, THREADS, 0, fe_cuda_stream(s->be)>>>(
+          s->n_bcells, *f, s->bcells, s->cells, s->coords, diff, vel, elift);
     FE_CUDA_LAUNCHED("boundary_kernel");
   }
   return FE_SUCCESS;
@@ -188,33 +196,46 @@ int fe_element_matrices_cuda(const struct fe_space *s, const struct fe_form *f, 
  * node.  (Summing a block's products per node in a shared-memory hash table
  * first, to cut the global atomics about five-fold, measured 1.9x slower on
  * an H100: docs/performance.md.) */
-template <int D, bool ATOMIC>
-__global__ void matfree_kernel(long n_cells, struct fe_form form, const int *cells,
+template <int D, bool ATOMIC, bool SYM>
+__global__ void __launch_bounds__(THREADS, SYM ? 4 : 2) matfree_kernel(long n_cells, struct fe_form form, const int *cells,
                                const double *coords, const unsigned char *dmask, const double *diff,
                                const double *vel, const double *x, double *out)
 {
   const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (c >= n_cells) return;
   double ye[4];
-  fe_cell_matfree_product(D, &c_ref[D - 2], &form, cells, coords, diff, vel, dmask[c], x, c, ye);
+  fe_cell_matfree_product(D, SYM, &c_ref[D - 2], &form, cells, coords, diff, vel, dmask[c], x, c,
+                          ye);
   fe_cuda_put_local<D, ATOMIC>(c, cells + c * (D + 1), ye, out);
+}
+
+/* The kernel for the form: a symmetric form's without the velocity terms, whose registers
+ * would otherwise bound the occupancy of every matrix-free apply. */
+template <int D, bool ATOMIC>
+static void launch_matfree(const struct fe_space *s, const struct fe_form *f, const double *diff,
+                           const double *vel, const double *x, double *out)
+{
+  const unsigned cb = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
+  const cudaStream_t stream = fe_cuda_stream(s->be);
+  if (fe_form_symmetric(f))
+    matfree_kernel<D, ATOMIC, true><<<cb, THREADS, 0, stream>>>(s->n_cells, *f, s->cells, s->coords,
+                                                                s->dmask, diff, vel, x, out);
+  else
+    matfree_kernel<D, ATOMIC, false><<<cb, THREADS, 0, stream>>>(
+        s->n_cells, *f, s->cells, s->coords, s->dmask, diff, vel, x, out);
 }
 
 template <int D>
 static int matfree_apply_d(const struct fe_space *s, const struct fe_form *f, const double *diff,
                            const double *vel, const double *x, double *y, double *work)
 {
-  const unsigned cb = (unsigned)((s->n_cells + THREADS - 1) / THREADS);
-  const cudaStream_t stream = fe_cuda_stream(s->be);
   if (!s->deterministic) {
-    FE_CUDA_CALL(cudaMemsetAsync(y, 0, s->n_nodes * sizeof *y, stream));
-    matfree_kernel<D, true><<<cb, THREADS, 0, stream>>>(s->n_cells, *f, s->cells, s->coords,
-                                                         s->dmask, diff, vel, x, y);
+    FE_CUDA_CALL(cudaMemsetAsync(y, 0, s->n_nodes * sizeof *y, fe_cuda_stream(s->be)));
+    launch_matfree<D, true>(s, f, diff, vel, x, y);
     FE_CUDA_LAUNCHED("matfree_kernel");
     return fe_cuda_fold(s, y);
   }
-  matfree_kernel<D, false><<<cb, THREADS, 0, stream>>>(s->n_cells, *f, s->cells, s->coords, s->dmask,
-                                                        diff, vel, x, work);
+  launch_matfree<D, false>(s, f, diff, vel, x, work);
   FE_CUDA_LAUNCHED("matfree_kernel");
   return fe_incidence_sum_cuda(s, s->inc_ptr, s->inc, work, y);
 }

@@ -66,8 +66,9 @@ __device__ inline void cell_products(const struct lma_cg_args &a, double *work, 
   constexpr int NV = D + 1, NS = ST == FE_STORAGE_SYMMETRIC ? NV * (NV + 1) / 2 : NV * NV;
   for (long c = first; c < a.n_cells; c += stride) {
     double es[FE_NK_MAX], xe[4], ye[4];
+    const double *ec = a.e + fe_block_index(c, 0, NS, a.shift);
 #pragma unroll
-    for (int k = 0; k < NS; k++) es[k] = __ldg(a.e + fe_block_index(c, k, NS, a.shift));
+    for (int k = 0; k < NS; k++) es[k] = __ldg(ec + (k << a.shift));
 #pragma unroll
     for (int j = 0; j < NV; j++) xe[j] = v(__ldg(a.cells + c * NV + j));
     fe_lma_entries_multiply(D, (enum fe_storage)ST, es, xe, ye);

@@ -195,7 +195,7 @@ static void absorption(void)
   const double coords[6] = {0, 0, 1, 0, 0, 1}, xv[3] = {1.0, -2.0, 0.5};
   double y[4];
   form.lumped = 0;
-  fe_cell_matfree_product(2, &ref, &form, cells, coords, NULL, NULL, 0, xv, 0, y);
+  fe_cell_matfree_product(2, 0, &ref, &form, cells, coords, NULL, NULL, 0, xv, 0, y);
   for (int i = 0; i < 3; i++) {
     double expect = 0;
     for (int j = 0; j < 3; j++) expect += m[i * 3 + j] * (0.5 + 2.0 * 7.0) / 24 * xv[j];
@@ -341,7 +341,7 @@ static void advection_quadrature(int d, double supg, double beta)
         vel[v * d + a] = u[v][a];
       }
     const double xv[4] = {1.0, -2.0, 0.5, 0.25};
-    fe_cell_matfree_product(d, &ref, &form, cells, coords, dsym, vel, 0, xv, 0, y);
+    fe_cell_matfree_product(d, 0, &ref, &form, cells, coords, dsym, vel, 0, xv, 0, y);
     for (int i = 0; i < nv; i++) {
       double ex = 0;
       for (int j = 0; j < nv; j++) ex += expect[i * nv + j] * xv[j];

@@ -74,6 +74,12 @@ static void check_dim(int d)
       double row = 0;
       for (int k = 0; k < nv; k++) row += ref.mass[i * nv + k];
       CHECK_CLOSE(ref.lumped[i * nv + j], i == j ? row : 0, 1e-15);
+      for (int mu = 0, g = 0; mu < d; mu++)
+        for (int nu = mu; nu < d; nu++, g++) {
+          const double *k = ref.stiffness[i * nv + j];
+          CHECK_CLOSE(ref.stiffness_sym[i * nv + j][g],
+                      nu > mu ? k[mu * d + nu] + k[nu * d + mu] : k[mu * d + mu], 1e-15);
+        }
       for (int mu = 0; mu < d; mu++) {
         for (int nu = 0; nu < d; nu++)
           CHECK_CLOSE(ref.stiffness[i * nv + j][mu * d + nu],
