@@ -433,7 +433,8 @@ fe_cell_geometry(int d, const struct fe_reference *ref, const struct fe_form *fo
   *tau = 0;
   if (fe_form_stiffness(form)) {
     for (int g = 0; g < d * d; g++) gstiff[g] = 0;
-    if (form->diffusion != 0) fe_geometry_diffusion(d, jinv, form->diffusion * absdet, dsym, gstiff);
+    if (form->diffusion != 0)
+      fe_geometry_diffusion(d, jinv, form->diffusion * absdet, dsym, gstiff);
   }
   if (fe_form_velocity(form)) {
     double u[4][3];
@@ -628,13 +629,11 @@ FE_HOST_DEVICE static inline void fe_cell_lma_product(int d, enum fe_storage st,
  * identity in the owning cell and 0 elsewhere (fe_dirichlet_entry).  symmetric is
  * fe_form_symmetric(form) or 0: called with a literal 1 for a symmetric form, the velocity
  * terms (0 in it) are compiled out, which on the GPU frees their registers. */
-FE_HOST_DEVICE static inline void fe_cell_matfree_product(int d, int symmetric,
-                                                          const struct fe_reference *ref,
-                                                          const struct fe_form *form_in,
-                                                          const int *cells, const double *coords,
-                                                          const double *diffusivity,
-                                                          const double *velocity, unsigned dmask,
-                                                          const double *x, long c, double y[4])
+FE_HOST_DEVICE static inline void
+fe_cell_matfree_product(int d, int symmetric, const struct fe_reference *ref,
+                        const struct fe_form *form_in, const int *cells, const double *coords,
+                        const double *diffusivity, const double *velocity, unsigned dmask,
+                        const double *x, long c, double y[4])
 {
   const int nv = d + 1;
   struct fe_form f = *form_in;

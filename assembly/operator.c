@@ -236,8 +236,9 @@ static int create(struct fe_space *s, enum fe_strategy strategy, struct fe_op *o
   a->space = s;
   a->k = s->be->assembly;
   a->strategy = strategy;
-  FE_CALL(
-      fe_backend_alloc(s->be, (size_t)fe_blocked_cells(s->n_bcells + 1, FE_LIFT_SHIFT) * s->nk * sizeof(double), NULL, &a->elift));
+  FE_CALL(fe_backend_alloc(
+      s->be, (size_t)fe_blocked_cells(s->n_bcells + 1, FE_LIFT_SHIFT) * s->nk * sizeof(double),
+      NULL, &a->elift));
   if (strategy != FE_STRATEGY_MATFREE) /* stored element matrices; addto's all in full */
     FE_CALL(store_as(a, strategy == FE_STRATEGY_LMA ? FE_STORAGE_SYMMETRIC : FE_STORAGE_FULL));
   if (strategy == FE_STRATEGY_ADDTO) return fe_csr_create(s, &a->csr);

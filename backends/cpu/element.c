@@ -12,8 +12,8 @@ static inline void store_cell(int d, enum fe_storage st, int upper, const struct
 {
   const int sym = st == FE_STORAGE_SYMMETRIC;
   if (d == 2 && sym)
-    fe_cell_store(2, FE_STORAGE_SYMMETRIC, 1, &s->ref, form, s->cells, s->coords, diff, vel,
-                  dmask, c, shift, ec);
+    fe_cell_store(2, FE_STORAGE_SYMMETRIC, 1, &s->ref, form, s->cells, s->coords, diff, vel, dmask,
+                  c, shift, ec);
   else if (d == 2 && upper)
     fe_cell_store(2, FE_STORAGE_FULL, 1, &s->ref, form, s->cells, s->coords, diff, vel, dmask, c,
                   shift, ec);
@@ -21,8 +21,8 @@ static inline void store_cell(int d, enum fe_storage st, int upper, const struct
     fe_cell_store(2, FE_STORAGE_FULL, 0, &s->ref, form, s->cells, s->coords, diff, vel, dmask, c,
                   shift, ec);
   else if (sym)
-    fe_cell_store(3, FE_STORAGE_SYMMETRIC, 1, &s->ref, form, s->cells, s->coords, diff, vel,
-                  dmask, c, shift, ec);
+    fe_cell_store(3, FE_STORAGE_SYMMETRIC, 1, &s->ref, form, s->cells, s->coords, diff, vel, dmask,
+                  c, shift, ec);
   else if (upper)
     fe_cell_store(3, FE_STORAGE_FULL, 1, &s->ref, form, s->cells, s->coords, diff, vel, dmask, c,
                   shift, ec);

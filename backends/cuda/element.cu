@@ -197,9 +197,10 @@ int fe_element_matrices_cuda(const struct fe_space *s, const struct fe_form *f, 
  * first, to cut the global atomics about five-fold, measured 1.9x slower on
  * an H100: docs/performance.md.) */
 template <int D, bool ATOMIC, bool SYM>
-__global__ void __launch_bounds__(THREADS, SYM ? 4 : 2) matfree_kernel(long n_cells, struct fe_form form, const int *cells,
-                               const double *coords, const unsigned char *dmask, const double *diff,
-                               const double *vel, const double *x, double *out)
+__global__ void __launch_bounds__(THREADS, SYM ? 4 : 2)
+    matfree_kernel(long n_cells, struct fe_form form, const int *cells, const double *coords,
+                   const unsigned char *dmask, const double *diff, const double *vel,
+                   const double *x, double *out)
 {
   const long c = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (c >= n_cells) return;

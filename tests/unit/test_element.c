@@ -201,6 +201,10 @@ static void absorption(void)
     for (int j = 0; j < 3; j++) expect += m[i * 3 + j] * (0.5 + 2.0 * 7.0) / 24 * xv[j];
     CHECK_CLOSE(y[i], expect, 1e-15);
   }
+  /* the symmetric form's product without its velocity terms: the same bits */
+  double ys[4];
+  fe_cell_matfree_product(2, 1, &ref, &form, cells, coords, NULL, NULL, 0, xv, 0, ys);
+  for (int i = 0; i < 3; i++) CHECK(ys[i] == y[i]);
 }
 
 /* ---- SUPG (assembly/element.h, Fluidity's Upwind_Stabilisation.F90) */
@@ -347,6 +351,14 @@ static void advection_quadrature(int d, double supg, double beta)
       for (int j = 0; j < nv; j++) ex += expect[i * nv + j] * xv[j];
       CHECK_CLOSE(y[i], ex, 1e-14);
     }
+    /* the form's symmetric part (no velocity) through the product compiled without the
+     * velocity terms: the same bits as through the general one */
+    struct fe_form sym = form;
+    sym.advection = sym.supg = 0;
+    double y0[4], y1[4];
+    fe_cell_matfree_product(d, 0, &ref, &sym, cells, coords, dsym, vel, 0, xv, 0, y0);
+    fe_cell_matfree_product(d, 1, &ref, &sym, cells, coords, dsym, vel, 0, xv, 0, y1);
+    for (int i = 0; i < nv; i++) CHECK(y1[i] == y0[i] && y0[i] != 0);
   }
 }
 
