@@ -79,14 +79,37 @@ static inline cudaStream_t fe_cuda_stream(const struct fe_backend *be)
 }
 
 #ifdef __CUDACC__
+/* out[node] += value for every lane of the warp, the lanes that add into the same node
+ * summing their values first (shuffles), one of them adding the sum: a fraction of the
+ * atomics, where consecutive cells share nodes, for a few more instructions. */
+__device__ inline void fe_cuda_add_aggregated(double *out, int node, double value)
+{
+  const unsigned active = __activemask(), lane = threadIdx.x & 31u;
+  const unsigned peers = __match_any_sync(active, node);
+  unsigned rest = peers & ~(1u << lane);
+  const int rounds = __reduce_max_sync(active, __popc(rest));
+  double sum = value;
+  for (int k = 0; k < rounds; k++) {
+    const double other = __shfl_sync(active, value, rest ? __ffs(rest) - 1 : (int)lane);
+    if (rest) {
+      sum += other;
+      rest &= rest - 1;
+    }
+  }
+  if (lane == (unsigned)(__ffs(peers) - 1)) atomicAdd(&out[node], sum);
+}
+
 /* Cell c's local results ye: added into out (the nodal vector) at its vertices v with
- * atomics, or stored at out[c * nv + i] (the work array, summed per node afterwards). */
-template <int D, bool ATOMIC>
+ * atomics (AGGREGATE: warp-aggregated, fe_cuda_add_aggregated), or stored at out[c * nv + i]
+ * (the work array, summed per node afterwards).  One thread per cell, 1D blocks. */
+template <int D, bool ATOMIC, bool AGGREGATE = false>
 __device__ inline void fe_cuda_put_local(long c, const int *v, const double *ye, double *out)
 {
 #pragma unroll
   for (int i = 0; i < D + 1; i++) {
-    if (ATOMIC)
+    if (ATOMIC && AGGREGATE)
+      fe_cuda_add_aggregated(out, v[i], ye[i]);
+    else if (ATOMIC)
       atomicAdd(&out[v[i]], ye[i]);
     else
       out[c * (D + 1) + i] = ye[i];

@@ -26,6 +26,13 @@ __device__ inline void cell_vertices(const int *__restrict__ cells, long c, int 
   }
 }
 
+/* The LMA apply's atomic scatter is warp-aggregated in 3D, where it is bound by L2's
+ * throughput (99 % at 24.6M tetrahedra, Nsight Compute) and aggregation made it 1.18-1.22x
+ * faster (3M-24.6M tetrahedra, H100); in 2D it made a 1M-triangle apply 9 % slower and an
+ * 18M one 5 % faster, so 2D keeps plain atomics (docs/performance.md). */
+template <int D>
+constexpr bool lma_aggregate = D == 3;
+
 /* Gather and local product in storage ST (enum fe_storage), then the scatter: with atomics
  * into y (ATOMIC), or the products into the work array, which a gather per node sums. */
 template <int D, int ST, bool ATOMIC>
@@ -41,7 +48,7 @@ __global__ void lma_kernel(long n_cells, const int *__restrict__ cells,
 #pragma unroll
   for (int j = 0; j < D + 1; j++) xe[j] = x[v[j]];
   fe_cell_lma_multiply(D, (enum fe_storage)ST, e, shift, c, xe, ye);
-  fe_cuda_put_local<D, ATOMIC>(c, v, ye, out);
+  fe_cuda_put_local<D, ATOMIC, lma_aggregate<D>>(c, v, ye, out);
 }
 
 __global__ void incidence_sum_kernel(long n_nodes, const int *inc_ptr, const int *inc,
@@ -126,7 +133,7 @@ __global__ void lma_many_kernel(long n_cells, const int *__restrict__ cells,
 #pragma unroll
     for (int j = 0; j < D + 1; j++) xe[j] = v.x[k][vert[j]];
     fe_lma_entries_multiply(D, (enum fe_storage)ST, es, xe, ye);
-    fe_cuda_put_local<D, true>(c, vert, ye, v.y[k]);
+    fe_cuda_put_local<D, true, lma_aggregate<D>>(c, vert, ye, v.y[k]);
   }
 }
 
