@@ -27,9 +27,9 @@ __device__ inline void cell_vertices(const int *__restrict__ cells, long c, int 
 }
 
 /* The LMA apply's atomic scatter is warp-aggregated in 3D, where it is bound by L2's
- * throughput (99 % at 24.6M tetrahedra, Nsight Compute) and aggregation made it 1.18-1.22x
- * faster (3M-24.6M tetrahedra, H100); in 2D it made a 1M-triangle apply 9 % slower and an
- * 18M one 5 % faster, so 2D keeps plain atomics (docs/performance.md). */
+ * throughput (99 % at 24.6M tetrahedra, Nsight Compute) and aggregation made it 1.16-1.22x
+ * faster (1.3M-24.6M tetrahedra, H100; 1.06x at 384K); in 2D it made a 1M-triangle apply 9 %
+ * slower and an 18M one 5 % faster, so 2D keeps plain atomics (docs/performance.md). */
 template <int D>
 constexpr bool lma_aggregate = D == 3;
 
