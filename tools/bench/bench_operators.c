@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "assembly/csr.h"
 #include "assembly/kernels.h"
@@ -269,15 +270,10 @@ static int run(struct fe_mesh *m, const char *backend, int repeats)
   return FE_SUCCESS;
 }
 
-static int ends_with(const char *s, const char *tail)
-{
-  const size_t n = strlen(s), k = strlen(tail);
-  return n >= k && !strcmp(s + n - k, tail);
-}
-
 int main(int argc, char **argv)
 {
-  const int file = argc > 1 && (ends_with(argv[1], ".msh") || ends_with(argv[1], ".geo"));
+  const char *dot = argc > 1 ? strrchr(argv[1], '.') : NULL;
+  const int file = dot && (fe_mesh_is_geo(argv[1]) || !strcasecmp(dot, ".msh"));
   if (argc < (file ? 2 : 3)) {
     fprintf(stderr,
             "usage: %s DIM N [cpu|cuda] [REPEATS]\n       %s MESH.msh|MESH.geo [cpu|cuda] "
