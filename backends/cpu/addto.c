@@ -49,8 +49,8 @@ static int sliced_create(const struct fe_csr *csr, struct sliced **out)
   FE_CALLOC(1, &m);
   m->n_slices = (csr->n + SLICE - 1) / SLICE;
   int err = fe_malloc((size_t)(m->n_slices + 1) * sizeof *m->ptr, &m->ptr);
-  long entries = 0;
-  for (long sl = 0; !err && sl < m->n_slices; sl++) {
+  long entries = 0; /* at most INT_MAX where it is stored as a slice's first entry */
+  for (long sl = 0; !err && sl < m->n_slices && entries <= INT_MAX; sl++) {
     int width = 0;
     for (int l = 0; l < SLICE; l++)
       if (row_length(csr, sl * SLICE + l) > width) width = row_length(csr, sl * SLICE + l);
@@ -59,8 +59,8 @@ static int sliced_create(const struct fe_csr *csr, struct sliced **out)
   }
   if (!err && entries > INT_MAX) {
     sliced_free(m);
-    FE_RAISE(FE_ERR_RESOURCE, "the CSR matrix sliced has %ld entries, more than %d", entries,
-             INT_MAX);
+    FE_RAISE(FE_ERR_RESOURCE, "the CSR matrix sliced has more than %d entries (%ld and more)",
+             INT_MAX, entries);
   }
   if (!err) m->ptr[m->n_slices] = (int)entries;
   if (!err) err = fe_malloc((size_t)entries * sizeof *m->col + 1, &m->col);
