@@ -30,9 +30,9 @@ struct fe_reference {
   int d;
   double mass[FE_NK_MAX];              /* K^ij = int phi_i phi_j */
   double lumped[FE_NK_MAX];            /* row sums of mass on the diagonal */
-  double stiffness[FE_NK_MAX][9];      /* K^ij_{mu nu} = int dphi_i/dxi_mu dphi_j/dxi_nu */
-  /* K^ij's weights of a symmetric G, mu <= nu in fe_sym_expand's order: K^ij_{mu mu}, and
-   * K^ij_{mu nu} + K^ij_{nu mu} off the diagonal (G : K^ij in 6 products instead of 9) */
+  /* The stiffness K^ij_{mu nu} = int dphi_i/dxi_mu dphi_j/dxi_nu as the weights of a
+   * symmetric G, mu <= nu in fe_sym_expand's order: K^ij_{mu mu}, and K^ij_{mu nu} + K^ij_{nu
+   * mu} off the diagonal (G : K^ij in 6 products instead of 9) */
   double stiffness_sym[FE_NK_MAX][6];
   double advection[FE_NK_MAX][4 * 3];  /* K^ij_{k mu} = int phi_i phi_k dphi_j/dxi_mu */
   double grad[4][3];                   /* dphi_i/dxi_mu (constant for P1) */

@@ -45,13 +45,12 @@ void fe_reference_init(int d, struct fe_reference *ref)
       const int k = i * nv + j;
       ref->mass[k] = integral_pair(d, i, j);
       ref->lumped[i * nv + i] += ref->mass[k];
-      for (int mu = 0; mu < d; mu++)
-        for (int nu = 0; nu < d; nu++)
-          ref->stiffness[k][mu * d + nu] = ref->grad[i][mu] * ref->grad[j][nu] * ref->volume;
       for (int mu = 0, g = 0; mu < d; mu++)
-        for (int nu = mu; nu < d; nu++, g++)
+        for (int nu = mu; nu < d; nu++, g++) { /* K^ij_{mu nu} = grad_i,mu grad_j,nu |ref| */
+          const double k_mu_nu = ref->grad[i][mu] * ref->grad[j][nu] * ref->volume;
           ref->stiffness_sym[k][g] =
-              ref->stiffness[k][mu * d + nu] + (nu > mu ? ref->stiffness[k][nu * d + mu] : 0);
+              nu > mu ? k_mu_nu + ref->grad[i][nu] * ref->grad[j][mu] * ref->volume : k_mu_nu;
+        }
       for (int v = 0; v < nv; v++)
         for (int mu = 0; mu < d; mu++)
           ref->advection[k][v * d + mu] = integral_pair(d, i, v) * ref->grad[j][mu];
