@@ -17,8 +17,10 @@ int fe_csr_create(const struct fe_space *s, struct fe_csr **out)
   a->be = s->be;
   a->n = (size_t)csr_rows(s);
   int err = s->be->assembly->addto.sparsity(s, a);
-  if (!err) err = fe_backend_alloc(s->be, a->nnz * sizeof(double), NULL, &a->values);
-  if (!err) err = s->be->vec->set(s->be, a->nnz, 0.0, a->values);
+  if (!err && !s->be->assembly->addto.values) { /* else held in the backend's layout */
+    err = fe_backend_alloc(s->be, a->nnz * sizeof(double), NULL, &a->values);
+    if (!err) err = s->be->vec->set(s->be, a->nnz, 0.0, a->values);
+  }
   if (err) {
     fe_csr_destroy(a);
     return err;
@@ -41,6 +43,7 @@ int fe_csr_download(const struct fe_csr *a, int *rowptr, int *colind, double *va
   const struct fe_vec_ops *v = a->be->vec;
   if (rowptr) FE_CALL(v->to_host(a->be, rowptr, a->rowptr, (a->n + 1) * sizeof(int)));
   if (colind) FE_CALL(v->to_host(a->be, colind, a->colind, a->nnz * sizeof(int)));
+  if (values && a->be->assembly->addto.values) return a->be->assembly->addto.values(a, values);
   if (values) FE_CALL(v->to_host(a->be, values, a->values, a->nnz * sizeof(double)));
   return FE_SUCCESS;
 }

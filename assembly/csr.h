@@ -18,7 +18,7 @@ struct fe_csr {
   int *rowptr, *colind; /* on the backend */
   int *map;             /* fe_blocked_cells(n_cells, block_shift) * nk: CSR slot of each entry */
   int *diag;            /* n: slot of the diagonal of each row */
-  double *values;
+  double *values;       /* NULL where the backend holds them (fe_addto_kernels.values) */
   void *ctx;            /* backend data (e.g. cuSPARSE descriptors) */
 };
 

@@ -55,6 +55,10 @@ struct fe_addto_kernels {
   int (*sparsity)(const struct fe_space *s, struct fe_csr *csr);
   int (*assemble)(const struct fe_space *s, struct fe_csr *csr, const double *e);
   int (*apply)(struct fe_csr *csr, const double *x, double *y);
+  /* Optional (NULL: csr->values holds them, on the backend): the values in the CSR's order
+   * into values (host memory), for a backend that holds them in a layout of its own (csr->ctx)
+   * and leaves csr->values NULL */
+  int (*values)(const struct fe_csr *csr, double *values);
   int (*diagonal)(const struct fe_csr *csr, double *diag);
   void (*release)(struct fe_csr *csr); /* backend data in csr->ctx */
 };

@@ -1,6 +1,6 @@
-/* The addto strategy on the CPU: element matrices accumulated into CSR values
- * through the entry -> slot map, one row per thread (no atomics, so the sums
- * have a fixed order), and the product read from a sliced copy of the matrix. */
+/* The addto strategy on the CPU: element matrices accumulated through the entry -> CSR slot
+ * map, one row per thread (no atomics, so the sums have a fixed order), into the matrix's
+ * values held in slices, which the product reads. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +16,10 @@
  * Kreutzer et al., SIAM J. Sci. Comput. 36, 2014).  A row-by-row CSR product waits the adder's
  * latency at every entry of a row; here a slice's rows are summed side by side, eight
  * independent sums, each adding its row's entries in the CSR's order: the same sums, about
- * 1.3x faster on one core (docs/performance.md).  Each assembly copies the CSR's values in,
- * row by row (slice_row); the CSR's stay what the diagonal and fe_csr_download read, so the
- * CPU holds the matrix twice (12 more bytes per entry, and the padding). */
+ * 1.3x faster on one core (docs/performance.md).  The values are held here only (csr->values
+ * NULL): the assembly adds each row's entries into their places in the slices (slice_base),
+ * and fe_csr_download gathers them back in the CSR's order (fe_csr_values_cpu); the columns
+ * are held twice, the CSR's and the slices' (4 more bytes per entry, and the padding). */
 enum { SLICE = 8 };
 struct sliced {
   long n_slices;
@@ -86,13 +87,21 @@ static int sliced_create(const struct fe_csr *csr, struct sliced **out)
   return FE_SUCCESS;
 }
 
-/* Row r's values, the CSR's, into their places in the slices (the padding stays 0). */
-static void slice_row(const struct fe_csr *csr, struct sliced *m, long r)
+/* Where row r's values go in the slices: its CSR slot k at base + k * SLICE. */
+static double *slice_base(const struct fe_csr *csr, const struct sliced *m, long r)
 {
-  const int len = row_length(csr, r);
-  const double *from = csr->values + csr->rowptr[r];
-  double *to = m->val + m->ptr[r / SLICE] + r % SLICE;
-  for (int j = 0; j < len; j++) to[(long)j * SLICE] = from[j];
+  return m->val + m->ptr[r / SLICE] + r % SLICE - (long)csr->rowptr[r] * SLICE;
+}
+
+int fe_csr_values_cpu(const struct fe_csr *csr, double *values)
+{
+  const struct sliced *m = csr->ctx;
+#pragma omp parallel for schedule(static)
+  for (long r = 0; r < csr->n; r++) {
+    const double *v = slice_base(csr, m, r);
+    for (int k = csr->rowptr[r]; k < csr->rowptr[r + 1]; k++) values[k] = v[(long)k * SLICE];
+  }
+  return FE_SUCCESS;
 }
 
 void fe_csr_release_cpu(struct fe_csr *csr) { sliced_free(csr->ctx); }
@@ -155,20 +164,24 @@ int fe_csr_sparsity_cpu(const struct fe_space *s, struct fe_csr *csr)
   return FE_SUCCESS;
 }
 
+/* Each row's sums in the order of its node's incidence, as the CSR's were; added in place,
+ * an entry a cache line apart (a row summed in a buffer of its thread's first, then written,
+ * measured 1.1x slower in 3D: docs/performance.md). */
 int fe_csr_assemble_cpu(const struct fe_space *s, struct fe_csr *csr, const double *e)
 {
   const int nv = s->nv, nk = s->nk;
+  const struct sliced *m = csr->ctx;
 #pragma omp parallel for schedule(static)
   for (long n = 0; n < csr->n; n++) { /* the entries of every copy of n's unknown (merged) */
-    for (int k = csr->rowptr[n]; k < csr->rowptr[n + 1]; k++) csr->values[k] = 0;
+    double *v = slice_base(csr, m, n);
+    for (int k = csr->rowptr[n]; k < csr->rowptr[n + 1]; k++) v[(long)k * SLICE] = 0;
     for (int k = s->inc_ptr[n]; k < s->inc_ptr[n + 1]; k++) {
       int c = s->inc[k] / nv, i = s->inc[k] % nv;
       for (int j = 0; j < nv; j++) {
         long idx = fe_block_index(c, i * nv + j, nk, s->block_shift);
-        csr->values[csr->map[idx]] += e[idx];
+        v[(long)csr->map[idx] * SLICE] += e[idx];
       }
     }
-    slice_row(csr, csr->ctx, n);
   }
   return FE_SUCCESS;
 }
@@ -204,6 +217,7 @@ int fe_csr_apply_cpu(struct fe_csr *csr, const double *x, double *y)
 int fe_csr_diagonal_cpu(const struct fe_csr *csr, double *diag)
 {
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < csr->n; i++) diag[i] = csr->values[csr->diag[i]];
+  for (long i = 0; i < csr->n; i++)
+    diag[i] = slice_base(csr, csr->ctx, i)[(long)csr->diag[i] * SLICE];
   return FE_SUCCESS;
 }

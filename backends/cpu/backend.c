@@ -74,6 +74,7 @@ static const struct fe_assembly_kernels assembly_cpu = {
     .addto = {.sparsity = fe_csr_sparsity_cpu,
               .assemble = fe_csr_assemble_cpu,
               .apply = fe_csr_apply_cpu,
+              .values = fe_csr_values_cpu,
               .diagonal = fe_csr_diagonal_cpu,
               .release = fe_csr_release_cpu},
     .matfree = {.apply = fe_matfree_apply_cpu, .diagonal = fe_matfree_diagonal_cpu},

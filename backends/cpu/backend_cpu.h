@@ -70,6 +70,7 @@ int fe_lma_diagonal_cpu(const struct fe_space *s, enum fe_storage st, const doub
 int fe_csr_sparsity_cpu(const struct fe_space *s, struct fe_csr *csr);
 int fe_csr_assemble_cpu(const struct fe_space *s, struct fe_csr *csr, const double *e);
 int fe_csr_apply_cpu(struct fe_csr *csr, const double *x, double *y);
+int fe_csr_values_cpu(const struct fe_csr *csr, double *values);
 void fe_csr_release_cpu(struct fe_csr *csr);
 int fe_csr_diagonal_cpu(const struct fe_csr *csr, double *diag);
 /* nodes.c: the sum at each node of its cells' local products (LMA and matrix-free): with

@@ -64,6 +64,7 @@ static const struct fe_assembly_kernels assembly_cuda = {
     .addto = {.sparsity = fe_csr_sparsity_cuda,
               .assemble = fe_csr_assemble_cuda,
               .apply = fe_csr_apply_cuda,
+              .values = NULL, /* in csr->values, where cuSPARSE reads them */
               .diagonal = fe_csr_diagonal_cuda,
               .release = fe_csr_release_cuda},
     .matfree = {.apply = fe_matfree_apply_cuda, .diagonal = fe_matfree_diagonal_cuda},
