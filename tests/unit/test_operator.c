@@ -204,6 +204,22 @@ static void check_dim(int dim, int n, const struct fe_form *form, int uniform, i
   CHECK(csr->nnz <= (dim == 2 ? 7 : 27) * (long)nn);
   csr_check_definition(space);
   csr_check_product(csr, x);
+  /* the values downloaded (on the CPU gathered from the product's slices) are the masked
+   * operator's: the dense matrix's, the identity on the Dirichlet rows and columns */
+  {
+    int *rowptr = malloc(sizeof(int) * (nn + 1)), *colind = malloc(sizeof(int) * csr->nnz);
+    double *values = malloc(sizeof(double) * csr->nnz), amax = max_abs(a, nn * nn);
+    CHECK_OK(fe_csr_download(csr, rowptr, colind, values));
+    for (int i = 0; i < nn; i++)
+      for (int k = rowptr[i]; k < rowptr[i + 1]; k++) {
+        const int j = colind[k];
+        const double want = p.isd[i] || p.isd[j] ? (i == j) : a[(long)i * nn + j];
+        CHECK_CLOSE(values[k] / amax, want / amax, 1e-13);
+      }
+    free(rowptr);
+    free(colind);
+    free(values);
+  }
 
   fe_vec_destroy(vx);
   fe_vec_destroy(vy);
