@@ -87,19 +87,22 @@ static int sliced_create(const struct fe_csr *csr, struct sliced **out)
   return FE_SUCCESS;
 }
 
-/* Where row r's values go in the slices: its CSR slot k at base + k * SLICE. */
-static double *slice_base(const struct fe_csr *csr, const struct sliced *m, long r)
+/* Where row r's values lie in the slices: CSR slot k of the row at m->val[base + k * SLICE]
+ * (an index, which may be negative before k is added: no pointer leaves the array). */
+static long slice_base(const struct fe_csr *csr, const struct sliced *m, long r)
 {
-  return m->val + m->ptr[r / SLICE] + r % SLICE - (long)csr->rowptr[r] * SLICE;
+  return m->ptr[r / SLICE] + r % SLICE - (long)csr->rowptr[r] * SLICE;
 }
 
 int fe_csr_values_cpu(const struct fe_csr *csr, double *values)
 {
   const struct sliced *m = csr->ctx;
+  const double *val = m->val;
 #pragma omp parallel for schedule(static)
   for (long r = 0; r < csr->n; r++) {
-    const double *v = slice_base(csr, m, r);
-    for (int k = csr->rowptr[r]; k < csr->rowptr[r + 1]; k++) values[k] = v[(long)k * SLICE];
+    const long base = slice_base(csr, m, r);
+    for (int k = csr->rowptr[r]; k < csr->rowptr[r + 1]; k++)
+      values[k] = val[base + (long)k * SLICE];
   }
   return FE_SUCCESS;
 }
@@ -171,15 +174,16 @@ int fe_csr_assemble_cpu(const struct fe_space *s, struct fe_csr *csr, const doub
 {
   const int nv = s->nv, nk = s->nk;
   const struct sliced *m = csr->ctx;
+  double *val = m->val;
 #pragma omp parallel for schedule(static)
   for (long n = 0; n < csr->n; n++) { /* the entries of every copy of n's unknown (merged) */
-    double *v = slice_base(csr, m, n);
-    for (int k = csr->rowptr[n]; k < csr->rowptr[n + 1]; k++) v[(long)k * SLICE] = 0;
+    const long base = slice_base(csr, m, n);
+    for (int k = csr->rowptr[n]; k < csr->rowptr[n + 1]; k++) val[base + (long)k * SLICE] = 0;
     for (int k = s->inc_ptr[n]; k < s->inc_ptr[n + 1]; k++) {
       int c = s->inc[k] / nv, i = s->inc[k] % nv;
       for (int j = 0; j < nv; j++) {
         long idx = fe_block_index(c, i * nv + j, nk, s->block_shift);
-        v[(long)csr->map[idx] * SLICE] += e[idx];
+        val[base + (long)csr->map[idx] * SLICE] += e[idx];
       }
     }
   }
@@ -216,8 +220,9 @@ int fe_csr_apply_cpu(struct fe_csr *csr, const double *x, double *y)
 
 int fe_csr_diagonal_cpu(const struct fe_csr *csr, double *diag)
 {
+  const struct sliced *m = csr->ctx;
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < csr->n; i++)
-    diag[i] = slice_base(csr, csr->ctx, i)[(long)csr->diag[i] * SLICE];
+    diag[i] = m->val[slice_base(csr, m, i) + (long)csr->diag[i] * SLICE];
   return FE_SUCCESS;
 }
