@@ -32,6 +32,9 @@ int fe_backend_parse(const char *word, enum fe_backend_kind *kind);
 struct fe_backend;
 struct fe_halo; /* solvers/halo.h */
 
+/* The reductions of fe_vec_ops.reduce. */
+enum fe_vec_reduction { FE_VEC_DOT, FE_VEC_RANGE };
+
 /* Memory and vector kernels.  Every op receives its backend (for its context:
  * stream, scratch, handles); vectors are plain arrays of n doubles. */
 struct fe_vec_ops {
@@ -56,6 +59,20 @@ struct fe_vec_ops {
   int (*dot)(const struct fe_backend *be, size_t n, const double *x, const double *y, double *r);
   int (*minmax)(const struct fe_backend *be, size_t n, const double *x, double *min, double *max,
                 double *bad);
+  /* The same reductions queued, their values left in backend memory out[0 .. 3) for a readout
+   * to copy with others (solvers/readout.h): FE_VEC_DOT x . y, 0, 0; FE_VEC_RANGE min, max and
+   * the count of non-finite values of x (y unused). */
+  int (*reduce)(const struct fe_backend *be, enum fe_vec_reduction op, size_t n, const double *x,
+                const double *y, double *out);
+  /* Optional (an asynchronous backend's; NULL: to_host at once): host memory a copy can land
+   * in while the host goes on (CUDA: pinned), and such a copy of `bytes` from backend memory
+   * queued behind the work before it, with a mark of its end (*mark, made at the first post:
+   * an event) that wait blocks on (solvers/readback.h). */
+  int (*host_alloc)(const struct fe_backend *be, size_t bytes, void **p);
+  void (*host_free)(const struct fe_backend *be, void *p);
+  int (*post)(const struct fe_backend *be, void *host, const void *dev, size_t bytes, void **mark);
+  int (*wait)(const struct fe_backend *be, void *mark);
+  void (*mark_free)(const struct fe_backend *be, void *mark);
   /* The halo's exchanges within this process (solvers/halo.h): every ghost takes its owner's
    * ncomp values; every owned entry with ghosts adds theirs, in their order. */
   int (*ghost_update)(const struct fe_halo *h, int ncomp, double *x);

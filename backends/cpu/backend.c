@@ -49,6 +49,7 @@ static const struct fe_vec_ops vec_cpu = {
     .set_indexed = fe_vec_set_indexed_cpu,
     .dot = fe_vec_dot_cpu,
     .minmax = fe_vec_minmax_cpu,
+    .reduce = fe_vec_reduce_cpu,
     .ghost_update = fe_vec_ghost_update_cpu,
     .ghost_sum = fe_vec_ghost_sum_cpu,
 };

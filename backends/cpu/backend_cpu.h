@@ -41,6 +41,8 @@ int fe_vec_dot_cpu(const struct fe_backend *be, size_t n, const double *x, const
                    double *r);
 int fe_vec_minmax_cpu(const struct fe_backend *be, size_t n, const double *x, double *min,
                       double *max, double *bad);
+int fe_vec_reduce_cpu(const struct fe_backend *be, enum fe_vec_reduction op, size_t n,
+                      const double *x, const double *y, double *out);
 int fe_vec_ghost_update_cpu(const struct fe_halo *h, int ncomp, double *x);
 int fe_vec_ghost_sum_cpu(const struct fe_halo *h, double *x);
 /* cg.c */

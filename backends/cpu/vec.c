@@ -117,6 +117,15 @@ int fe_vec_minmax_cpu(const struct fe_backend *be, size_t n, const double *x, do
   return FE_SUCCESS;
 }
 
+/* Backend memory is the host's: the values are there at once. */
+int fe_vec_reduce_cpu(const struct fe_backend *be, enum fe_vec_reduction op, size_t n,
+                      const double *x, const double *y, double *out)
+{
+  if (op == FE_VEC_RANGE) return fe_vec_minmax_cpu(be, n, x, &out[0], &out[1], &out[2]);
+  out[1] = out[2] = 0;
+  return fe_vec_dot_cpu(be, n, x, y, &out[0]);
+}
+
 int fe_vec_set_indexed_cpu(const struct fe_backend *be, size_t m, const int *idx,
                            const double *values, double *y)
 {

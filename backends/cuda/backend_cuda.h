@@ -133,6 +133,12 @@ void fe_vec_free_cuda(const struct fe_backend *be, void *p);
 int fe_vec_to_device_cuda(const struct fe_backend *be, void *dev, const void *host, size_t bytes);
 int fe_vec_to_host_cuda(const struct fe_backend *be, void *host, const void *dev, size_t bytes);
 int fe_vec_sync_cuda(const struct fe_backend *be);
+int fe_vec_host_alloc_cuda(const struct fe_backend *be, size_t bytes, void **p);
+void fe_vec_host_free_cuda(const struct fe_backend *be, void *p);
+int fe_vec_post_cuda(const struct fe_backend *be, void *host, const void *dev, size_t bytes,
+                     void **mark);
+int fe_vec_wait_cuda(const struct fe_backend *be, void *mark);
+void fe_vec_mark_free_cuda(const struct fe_backend *be, void *mark);
 int fe_vec_set_cuda(const struct fe_backend *be, size_t n, double alpha, double *y);
 int fe_vec_copy_cuda(const struct fe_backend *be, size_t n, const double *x, double *y);
 int fe_vec_axpby_cuda(const struct fe_backend *be, size_t n, double a, const double *x, double b,
@@ -152,9 +158,10 @@ int fe_vec_ghost_sum_cuda(const struct fe_halo *h, double *x);
 /* The copies within the process alone (solvers/halo.h): their update, their sum. */
 int fe_cuda_copies_update(const struct fe_halo *h, int ncomp, double *x);
 int fe_cuda_copies_sum(const struct fe_halo *h, double *x);
-/* The reduction op (reduce.cuh) of x, y into out (3 doubles) on the device. */
-int fe_cuda_reduce_keep(const struct fe_backend *be, int op, size_t n, const double *x,
-                        const double *y, double *out);
+/* The reduction op (reduce.cuh: FE_VEC_DOT is its op 0, FE_VEC_RANGE its op 1) of x, y into
+ * out (3 doubles) on the device: fe_vec_ops.reduce. */
+int fe_vec_reduce_cuda(const struct fe_backend *be, enum fe_vec_reduction op, size_t n,
+                       const double *x, const double *y, double *out);
 
 /* cg.cu */
 int fe_cg_residual_cuda(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,

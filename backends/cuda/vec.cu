@@ -43,6 +43,40 @@ int fe_vec_to_host_cuda(const struct fe_backend *be, void *host, const void *dev
   return FE_SUCCESS;
 }
 
+int fe_vec_host_alloc_cuda(const struct fe_backend *, size_t bytes, void **p)
+{
+  FE_CUDA_CALL(cudaMallocHost(p, bytes));
+  return FE_SUCCESS;
+}
+
+void fe_vec_host_free_cuda(const struct fe_backend *, void *p) { cudaFreeHost(p); }
+
+/* The copy on the backend's stream, then an event recorded behind it. */
+int fe_vec_post_cuda(const struct fe_backend *be, void *host, const void *dev, size_t bytes,
+                     void **mark)
+{
+  if (!*mark) {
+    cudaEvent_t e;
+    FE_CUDA_CALL(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    *mark = e;
+  }
+  if (bytes)
+    FE_CUDA_CALL(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, fe_cuda_stream(be)));
+  FE_CUDA_CALL(cudaEventRecord((cudaEvent_t)*mark, fe_cuda_stream(be)));
+  return FE_SUCCESS;
+}
+
+int fe_vec_wait_cuda(const struct fe_backend *, void *mark)
+{
+  FE_CUDA_CALL(cudaEventSynchronize((cudaEvent_t)mark));
+  return FE_SUCCESS;
+}
+
+void fe_vec_mark_free_cuda(const struct fe_backend *, void *mark)
+{
+  cudaEventDestroy((cudaEvent_t)mark);
+}
+
 int fe_vec_sync_cuda(const struct fe_backend *be)
 {
   FE_CUDA_CALL(cudaStreamSynchronize(fe_cuda_stream(be)));
@@ -149,22 +183,22 @@ __global__ void reduce_kernel(int op, size_t n, const double *x, const double *y
   finish_reduction(op, v, partials, result, done_blocks);
 }
 
-/* The reduction of x, y into `out` (3 doubles) on the device. */
-int fe_cuda_reduce_keep(const struct fe_backend *be, int op, size_t n, const double *x,
-                        const double *y, double *out)
+int fe_vec_reduce_cuda(const struct fe_backend *be, enum fe_vec_reduction op, size_t n,
+                       const double *x, const double *y, double *out)
 {
   struct fe_cuda_ctx *c = fe_cuda_ctx(be);
-  reduce_kernel<<<reduce_blocks(n), FE_REDUCE_THREADS, 0, c->stream>>>(op, n, x, y, c->partials,
-                                                                       out, c->done_blocks);
+  reduce_kernel<<<reduce_blocks(n), FE_REDUCE_THREADS, 0, c->stream>>>(
+      op == FE_VEC_DOT ? 0 : 1, n, x, y, c->partials, out, c->done_blocks);
   FE_CUDA_LAUNCHED("reduce_kernel");
   return FE_SUCCESS;
 }
 
 /* The reduction into ctx->host. */
-static int reduce(const struct fe_backend *be, int op, size_t n, const double *x, const double *y)
+static int reduce(const struct fe_backend *be, enum fe_vec_reduction op, size_t n, const double *x,
+                  const double *y)
 {
   struct fe_cuda_ctx *c = fe_cuda_ctx(be);
-  FE_CALL(fe_cuda_reduce_keep(be, op, n, x, y, c->result));
+  FE_CALL(fe_vec_reduce_cuda(be, op, n, x, y, c->result));
   FE_CUDA_CALL(
       cudaMemcpyAsync(c->host, c->result, 3 * sizeof(double), cudaMemcpyDeviceToHost, c->stream));
   FE_CUDA_CALL(cudaStreamSynchronize(c->stream));
@@ -174,7 +208,7 @@ static int reduce(const struct fe_backend *be, int op, size_t n, const double *x
 int fe_vec_dot_cuda(const struct fe_backend *be, size_t n, const double *x, const double *y,
                     double *r)
 {
-  FE_CALL(reduce(be, 0, n, x, y));
+  FE_CALL(reduce(be, FE_VEC_DOT, n, x, y));
   *r = fe_cuda_ctx(be)->host[0];
   return FE_SUCCESS;
 }
@@ -182,7 +216,7 @@ int fe_vec_dot_cuda(const struct fe_backend *be, size_t n, const double *x, cons
 int fe_vec_minmax_cuda(const struct fe_backend *be, size_t n, const double *x, double *min,
                        double *max, double *bad)
 {
-  FE_CALL(reduce(be, 1, n, x, x));
+  FE_CALL(reduce(be, FE_VEC_RANGE, n, x, x));
   const double *h = fe_cuda_ctx(be)->host;
   *min = h[0];
   *max = h[1];

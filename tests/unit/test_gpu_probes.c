@@ -1,12 +1,14 @@
 /* Probes on the CUDA backend against the CPU's, 2D and 3D: the same located points and the
  * same field give the same bits (the interpolation unfused on the GPU), from the nodal field
- * and from values at the cells' vertices.  Skips without a GPU. */
+ * and from values at the cells' vertices; the readout on the GPU (readout_checks.h).  Skips
+ * without a GPU. */
 #include <stdio.h>
 #include <string.h>
 
 #include "backend_cpu.h"
 #include "backend_gpu.h"
 #include "probes_checks.h"
+#include "readout_checks.h"
 
 static void compare(const struct fe_backend *gpu, int dim, int n)
 {
@@ -38,6 +40,7 @@ int main(void)
   compare(gpu, 2, 20);
   compare(gpu, 3, 6);
   compare(gpu, 2, 300); /* 90601 nodes as probes: many blocks */
+  check_readout(gpu);
   fe_backend_destroy(gpu);
   TEST_DONE();
 }

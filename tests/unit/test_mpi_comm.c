@@ -1,7 +1,9 @@
 /* The MPI communicator (solvers/comm_mpi.h) on however many processes mpirun starts (label
  * mpi: 1 to 4): sums, minima and maxima of host values and of the CPU backend's "device"
  * values equal the reductions computed here from every rank's contribution; a vector's dot
- * product and norm over owned entries (ghosts left out) reduce over the processes; each
+ * product and norm over owned entries (ghosts left out) reduce over the processes, read at
+ * once and through a readout (solvers/readout.h, with a probe-like value held by one process
+ * and a range with a non-finite value on one process); each
  * process's rank on its host (MPI_Comm_split_type), which picks its GPU; process 0's values
  * gathered and scattered back, and its bytes sent to each process alone. */
 #include "solvers/comm_mpi.h"
@@ -9,6 +11,7 @@
 #include "backends/backends.h"
 #include "core/error.h"
 #include "solvers/halo.h"
+#include "solvers/readout.h"
 #include "solvers/vec.h"
 #include "test.h"
 
@@ -66,6 +69,25 @@ static void check_vectors(const struct fe_comm *comm)
   for (int r = 0; r < comm->size; r++) want += 3.0 * (1 + r) * (1 + r);
   CHECK_CLOSE(dot, want, 1e-14 * want);
   CHECK(lo == 1 && hi == comm->size);
+  /* the same through a readout, with a value only process 0 holds (a probe's) */
+  struct fe_readout *r = NULL;
+  int at_dot, at_range, at_probe, at_bad;
+  CHECK_OK(fe_readout_create(be, 3 * FE_READOUT_REDUCTION + 1, &r));
+  if (r) {
+    double probe = comm->rank == 0 ? 7.5 : 0;
+    CHECK_OK(fe_readout_dot(r, v, v, &at_dot));
+    CHECK_OK(fe_readout_minmax(r, v, &at_range));
+    CHECK_OK(fe_readout_sum(r, &probe, 1, &at_probe));
+    host[1] = comm->rank == comm->size - 1 ? INFINITY : host[1]; /* on the last process */
+    CHECK_OK(fe_vec_upload(v, host));
+    CHECK_OK(fe_readout_minmax(r, v, &at_bad));
+    CHECK_OK(fe_readout_wait(r));
+    CHECK(fe_readout_values(r, at_dot)[0] == dot);
+    CHECK(fe_readout_values(r, at_range)[0] == lo && fe_readout_values(r, at_range)[1] == hi);
+    CHECK(fe_readout_values(r, at_probe)[0] == 7.5);
+    CHECK(isnan(fe_readout_values(r, at_bad)[0]) && isnan(fe_readout_values(r, at_bad)[1]));
+  }
+  fe_readout_destroy(r);
   fe_vec_destroy(v);
   fe_halo_destroy(halo);
   fe_backend_destroy(be);

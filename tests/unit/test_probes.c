@@ -12,6 +12,7 @@
 #include "backend_cpu.h"
 #include "core/timer.h"
 #include "probes_checks.h"
+#include "readout_checks.h"
 
 /* The barycentric coordinates of x in cell c: [v_0 .. v_d; 1 .. 1] lambda = [x; 1] by
  * Gaussian elimination with partial pivoting. */
@@ -209,6 +210,7 @@ int main(void)
   check_outside(3);
   check_interpolation(2, 20);
   check_interpolation(3, 6);
+  check_readout(test_cpu());
   report_time();
   TEST_DONE();
 }
