@@ -59,9 +59,9 @@ struct fe_vec_ops {
   int (*dot)(const struct fe_backend *be, size_t n, const double *x, const double *y, double *r);
   int (*minmax)(const struct fe_backend *be, size_t n, const double *x, double *min, double *max,
                 double *bad);
-  /* The same reductions queued, their values left in backend memory out[0 .. 3) for a readout
-   * to copy with others (solvers/readout.h): FE_VEC_DOT x . y, 0, 0; FE_VEC_RANGE min, max and
-   * the count of non-finite values of x (y unused). */
+  /* The same reductions queued, their values left in backend memory for a readout to copy with
+   * others (solvers/readout.h): FE_VEC_DOT out[0] = x . y (out[1], out[2] untouched);
+   * FE_VEC_RANGE out[0 .. 3) = min, max and the count of non-finite values of x (y unused). */
   int (*reduce)(const struct fe_backend *be, enum fe_vec_reduction op, size_t n, const double *x,
                 const double *y, double *out);
   /* Optional (an asynchronous backend's; NULL: to_host at once): host memory a copy can land

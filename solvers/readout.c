@@ -34,6 +34,7 @@ int fe_readout_create(const struct fe_backend *be, int capacity, struct fe_reado
   x->be = be;
   x->capacity = capacity;
   int err = fe_backend_alloc(be, (size_t)capacity * sizeof *x->values, NULL, &x->values);
+  if (!err) err = be->vec->set(be, (size_t)capacity, 0.0, x->values); /* a dot leaves 2 of 3 */
   if (!err) err = fe_readback_create(be, (size_t)capacity * sizeof *x->host, &x->copy);
   if (!err) x->host = fe_readback_host(x->copy);
   if (!err) err = fe_calloc((size_t)capacity, sizeof *x->combine, &x->combine);

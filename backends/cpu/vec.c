@@ -122,7 +122,6 @@ int fe_vec_reduce_cpu(const struct fe_backend *be, enum fe_vec_reduction op, siz
                       const double *x, const double *y, double *out)
 {
   if (op == FE_VEC_RANGE) return fe_vec_minmax_cpu(be, n, x, &out[0], &out[1], &out[2]);
-  out[1] = out[2] = 0;
   return fe_vec_dot_cpu(be, n, x, y, &out[0]);
 }
 
