@@ -118,6 +118,7 @@ int fe_outputs_init(struct fe_outputs *o, const struct fe_options *opt, const st
                            .dir = opt->output_dir ? opt->output_dir : c->output_dir,
                            .saved_step = -1,
                            .error_step = -1,
+                           .queued = {{.step = -1, .probes_at = -1}, {.step = -1, .probes_at = -1}},
                            .probe_velocity_time = NAN};
   FE_CALL(resolve_case_path(o));
   FE_CALL(check_output_dir(o));
@@ -322,13 +323,19 @@ int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m,
       }
     FE_CALL(node_vec(o, be, &o->mass_error));
   }
+  size_t values = 0; /* the probes' */
   if (c->n_probes) {
     const int velocity = fe_case_has_velocity(c);
-    const size_t values = (size_t)c->n_probes * (nt + (velocity ? m->dim : 0));
+    values = (size_t)c->n_probes * (nt + (velocity ? m->dim : 0));
     FE_CALL(fe_vec_create(be, values, &o->probe_values));
     FE_CALL(fe_calloc(2 * values, sizeof *o->h_probes, &o->h_probes));
     if (velocity) FE_CALL(fe_vec_create(be, (size_t)pm->n_nodes * m->dim, &o->probe_velocity));
   }
+  /* each tracer's range and integral, its error's range and L2 norm, the probes' values */
+  FE_CALLOC(nt, &o->row_at);
+  for (int i = 0; i < 2; i++)
+    FE_CALL(fe_readout_create(be, (int)(4 * nt * FE_READOUT_REDUCTION + values),
+                              &o->queued[i].readout));
   return create_lumped(o, be);
 }
 
@@ -343,6 +350,7 @@ void fe_outputs_destroy(struct fe_outputs *o)
   struct fe_vec *v[] = {o->lumped, o->mass_error, o->probe_values, o->probe_velocity};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) fe_vec_destroy(v[i]);
   fe_halo_destroy(o->halo);
+  for (int i = 0; i < 2; i++) fe_readout_destroy(o->queued[i].readout);
   void *host[] = {o->h_tracers,
                   o->h_part,
                   o->h_velocity,
@@ -357,7 +365,8 @@ void fe_outputs_destroy(struct fe_outputs *o)
                   o->error_names,
                   (void *)o->field_names,
                   (void *)o->tracer_names,
-                  o->has_exact};
+                  o->has_exact,
+                  o->row_at};
   for (size_t i = 0; i < sizeof host / sizeof *host; i++) free(host[i]);
   for (int g = 0; o->flux_labels && g < o->n_flux_groups; g++) free(o->flux_labels[g]);
   free(o->flux_labels);
@@ -610,17 +619,16 @@ static int compute_errors(struct fe_outputs *o, struct fe_scheme *s, long step, 
   return FE_SUCCESS;
 }
 
-/* Tracer k's L2 and max norms of the error, on the backend. */
-static int error_norms(struct fe_outputs *o, struct fe_scheme *s, int k, long step, double t,
-                       struct fe_stat_tracer *row)
+/* Tracer k's L2 and max norms of the error from the step's readout r. */
+static int error_norms(struct fe_outputs *o, const struct fe_readout *r, struct fe_scheme *s, int k,
+                       long step, double t, struct fe_stat_tracer *row)
 {
-  double lo, hi, l2sq;
-  struct fe_vec *error = o->error[k];
-  FE_CALL(fe_vec_minmax(error, &lo, &hi));
-  FE_CALL(fe_space_mass_apply(s->tracers[k].space, error->a, o->mass_error->a));
-  FE_CALL(fe_vec_dot(error, o->mass_error, &l2sq));
+  const double lo = fe_readout_values(r, o->row_at[k].error_range)[0],
+               hi = fe_readout_values(r, o->row_at[k].error_range)[1],
+               l2sq = fe_readout_values(r, o->row_at[k].error_l2)[0];
   const int finite = isfinite(lo) && isfinite(hi) && isfinite(l2sq);
-  if (!finite) FE_CALL(fe_scheme_name_non_finite(s)); /* a NaN exact solution is no l2_error of 0 */
+  if (!finite) /* a NaN exact solution is no l2_error of 0 */
+    FE_CALL(fe_scheme_name_non_finite(s, step));
   FE_CHECK(finite, FE_ERR_NUMERICAL,
            "the error norms%s%s%s after step %ld (t = %.9g) are not finite (e^T M e = %g, nodal "
            "errors in [%g, %g]) while the tracer and the exact solution are: they overflow",
@@ -631,19 +639,21 @@ static int error_norms(struct fe_outputs *o, struct fe_scheme *s, int k, long st
   return FE_SUCCESS;
 }
 
-/* Tracer k's extrema and integral: finite, or the non-finite value named. */
-static int tracer_values(struct fe_outputs *o, struct fe_scheme *s, int k, long step, double t,
-                         struct fe_stat_tracer *row)
+/* Tracer k's extrema and integral from the step's readout r: finite, or the non-finite value
+ * named. */
+static int tracer_values(struct fe_outputs *o, const struct fe_readout *r, struct fe_scheme *s,
+                         int k, long step, double t, struct fe_stat_tracer *row)
 {
   const struct fe_scheme_tracer *x = &s->tracers[k];
-  FE_CALL(fe_vec_minmax(x->tracer, &row->min, &row->max));
+  row->min = fe_readout_values(r, o->row_at[k].range)[0];
+  row->max = fe_readout_values(r, o->row_at[k].range)[1];
   const int finite = isfinite(row->min) && isfinite(row->max);
-  if (!finite) FE_CALL(fe_scheme_name_non_finite(s));
+  if (!finite) FE_CALL(fe_scheme_name_non_finite(s, step));
   FE_CHECK(finite, FE_ERR_NUMERICAL,
            "the tracer%s%s%s has non-finite values after step %ld (t = %.9g); try a smaller dt",
            o->n_tracers > 1 ? " '" : "", o->n_tracers > 1 ? o->tracer_names[k] : "",
            o->n_tracers > 1 ? "'" : "", step, t);
-  FE_CALL(fe_vec_dot(o->lumped, x->tracer, &row->integral));
+  row->integral = fe_readout_values(r, o->row_at[k].integral)[0];
   row->advection_iterations = x->mass.iterations;
   row->diffusion_iterations = x->diffusion.iterations;
   if (!s->budget || !step) return FE_SUCCESS; /* row 0: no step, every term 0 */
@@ -656,19 +666,79 @@ static int tracer_values(struct fe_outputs *o, struct fe_scheme *s, int k, long 
   return FE_SUCCESS;
 }
 
+/* The probes' values queued into q's readout: the tracers and the velocity at the probes,
+ * each the P1 interpolant of its nodal values. */
+static int queue_probes(struct fe_outputs *o, struct fe_outputs_queued *q, struct fe_scheme *s,
+                        const struct fe_probes *probes, double t)
+{
+  const long n = probes->n, nt = o->n_tracers;
+  const int d = o->probe_velocity ? o->m->dim : 0;
+  double *values = o->probe_values->a;
+  for (int k = 0; k < nt; k++)
+    FE_CALL(fe_probes_interpolate(probes, s->tracers[k].tracer->a, 1, values + k * n));
+  if (d) {                             /* u(t) of the run: its expressions or its files */
+    if (t != o->probe_velocity_time && /* a steady u is evaluated once */
+        (fe_velocity_time_dependent(s->velocity) || isnan(o->probe_velocity_time))) {
+      FE_CALL(fe_velocity_at(s->velocity, s->tracers[0].space, t, o->probe_velocity));
+      o->probe_velocity_time = t;
+    }
+    FE_CALL(fe_probes_interpolate(probes, o->probe_velocity->a, d, values + nt * n));
+  }
+  /* each probe sampled by one process, 0 on the others */
+  return fe_readout_sum(q->readout, values, (int)(n * (nt + d)), &q->probes_at);
+}
+
+int fe_outputs_queue(struct fe_outputs *o, struct fe_scheme *s, const struct fe_probes *probes,
+                     long step, double t)
+{
+  struct fe_outputs_queued *q = &o->queued[step & 1];
+  struct fe_readout *r = q->readout;
+  fe_readout_clear(r);
+  q->step = step;
+  q->probes_at = -1;
+  for (int k = 0; k < o->n_tracers; k++) {
+    const struct fe_vec *tracer = s->tracers[k].tracer;
+    FE_CALL(fe_readout_minmax(r, tracer, &o->row_at[k].range));
+    FE_CALL(fe_readout_dot(r, o->lumped, tracer, &o->row_at[k].integral));
+  }
+  if (o->exact) FE_CALL(compute_errors(o, s, step, t));
+  for (int k = 0; k < o->n_tracers; k++) {
+    if (!o->has_exact[k]) continue;
+    struct fe_vec *error = o->error[k];
+    FE_CALL(fe_readout_minmax(r, error, &o->row_at[k].error_range));
+    FE_CALL(fe_space_mass_apply(s->tracers[k].space, error->a, o->mass_error->a));
+    FE_CALL(fe_readout_dot(r, error, o->mass_error, &o->row_at[k].error_l2));
+  }
+  if (probes) FE_CALL(queue_probes(o, q, s, probes, t));
+  return fe_readout_post(r);
+}
+
+/* The values queued for step `step`, waited for. */
+static int queued_values(struct fe_outputs *o, long step, const char *what,
+                         const struct fe_readout **r)
+{
+  struct fe_outputs_queued *q = &o->queued[step & 1];
+  FE_CHECK(q->step == step, FE_ERR_USAGE,
+           "the %s of step %ld, whose values were not queued (fe_outputs_queue)", what, step);
+  FE_CALL(fe_readout_wait(q->readout));
+  *r = q->readout;
+  return FE_SUCCESS;
+}
+
 int fe_outputs_write_stat(struct fe_outputs *o, struct fe_scheme *s, long step, double t, double dt,
                           double courant, double loop_start, struct fe_stat_row *row)
 {
+  const struct fe_readout *r;
+  FE_CALL(queued_values(o, step, "stat row", &r));
   *row = (struct fe_stat_row){
       .step = step, .time = t, .dt = dt, .courant = courant, .tracers = o->row_tracers};
   FE_CALL(fe_scheme_check_diffusivity(s, step));
   for (int k = 0; k < o->n_tracers; k++) {
     o->row_tracers[k] = (struct fe_stat_tracer){0};
-    FE_CALL(tracer_values(o, s, k, step, t, &o->row_tracers[k]));
+    FE_CALL(tracer_values(o, r, s, k, step, t, &o->row_tracers[k]));
   }
-  if (o->exact) FE_CALL(compute_errors(o, s, step, t));
   for (int k = 0; k < o->n_tracers; k++)
-    if (o->has_exact[k]) FE_CALL(error_norms(o, s, k, step, t, &o->row_tracers[k]));
+    if (o->has_exact[k]) FE_CALL(error_norms(o, r, s, k, step, t, &o->row_tracers[k]));
   row->wall_seconds = step ? fe_wtime() - loop_start : 0;
   return writes(o) ? fe_stat_write(o->stat, row) : FE_SUCCESS;
 }
@@ -737,20 +807,13 @@ int fe_outputs_write_probes(struct fe_outputs *o, struct fe_scheme *s,
   const double start = fe_wtime();
   const long n = probes->n, nt = o->n_tracers;
   const int d = o->probe_velocity ? o->m->dim : 0;
-  double *values = o->probe_values->a, *host = o->h_probes, *row = o->h_probes + n * (nt + d);
-  for (int k = 0; k < nt; k++)
-    FE_CALL(fe_probes_interpolate(probes, s->tracers[k].tracer->a, 1, values + k * n));
-  if (d) {                             /* u(t) of the run: its expressions or its files */
-    if (t != o->probe_velocity_time && /* a steady u is evaluated once */
-        (fe_velocity_time_dependent(s->velocity) || isnan(o->probe_velocity_time))) {
-      FE_CALL(fe_velocity_at(s->velocity, s->tracers[0].space, t, o->probe_velocity));
-      o->probe_velocity_time = t;
-    }
-    FE_CALL(fe_probes_interpolate(probes, o->probe_velocity->a, d, values + nt * n));
-  }
-  FE_CALL(fe_vec_download(o->probe_values, host));
-  if (o->dist) /* each probe sampled by one process, 0 on the others */
-    FE_CALL(fe_comm_allreduce(o->dist->comm, host, (int)(n * (nt + d)), FE_REDUCE_SUM));
+  double *row = o->h_probes + n * (nt + d);
+  const struct fe_readout *r;
+  FE_CALL(queued_values(o, step, "probes' row", &r));
+  const int at = o->queued[step & 1].probes_at;
+  FE_CHECK(at >= 0, FE_ERR_USAGE, "the probes' row of step %ld, whose values were not queued",
+           step);
+  const double *host = fe_readout_values(r, at);
   for (long i = nt * n; i < n * (nt + d); i++)
     if (!isfinite(host[i])) return name_probe_velocity(o, s, t);
   for (long i = 0; i < nt * n; i++) row[i] = host[i];

@@ -14,6 +14,13 @@
 #include "io/outdir.h"
 #include "io/schedule.h"
 #include "io/stat.h"
+#include "solvers/readout.h"
+
+/* Where a tracer's values of the stat row are in the outputs' readout. */
+struct fe_row_at {
+  int range, integral;       /* its extrema, lumped . T */
+  int error_range, error_l2; /* with an exact solution: the error's extrema, e . M e */
+};
 
 struct fe_outputs {
   const struct fe_options *opt;
@@ -67,6 +74,12 @@ struct fe_outputs {
   struct fe_vec *mass_error;      /* M error */
   long error_step;
   struct fe_stat_tracer *row_tracers; /* the stat row's values of each tracer */
+  struct fe_row_at *row_at;           /* where each tracer's values are in a step's readout */
+  struct fe_outputs_queued {          /* two steps' values queued (fe_outputs_queue), by parity: */
+    struct fe_readout *readout;       /* the stat row's and the probes' values */
+    long step;                        /* the step whose values they are (-1: none) */
+    int probes_at;                    /* with its probes (-1: none) their values' place */
+  } queued[2];
   /* on the host: the dump's fields and the checkpoint's, m's n_nodes per tracer */
   double *h_tracers, *h_velocity, *h_exact, *h_error;
   double *h_part; /* several processes: a vector of the part, ncomp values per node at most */
@@ -102,15 +115,24 @@ int fe_outputs_open(struct fe_outputs *o);
 int fe_outputs_restore(struct fe_outputs *o, const double *initial, struct fe_scheme *s, long *step,
                        double *t);
 
+/* The values of the stat row after step `step` (ended at t), and with probes (not NULL) the
+ * probes', queued on the backend behind the step's work and their copy posted: each tracer's
+ * extrema and integral, with an exact solution the error and its norms.
+ * fe_outputs_write_stat and fe_outputs_write_probes read them with one wait for the backend
+ * (solvers/readout.h), also after the next step was queued: the values of two steps are
+ * kept. */
+int fe_outputs_queue(struct fe_outputs *o, struct fe_scheme *s, const struct fe_probes *probes,
+                     long step, double t);
 /* The stat row after step `step` (ended at t, of length dt, its largest Courant number
  * `courant`), wall clock from loop_start, also returned in *row (its tracers' values are the
- * outputs'); it checks each tracer, the error norms and the diffusivities. */
+ * outputs'), from the values fe_outputs_queue queued for that step; it checks each tracer, the
+ * error norms and the diffusivities. */
 int fe_outputs_write_stat(struct fe_outputs *o, struct fe_scheme *s, long step, double t, double dt,
                           double courant, double loop_start, struct fe_stat_row *row);
 int fe_outputs_write_dump(struct fe_outputs *o, struct fe_scheme *s, long step, double t);
-/* The probes file's row of step (ended at t): the tracers and the velocity at the probes, each
- * the P1 interpolant of its nodal values, interpolated on the backend; one copy to the host.
- * A velocity that is not finite there is named (FE_ERR_INPUT). */
+/* The probes file's row of step (ended at t), queued with the step's stat row by
+ * fe_outputs_queue: the tracers and the velocity at the probes, each the P1 interpolant of its
+ * nodal values.  A velocity that is not finite there is named (FE_ERR_INPUT). */
 int fe_outputs_write_probes(struct fe_outputs *o, struct fe_scheme *s,
                             const struct fe_probes *probes, long step, double t);
 /* NAME_checkpoint_NNNNNN.bin of step (ended at t) with every tracer of s, which then is the

@@ -47,7 +47,9 @@ struct fe_sim {
   struct fe_coefficient_programs **cps; /* each tracer's */
   struct fe_scheme *scheme;
   struct fe_outputs out;
-  struct fe_vec **prev; /* each tracer at the start of the step: kept on numerical failure */
+  /* each tracer at the start of a step, by the step's parity: kept on numerical failure (two
+   * where a step is queued before the one before it ends, fe_scheme_queue_ahead; else one) */
+  struct fe_vec **prev[2];
   struct fe_velocity *velocity; /* u(t): expressions or files; NULL without a velocity */
   struct fe_courant *courant;   /* the Courant number on the backend (advected cases only) */
   struct fe_vec *step_velocity; /* for it: the velocity at the start of the step, on the backend */
@@ -60,7 +62,10 @@ struct fe_sim {
   long at_dt_max;           /* cfl: steps of dt_max */
   struct fe_bounds *bounds; /* what the data allow each tracer */
   int fct_warned;           /* the low-order Courant number passed 1 (said once) */
-  long step;
+  long step;                /* the last step ended */
+  long first_step;          /* and the loop's first (the restart's, or 0), */
+  double t_first;           /* at t_first */
+  long n_ahead;             /* the steps that ended after the next one was queued */
   double t_start, t_loop0, last_progress;
   /* the set-up's phases (seconds): the mesh read or meshed (and handed to every process), cut
    * into parts, the backend started, the scheme's spaces and operators made */
@@ -376,14 +381,16 @@ static int create_scheme(struct fe_sim *s)
 {
   FE_CALLOC(s->n_tracers, &s->spaces);
   FE_CALLOC(s->n_tracers, &s->cps);
-  FE_CALLOC(s->n_tracers, &s->prev);
+  FE_CALLOC(s->n_tracers, &s->prev[0]);
+  FE_CALLOC(s->n_tracers, &s->prev[1]);
   FE_CALLOC(s->n_tracers, &s->bounds);
   double start = fe_wtime();
   for (int k = 0; k < s->n_tracers; k++) {
     FE_CALL(space_of(s, k));
     FE_CALL(fe_coefficient_programs_create(s->c, &s->c->tracers[k], s->bcs[k], s->spaces[k],
                                            &s->cps[k]));
-    FE_CALL(fe_space_vec_create(s->spaces[k], &s->prev[k]));
+    FE_CALL(fe_space_vec_create(s->spaces[k], &s->prev[0][k]));
+    if (s->be->asynchronous) FE_CALL(fe_space_vec_create(s->spaces[k], &s->prev[1][k]));
   }
   s->t_spaces = fe_wtime() - start;
   start = fe_wtime();
@@ -427,9 +434,10 @@ static const char *step_count(const struct fe_sim *s, char *buf, size_t n)
 
 /* h: the length of the step just taken.  The time left, by steps (fixed dt) or by the
  * simulated time (cfl). */
-static void progress(struct fe_sim *s, double t, double h, long first_step, double t_first,
-                     int final)
+static void progress(struct fe_sim *s, double t, double h, int final)
 {
+  const long first_step = s->first_step;
+  const double t_first = s->t_first;
   char count[48];
   int adv = 0, diff = 0; /* every tracer's */
   for (int k = 0; k < s->n_tracers; k++) {
@@ -529,8 +537,10 @@ static void summary(const struct fe_sim *s, double t, long first_step)
   if (sc->has_advection) print_solves(s, "advection", sc->t_adv, 1);
   print_solves(s, sc->implicit_advection ? "adv-diff" : "diffusion", sc->t_diff, 0);
   if (sc->n_read)
-    printf("  step ends  %9.3f s waiting for the device (the solves' results, read once a step)\n",
-           sc->t_wait);
+    printf(
+        "  step ends  %9.3f s waiting for the device (the solves' results, read once a step; %ld "
+        "of %ld steps ended after the next was queued)\n",
+        sc->t_wait, s->n_ahead, steps);
   printf("  output     %9.3f s, %ld dumps: %s, %s\n", out->t_out, out->n_dumps, out->series_path,
          out->stat_path);
   char rule[32];
@@ -854,13 +864,28 @@ static int keep_state(struct fe_sim *s, double t)
   return FE_ERR_NUMERICAL;
 }
 
-/* After a numerical failure in the step from t0: the tracers go back to the last good state. */
-static int keep_last_good(struct fe_sim *s, double t0)
+/* Where each tracer is kept at the start of step `step`. */
+static struct fe_vec **prev_of(const struct fe_sim *s, long step)
 {
-  s->step--;
+  return s->prev[s->be->asynchronous ? step & 1 : 0];
+}
+
+/* The tracers as they were at the start of step `step` (its work, and any queued after it,
+ * undone). */
+static int back_to_start(struct fe_sim *s, long step)
+{
+  struct fe_vec **prev = prev_of(s, step);
   for (int k = 0; k < s->n_tracers; k++)
-    FE_CALL(fe_vec_copy(s->prev[k], s->scheme->tracers[k].tracer));
-  return keep_state(s, t0);
+    FE_CALL(fe_vec_copy(prev[k], s->scheme->tracers[k].tracer));
+  return FE_SUCCESS;
+}
+
+/* After a numerical failure in step st: the tracers go back to the last good state. */
+static int keep_last_good(struct fe_sim *s, const struct fe_step *st)
+{
+  s->step = st->step - 1;
+  FE_CALL(back_to_start(s, st->step));
+  return keep_state(s, st->t0);
 }
 
 /* The velocity at t, where the Courant number found it not finite, named on the host. */
@@ -895,12 +920,12 @@ static int step_rate(struct fe_sim *s, double t, double *rate)
 
 /* The step after s->step, which ended at t, and the Courant number of a step of length 1 from
  * t.  FE_ERR_NUMERICAL when the Courant number makes the steps too short to go on. */
-static int next_step(struct fe_sim *s, double t, double *rate, struct fe_step *st)
+static int next_step(struct fe_sim *s, long step, double t, double *rate, struct fe_step *st)
 {
   FE_CALL(step_rate(s, t, rate));
-  const enum fe_steps_status status = fe_schedule_next(&s->sched, s->step, t, *rate, st);
+  const enum fe_steps_status status = fe_schedule_next(&s->sched, step, t, *rate, st);
   return status == FE_STEPS_OK ? FE_SUCCESS
-                               : steps_too_short(&s->sched, s->step, t, *rate, st, status);
+                               : steps_too_short(&s->sched, step, t, *rate, st, status);
 }
 
 /* Each tracer's extrema in the stat row against what its data allow. */
@@ -911,24 +936,42 @@ static int check_bounds(struct fe_sim *s, const struct fe_stat_row *row, double 
   return FE_SUCCESS;
 }
 
-/* The step st and its stat row (which checks the field is finite), at the schedule's t1 as
- * the dumps and checkpoints of the step are: t0 + length may differ from it in the last bit.
- * courant: the step's largest Courant number. */
-static int advance(struct fe_sim *s, const struct fe_step *st, double courant)
+/* Whether the probes' row is written after step st. */
+static int probes_due(const struct fe_sim *s, const struct fe_step *st)
+{
+  return s->probes && (st->last || st->step % s->c->probes_every == 0);
+}
+
+/* Step st queued (its work on the backend, each tracer kept at its start), and its stat
+ * row's values, and the probes' where due, queued behind it: the host waits for them at the
+ * step's end (end_step), once. */
+static int queue_step(struct fe_sim *s, const struct fe_step *st)
+{
+  struct fe_vec **prev = prev_of(s, st->step);
+  for (int k = 0; k < s->n_tracers; k++)
+    FE_CALL(fe_vec_copy(s->scheme->tracers[k].tracer, prev[k]));
+  FE_CALL(fe_scheme_step(s->scheme, st->step, st->t0, st->length));
+  const struct fe_probes *probes = probes_due(s, st) ? s->probes : NULL;
+  return fe_outputs_queue(&s->out, s->scheme, probes, st->step, st->t1);
+}
+
+/* The end of step st, queued: its solves' results and its stat row (which checks the field is
+ * finite), at the schedule's t1 as the dumps and checkpoints of the step are: t0 + length may
+ * differ from it in the last bit.  courant: the step's largest Courant number. */
+static int step_results(struct fe_sim *s, const struct fe_step *st, double courant)
 {
   const double t0 = st->t0, h = st->length;
-  for (int k = 0; k < s->n_tracers; k++)
-    FE_CALL(fe_vec_copy(s->scheme->tracers[k].tracer, s->prev[k]));
-  FE_CALL(fe_scheme_step(s->scheme, s->step, t0, h));
+  FE_CALL(fe_scheme_step_end(s->scheme, st->step, h));
   const double low = s->scheme->fct_courant;
   if (low > 1 && !s->fct_warned && s->opt->verbosity > 0)
     fprintf(stderr,
             "fesim: warning: step %ld (t = %.9g): the FCT low-order Courant number is %.3g > 1: "
             "new extrema are possible; a dt of at most %.3g keeps it below 1\n",
-            s->step, t0, low, h / low);
+            st->step, t0, low, h / low);
   s->fct_warned |= low > 1;
   struct fe_stat_row row;
-  FE_CALL(fe_outputs_write_stat(&s->out, s->scheme, s->step, st->t1, h, courant, s->t_loop0, &row));
+  FE_CALL(
+      fe_outputs_write_stat(&s->out, s->scheme, st->step, st->t1, h, courant, s->t_loop0, &row));
   return check_bounds(s, &row, st->t1);
 }
 
@@ -942,11 +985,14 @@ static void note_step(struct fe_sim *s, const struct fe_step *st)
 }
 
 /* The probes' row of s->step (ended at t); a numerical failure there keeps the state, which is
- * good: the step's stat row found the tracer finite. */
-static int write_probes(struct fe_sim *s, double t)
+ * good: the step's stat row found the tracer finite (ahead: the next step was queued, so the
+ * state is the one it started from). */
+static int write_probes(struct fe_sim *s, double t, int ahead)
 {
   const int err = fe_outputs_write_probes(&s->out, s->scheme, s->probes, s->step, t);
-  return err == FE_ERR_NUMERICAL ? keep_state(s, t) : err;
+  if (err != FE_ERR_NUMERICAL) return err;
+  if (ahead) FE_CALL(back_to_start(s, s->step + 1));
+  return keep_state(s, t);
 }
 
 /* A SIGINT or SIGTERM on any process: every process stops after the same step. */
@@ -958,38 +1004,89 @@ static int stop_requested(const struct fe_sim *s)
   return any != 0;
 }
 
+/* A step queued and not ended, and its largest Courant number. */
+struct queued {
+  struct fe_step st;
+  double courant;
+};
+
+/* The end of step q (ahead: the next step was queued already): its results, its stat and
+ * probes rows, its dump and checkpoint, the progress. */
+static int end_step(struct fe_sim *s, const struct queued *q, int ahead)
+{
+  const struct fe_step *st = &q->st;
+  s->step = st->step;
+  const int err = step_results(s, st, q->courant);
+  if (err == FE_ERR_NUMERICAL) return keep_last_good(s, st);
+  FE_CALL(err);
+  note_step(s, st);
+  if (probes_due(s, st)) FE_CALL(write_probes(s, st->t1, ahead));
+  if (st->dump) FE_CALL(fe_outputs_write_dump(&s->out, s->scheme, s->step, st->t1));
+  if (st->checkpoint) FE_CALL(fe_outputs_write_checkpoint(&s->out, s->scheme, s->step, st->t1));
+  progress(s, st->t1, st->length, st->last);
+  return FE_SUCCESS;
+}
+
+/* The steps, each queued and then ended.  Where the scheme allows it (fe_scheme_queue_ahead)
+ * and the step writes no dump or checkpoint and is not the last, its end waits until the next
+ * step is queued: the GPU then goes on with that step's work while the host reads this one's
+ * results and writes its rows, instead of idling until the host queues more.  A step that
+ * fails is found at its end, as before: the tracers go back to its start (also where the next
+ * step was queued) and the state before it is kept. */
 static int time_loop(struct fe_sim *s, double t)
 {
-  const long first_step = s->step;
-  const double t_first = t;
+  s->first_step = s->step;
+  s->t_first = t;
   struct fe_outputs *out = &s->out;
   s->t_loop0 = fe_wtime();
   if (!s->opt->restart) {
     struct fe_stat_row row;
+    FE_CALL(fe_outputs_queue(out, s->scheme, s->probes, s->step, t));
     FE_CALL(fe_outputs_write_stat(out, s->scheme, s->step, t, 0, 0, s->t_loop0, &row));
     FE_CALL(check_bounds(s, &row, t));
-    if (s->probes) FE_CALL(write_probes(s, t));
+    if (s->probes) FE_CALL(write_probes(s, t, 0));
     FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t));
   }
-  while (!fe_schedule_done(&s->sched, s->step, t)) {
-    struct fe_step st;
+  /* FESIM_QUEUE_AHEAD=0: every step ends before the next is queued (to compare) */
+  const char *env = getenv("FESIM_QUEUE_AHEAD");
+  const int may_queue_ahead = !(env && !strcmp(env, "0"));
+  struct queued pending;
+  int have_pending = 0;
+  long step = s->step; /* the last step queued, which ended at t */
+  while (!fe_schedule_done(&s->sched, step, t)) {
+    struct queued q;
     double rate;
-    const int next = next_step(s, t, &rate, &st);
+    const int next = next_step(s, step, t, &rate, &q.st);
+    int err = next;
+    if (!next) {
+      q.courant = rate * q.st.length;
+      err = queue_step(s, &q.st);
+    }
+    if (have_pending) { /* it came first: so does its failure */
+      have_pending = 0;
+      FE_CALL(end_step(s, &pending, !next));
+    }
     if (next == FE_ERR_NUMERICAL) return keep_state(s, t);
     FE_CALL(next);
-    s->step = st.step;
-    const int err = advance(s, &st, rate * st.length);
-    if (err == FE_ERR_NUMERICAL) return keep_last_good(s, st.t0);
+    if (err == FE_ERR_NUMERICAL) return keep_last_good(s, &q.st);
     FE_CALL(err);
-    t = st.t1;
-    note_step(s, &st);
-    if (s->probes && (st.last || s->step % s->c->probes_every == 0)) FE_CALL(write_probes(s, t));
-    if (st.dump) FE_CALL(fe_outputs_write_dump(out, s->scheme, s->step, t));
-    if (st.checkpoint) FE_CALL(fe_outputs_write_checkpoint(out, s->scheme, s->step, t));
-    progress(s, t, st.length, first_step, t_first, st.last);
-    if (!st.last && stop_requested(s)) return stopped(s, t);
+    step = q.st.step;
+    t = q.st.t1;
+    if (may_queue_ahead && fe_scheme_queue_ahead(s->scheme) && !q.st.dump && !q.st.checkpoint &&
+        !q.st.last) {
+      pending = q;
+      have_pending = 1;
+      s->n_ahead++;
+    } else {
+      FE_CALL(end_step(s, &q, 0));
+    }
+    if (!q.st.last && stop_requested(s)) {
+      if (have_pending) FE_CALL(end_step(s, &pending, 0));
+      return stopped(s, t);
+    }
   }
-  summary(s, t, first_step);
+  if (have_pending) FE_CALL(end_step(s, &pending, 0)); /* (the last step is never pending) */
+  summary(s, t, s->first_step);
   return FE_SUCCESS;
 }
 
@@ -1016,12 +1113,14 @@ static void sim_destroy(struct fe_sim *s)
   fe_probes_destroy(s->probes);
   free(s->probe_loc);
   for (int k = 0; k < s->n_tracers; k++) {
-    if (s->prev) fe_vec_destroy(s->prev[k]);
+    for (int i = 0; i < 2; i++)
+      if (s->prev[i]) fe_vec_destroy(s->prev[i][k]);
     if (s->cps) fe_coefficient_programs_destroy(s->cps[k]);
     if (s->spaces) destroy_space(s, k);
     if (s->bcs) fe_bcs_destroy(s->bcs[k]);
   }
-  free(s->prev);
+  free(s->prev[0]);
+  free(s->prev[1]);
   free(s->cps);
   free(s->spaces);
   free(s->bcs);

@@ -222,17 +222,23 @@ static int create(struct fe_scheme *s, int verbosity)
   FE_CALL(fe_calloc((size_t)3 * n, sizeof *s->assembled, &s->assembled));
   FE_CALL(fe_calloc((size_t)n, sizeof *s->fcts, &s->fcts));
   FE_CALL(fe_calloc((size_t)n, sizeof *s->unsolved, &s->unsolved));
-  FE_CALL(fe_calloc((size_t)FE_MAX_EVALUATIONS * (n + 1), sizeof *s->evaluated, &s->evaluated));
   for (int k = 0; k < n; k++) {
     FE_CALL(create_coefficients(s, &s->tracers[k]));
     FE_CALL(create_vectors(s, &s->tracers[k]));
   }
   if (s->strategy == FE_STRATEGY_AUTO) FE_CALL(pick_strategy(s, verbosity));
   for (int k = 0; k < n; k++) FE_CALL(create_operators(s, k));
-  if (!s->be->asynchronous) return FE_SUCCESS;
-  FE_CALL(fe_cg_log_create(s->be, FE_SCHEME_LOGGED, &s->log));
-  FE_CALL(fe_calloc(FE_SCHEME_LOGGED, sizeof *s->results, &s->results));
-  return fe_calloc(FE_SCHEME_LOGGED, sizeof *s->logged, &s->logged);
+  for (int i = 0; i < 2; i++) {
+    struct fe_scheme_step *st = &s->steps[i];
+    FE_CALL(fe_calloc((size_t)FE_MAX_EVALUATIONS * (n + 1), sizeof *st->evaluated, &st->evaluated));
+    FE_CALL(fe_calloc((size_t)2 * n, sizeof *st->iterations, &st->iterations));
+    if (!s->be->asynchronous) continue;
+    FE_CALL(fe_cg_log_create(s->be, FE_SCHEME_LOGGED, &st->log));
+    FE_CALL(fe_calloc(FE_SCHEME_LOGGED, sizeof *st->results, &st->results));
+    FE_CALL(fe_calloc(FE_SCHEME_LOGGED, sizeof *st->logged, &st->logged));
+  }
+  s->now = &s->steps[0];
+  return FE_SUCCESS;
 }
 
 int fe_scheme_create(const struct fe_case *c, const struct fe_bcs *const *bcs,
@@ -302,15 +308,19 @@ void fe_scheme_destroy(struct fe_scheme *s)
   for (int i = 0; i < s->n_fct; i++) fe_fct_destroy(s->fcts[i]);
   for (int k = 0; k < s->n_tracers; k++) tracer_destroy(s->be, &s->tracers[k]);
   fe_budget_destroy(s->budget);
-  fe_cg_log_destroy(s->log);
-  free(s->logged);
-  free(s->results);
+  for (int i = 0; i < 2; i++) {
+    struct fe_scheme_step *st = &s->steps[i];
+    fe_cg_log_destroy(st->log);
+    free(st->logged);
+    free(st->results);
+    free(st->evaluated);
+    free(st->iterations);
+  }
   fe_vec_destroy(s->vel);
   free(s->assembled);
   free(s->fcts);
   free(s->unsolved);
   free(s->tracers);
-  free(s->evaluated);
   free(s);
 }
 
@@ -342,14 +352,15 @@ void fe_scheme_operator_counts(const struct fe_scheme *s, int *used, int *distin
 
 /* ---------------------------------------------------------------- evaluations */
 
-/* Tracer k's expression `what` (the velocity: k -1) evaluated at t in this step. */
+/* Tracer k's expression `what` (the velocity: k -1) evaluated at t in the step being queued. */
 static void evaluating(struct fe_scheme *s, int k, enum fe_evaluated what, double t)
 {
-  for (int i = 0; i < s->n_evaluated; i++)
-    if (s->evaluated[i].what == what && s->evaluated[i].tracer == k && s->evaluated[i].t == t)
+  struct fe_scheme_step *st = s->now;
+  for (int i = 0; i < st->n_evaluated; i++)
+    if (st->evaluated[i].what == what && st->evaluated[i].tracer == k && st->evaluated[i].t == t)
       return;
-  if (s->n_evaluated < FE_MAX_EVALUATIONS * (s->n_tracers + 1))
-    s->evaluated[s->n_evaluated++] = (struct fe_evaluation){what, k, t};
+  if (st->n_evaluated < FE_MAX_EVALUATIONS * (s->n_tracers + 1))
+    st->evaluated[st->n_evaluated++] = (struct fe_evaluation){what, k, t};
 }
 
 static int host_work(const struct fe_scheme *s, double **work)
@@ -383,13 +394,20 @@ static int evaluate_on_host(const struct fe_scheme *s, const struct fe_evaluatio
   return FE_SUCCESS;
 }
 
-int fe_scheme_name_non_finite(const struct fe_scheme *s)
+/* The step of that number among the two kept: queued and not ended, or the last ended. */
+static struct fe_scheme_step *step_of(struct fe_scheme *s, long step)
 {
+  return &s->steps[step & 1];
+}
+
+int fe_scheme_name_non_finite(struct fe_scheme *s, long step)
+{
+  const struct fe_scheme_step *st = step_of(s, step);
   double *work;
   FE_CALL(host_work(s, &work));
   int err = FE_SUCCESS;
-  for (int i = 0; !err && i < s->n_evaluated; i++)
-    err = evaluate_on_host(s, &s->evaluated[i], work);
+  for (int i = 0; !err && i < st->n_evaluated; i++)
+    err = evaluate_on_host(s, &st->evaluated[i], work);
   free(work);
   return err;
 }
@@ -467,11 +485,11 @@ static struct fe_system *system_of(struct fe_scheme_tracer *x, int mass)
   return mass ? &x->mass : &x->diffusion;
 }
 
-/* Tracer k's solve of sys, not converged at time t (result r): named after the system (and
- * the tracer, when there are several), and after the expression when values are not
- * finite. */
-static int solve_failed(struct fe_scheme *s, int k, const struct fe_system *sys,
-                        const struct fe_cg_result *r, double t)
+/* Tracer k's solve of sys in step st, not converged at time t (result r): named after the
+ * system (and the tracer, when there are several), and after the expression when values are
+ * not finite. */
+static int solve_failed(struct fe_scheme *s, const struct fe_scheme_step *st, int k,
+                        const struct fe_system *sys, const struct fe_cg_result *r, double t)
 {
   const struct fe_cg_options *o = &s->solver_options;
   const char *name = fe_krylov_name(fe_krylov_kind(sys->solver));
@@ -485,44 +503,44 @@ static int solve_failed(struct fe_scheme *s, int k, const struct fe_system *sys,
     snprintf(what, sizeof what, "%s solve of tracer '%.64s'", sys->what, s->tracers[k].tr->name);
   else
     snprintf(what, sizeof what, "%s solve", sys->what);
-  if (!finite || !isfinite(r->rhs_norm)) FE_CALL(fe_scheme_name_non_finite(s));
+  if (!finite || !isfinite(r->rhs_norm)) FE_CALL(fe_scheme_name_non_finite(s, st->step));
   if (!finite || !isfinite(r->rhs_norm))
     FE_RAISE(
         FE_ERR_NUMERICAL,
         "the %s broke down with non-finite values at step %ld (t = %.9g): %d %s iterations, "
         "last residuals%s, right-hand side norm %.3e; the scheme is unstable at this dt: try a "
         "smaller dt",
-        what, s->step, t, r->iterations, name, last, r->rhs_norm);
+        what, st->step, t, r->iterations, name, last, r->rhs_norm);
   FE_RAISE(FE_ERR_NUMERICAL,
            "the %s did not converge at step %ld (t = %.9g): %d %s iterations, last residuals%s, "
            "target max(rtol %.1e * %.3e, atol %.1e); try a smaller dt or a larger <solver "
            "max_iterations>",
-           what, s->step, t, r->iterations, name, last, o->rtol, r->rhs_norm, o->atol);
+           what, st->step, t, r->iterations, name, last, o->rtol, r->rhs_norm, o->atol);
 }
 
-/* Tracer k's system (mass or diffusion) solved at time t with result r: its iterations
- * counted, a solve that did not converge an error. */
-static int solved(struct fe_scheme *s, int k, int mass, double t, const struct fe_cg_result *r)
+/* Tracer k's system (mass or diffusion) solved at time t in step st with result r: its
+ * iterations counted, a solve that did not converge an error. */
+static int solved(struct fe_scheme *s, struct fe_scheme_step *st, int k, int mass, double t,
+                  const struct fe_cg_result *r)
 {
-  struct fe_system *sys = system_of(&s->tracers[k], mass);
-  sys->iterations += r->iterations;
-  return r->converged ? FE_SUCCESS : solve_failed(s, k, sys, r, t);
+  st->iterations[2 * k + !mass] += r->iterations;
+  return r->converged ? FE_SUCCESS : solve_failed(s, st, k, system_of(&s->tracers[k], mass), r, t);
 }
 
-/* The results the step's solves left in the log, in the order of the solves: the first that
+/* The results step st's solves left in its log, in the order of the solves: the first that
  * did not converge is the error. */
-static int read_logged(struct fe_scheme *s)
+static int read_logged(struct fe_scheme *s, struct fe_scheme_step *st)
 {
-  if (!s->n_logged) return FE_SUCCESS;
+  if (!st->n_logged) return FE_SUCCESS;
   const double start = fe_wtime();
-  FE_CALL(fe_cg_log_read(s->log));
+  FE_CALL(fe_cg_log_read(st->log));
   s->t_wait += fe_wtime() - start;
-  const int n = s->n_logged;
-  s->n_logged = 0;
+  const int n = st->n_logged;
+  st->n_logged = 0;
   s->n_read += n;
   for (int i = 0; i < n; i++) {
-    const struct fe_scheme_logged *l = &s->logged[i];
-    FE_CALL(solved(s, l->k, l->mass, l->t, &s->results[i]));
+    const struct fe_scheme_logged *l = &st->logged[i];
+    FE_CALL(solved(s, st, l->k, l->mass, l->t, &st->results[i]));
   }
   return FE_SUCCESS;
 }
@@ -536,11 +554,12 @@ static int solve_tracers(struct fe_scheme *s, int m, const int *ks, int mass, do
   struct fe_krylov *solvers[FE_CG_MANY];
   const struct fe_vec *rhs[FE_CG_MANY];
   struct fe_vec *solutions[FE_CG_MANY];
-  struct fe_cg_result now[FE_CG_MANY], *r = now;
+  struct fe_scheme_step *st = s->now;
+  struct fe_cg_result at_once[FE_CG_MANY], *r = at_once;
   struct fe_cg_options o = s->solver_options;
-  if (s->log && !s->time_solves && s->n_logged + m <= FE_SCHEME_LOGGED) {
-    o.log = s->log;
-    r = &s->results[s->n_logged]; /* where the log fills them in */
+  if (st->log && !s->time_solves && st->n_logged + m <= FE_SCHEME_LOGGED) {
+    o.log = st->log;
+    r = &st->results[st->n_logged]; /* where the log fills them in */
   }
   for (int i = 0; i < m; i++) {
     struct fe_scheme_tracer *x = &s->tracers[ks[i]];
@@ -555,17 +574,18 @@ static int solve_tracers(struct fe_scheme *s, int m, const int *ks, int mass, do
   if (s->time_solves) s->t_cg += fe_wtime() - start;
   if (r[0].pending) { /* a batch is logged whole or not at all */
     for (int i = 0; i < m; i++) {
-      struct fe_scheme_logged *l = &s->logged[s->n_logged++];
+      struct fe_scheme_logged *l = &st->logged[st->n_logged++];
       l->k = ks[i];
       l->mass = mass;
       l->t = t;
     }
     return FE_SUCCESS;
   }
+  st->read_at_once += m;
   int failed = 0;
   for (int i = 0; i < m; i++) failed |= !r[i].converged;
-  if (failed) FE_CALL(read_logged(s)); /* a solve left in the log failed first? */
-  for (int i = 0; i < m; i++) FE_CALL(solved(s, ks[i], mass, t, &r[i]));
+  if (failed) FE_CALL(read_logged(s, st)); /* a solve left in the log failed first? */
+  for (int i = 0; i < m; i++) FE_CALL(solved(s, st, ks[i], mass, t, &r[i]));
   return FE_SUCCESS;
 }
 
@@ -1063,22 +1083,44 @@ static int split_step(struct fe_scheme *s, double t0, double h)
 
 int fe_scheme_step(struct fe_scheme *s, long step, double t0, double h)
 {
-  s->step = step;
-  s->n_evaluated = 0;
-  for (int k = 0; k < s->n_tracers; k++)
-    s->tracers[k].mass.iterations = s->tracers[k].diffusion.iterations = 0;
+  struct fe_scheme_step *st = step_of(s, step);
+  FE_CHECK(!st->n_logged, FE_ERR_USAGE,
+           "step %ld queued while step %ld, two before it, has not ended", step, st->step);
+  st->step = step;
+  st->n_evaluated = 0;
+  st->read_at_once = 0;
+  for (int i = 0; i < 2 * s->n_tracers; i++) st->iterations[i] = 0;
+  s->now = st;
   if (s->budget) FE_CALL(fe_budget_begin(s->budget));
   const int err = split_step(s, t0, h);
   if (err) { /* a solve left in the log may have failed before: that one is the error */
-    const int first = read_logged(s);
+    const int first = read_logged(s, st);
     return first ? first : err;
   }
-  FE_CALL(read_logged(s));
+  return fe_cg_log_post(st->log); /* its copy behind the step's work */
+}
+
+int fe_scheme_step_end(struct fe_scheme *s, long step, double h)
+{
+  struct fe_scheme_step *st = step_of(s, step);
+  FE_CHECK(st->step == step, FE_ERR_USAGE, "the end of step %ld, which was not queued", step);
+  FE_CALL(read_logged(s, st));
   if (s->budget) FE_CALL(fe_budget_end(s->budget, h));
   for (int k = 0; k < s->n_tracers; k++) {
     struct fe_scheme_tracer *x = &s->tracers[k];
+    x->mass.iterations = st->iterations[2 * k];
+    x->diffusion.iterations = st->iterations[2 * k + 1];
     x->mass.total_iterations += x->mass.iterations;
     x->diffusion.total_iterations += x->diffusion.iterations;
   }
   return FE_SUCCESS;
+}
+
+int fe_scheme_queue_ahead(const struct fe_scheme *s)
+{
+  int tdep = s->adv_tdep;
+  for (int k = 0; k < s->n_tracers; k++)
+    tdep |= s->tracers[k].diff_tdep || (s->tracers[k].absorbs && s->tracers[k].absorption_tdep);
+  return s->be->asynchronous && !s->time_solves && !s->budget && !tdep && s->now->n_logged > 0 &&
+         !s->now->read_at_once;
 }

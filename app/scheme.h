@@ -113,6 +113,25 @@ struct fe_scheme_logged {
   double t;
 };
 
+/* What a step leaves until its end (fe_scheme_step_end): the expressions it evaluated (named
+ * on the host when its values are not finite), the solves whose results wait in its log, and
+ * its systems' iterations.  The scheme keeps two, so that the next step can be queued before
+ * this one ends (fe_scheme_queue_ahead). */
+struct fe_scheme_step {
+  long step;
+  struct fe_evaluation *evaluated; /* in order, FE_MAX_EVALUATIONS per tracer at most */
+  int n_evaluated;
+  /* On an asynchronous backend (CUDA) the solves run whole on the device leave their results
+   * in the log, read once at the step's end (unless time_solves): the host queues a step's
+   * work without waiting for each solve. */
+  struct fe_cg_log *log;           /* NULL on the CPU */
+  struct fe_scheme_logged *logged; /* FE_SCHEME_LOGGED: the solves, */
+  struct fe_cg_result *results;    /* and their results, which the log fills in */
+  int n_logged;
+  int read_at_once; /* the solves whose results were read as they ended */
+  int *iterations;  /* per tracer k: its mass system's [2k], its diffusion's [2k + 1] */
+};
+
 struct fe_scheme {
   /* the problem, not owned */
   const struct fe_case *c;
@@ -137,24 +156,16 @@ struct fe_scheme {
   double vel_time;          /* NAN: none yet */
   double fct_courant;       /* the largest low-order Courant number so far (at most 1: bounded) */
   struct fe_budget *budget; /* <fluxes>: each tracer's budget terms (app/budget.h); NULL without */
-  /* the current step */
-  long step;
-  struct fe_evaluation *evaluated; /* in order, FE_MAX_EVALUATIONS per tracer at most */
-  int n_evaluated;
+  /* the steps queued and not ended: the one being queued is `now` */
+  struct fe_scheme_step steps[2], *now;
   /* wall-clock seconds of the steps: advection and diffusion (assembly and solves), and CG's
    * solves where time_solves asks (fe_options.time_solves, a benchmark's: each solve then waits
    * for the work queued before it, a host round trip per solve that a run does not make) */
   double t_adv, t_diff, t_cg;
   int time_solves;
-  /* On an asynchronous backend (CUDA) the solves run whole on the device leave their results
-   * in the log, read once at the step's end (unless time_solves): the host queues a step's
-   * work without waiting for each solve.  t_wait: the seconds of those reads, the GPU's work
-   * of the step that the host did not wait for in t_adv or t_diff. */
-  struct fe_cg_log *log;           /* NULL on the CPU */
-  struct fe_scheme_logged *logged; /* FE_SCHEME_LOGGED: the solves, */
-  struct fe_cg_result *results;    /* and their results, which the log fills in */
-  int n_logged;
-  long n_read; /* results read from the log in all (none where the host drives CG) */
+  /* t_wait: the seconds of the reads of the steps' logs, the GPU's work that the host did not
+   * wait for in t_adv or t_diff */
+  long n_read; /* results read from the logs in all (none where the host drives CG) */
   double t_wait;
 };
 
@@ -195,16 +206,30 @@ void fe_scheme_destroy(struct fe_scheme *s);
 int fe_scheme_budget(struct fe_scheme *s, int n_groups, const int *groups,
                      const struct fe_vec *lumped);
 
-/* Step number `step` (in messages), of length h from t0: every tracer advanced in place; the
- * systems' iterations are this step's.  FE_ERR_NUMERICAL when a solve fails, FE_ERR_INPUT
- * when that is an expression's non-finite value. */
+/* Step number `step` (in messages), of length h from t0: every tracer advanced in place, its
+ * work queued on the backend.  The solves whose results went to the log are read by
+ * fe_scheme_step_end, so that the caller can queue more work (the stat row's, the next step's)
+ * before the host waits for the GPU.  FE_ERR_NUMERICAL when a solve fails, FE_ERR_INPUT when
+ * that is an expression's non-finite value (a solve left in the log that failed first is the
+ * error). */
 int fe_scheme_step(struct fe_scheme *s, long step, double t0, double h);
+/* After fe_scheme_step(s, step, t0, h), and at most one step after it: its solves' results
+ * read (one wait for the backend), the budget's terms summed; the systems' iterations are
+ * then this step's.  The errors of fe_scheme_step, for the solves read here. */
+int fe_scheme_step_end(struct fe_scheme *s, long step, double h);
+/* Whether the step queued last may end after the next one is queued: its solves' results all
+ * wait in its log, and nothing of a step is read on the host before its end (no budget, no
+ * time-dependent velocity, diffusivity or absorption, whose checks and Courant numbers are
+ * read within the step; not timing the solves).  The next step then reads nothing of this
+ * one's before fe_scheme_step_end(this one). */
+int fe_scheme_queue_ahead(const struct fe_scheme *s);
 
 /* exact = tracer k's exact solution at t, on the backend (recorded as evaluated in this step). */
 int fe_scheme_exact(struct fe_scheme *s, int k, double t, struct fe_vec *exact);
-/* After non-finite values showed: the expressions evaluated in this step again on the host;
- * FE_ERR_INPUT naming the first non-finite value, FE_SUCCESS when all are finite. */
-int fe_scheme_name_non_finite(const struct fe_scheme *s);
+/* After non-finite values showed in step `step` (queued and not ended, or the last ended): the
+ * expressions evaluated in that step again on the host; FE_ERR_INPUT naming the first
+ * non-finite value, FE_SUCCESS when all are finite. */
+int fe_scheme_name_non_finite(struct fe_scheme *s, long step);
 /* A time-dependent diffusivity (of any tracer) that lost positive semi-definiteness since the
  * last call: FE_ERR_INPUT naming the tracer's <diffusivity>, the step in the message. */
 int fe_scheme_check_diffusivity(struct fe_scheme *s, long step);

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/timer.h"
 #include "solvers/jacobi.h"
+#include "solvers/readback.h"
 
 /* Loops on the device kept per (operator at its version, systems, preconditioner): a time
  * step solves a few systems again and again, each with its own graph. */
@@ -103,8 +104,10 @@ void fe_cg_destroy(struct fe_cg *cg)
 struct fe_cg_log {
   const struct fe_backend *be;
   int capacity, n;
+  int posted;                    /* the states' copy posted for the n logged */
   struct fe_cg_state *states;    /* on the backend: capacity */
-  struct fe_cg_state *read;      /* on the host: fe_cg_log_read's copy */
+  struct fe_readback *copy;      /* their copy on the host, */
+  struct fe_cg_state *read;      /* its memory */
   struct fe_cg_result **results; /* where each logged state's result goes */
 };
 
@@ -117,7 +120,8 @@ int fe_cg_log_create(const struct fe_backend *be, int capacity, struct fe_cg_log
   l->be = be;
   l->capacity = capacity;
   int err = fe_backend_alloc(be, (size_t)capacity * sizeof *l->states, NULL, &l->states);
-  if (!err) err = fe_calloc((size_t)capacity, sizeof *l->read, &l->read);
+  if (!err) err = fe_readback_create(be, (size_t)capacity * sizeof *l->read, &l->copy);
+  if (!err) l->read = fe_readback_host(l->copy);
   if (!err) err = fe_calloc((size_t)capacity, sizeof *l->results, &l->results);
   if (err) {
     fe_cg_log_destroy(l);
@@ -131,7 +135,7 @@ void fe_cg_log_destroy(struct fe_cg_log *log)
 {
   if (!log) return;
   fe_backend_free(log->be, log->states);
-  free(log->read);
+  fe_readback_destroy(log->copy);
   free(log->results);
   free(log);
 }
@@ -313,16 +317,25 @@ static int read_results(const struct solve *sv, struct fe_cg_result *res)
   return FE_SUCCESS;
 }
 
+int fe_cg_log_post(struct fe_cg_log *log)
+{
+  if (!log || !log->n || log->posted) return FE_SUCCESS;
+  FE_CALL(fe_readback_post(log->copy, log->states, (size_t)log->n * sizeof *log->read));
+  log->posted = 1;
+  return FE_SUCCESS;
+}
+
 int fe_cg_log_read(struct fe_cg_log *log)
 {
   if (!log || !log->n) return FE_SUCCESS;
-  FE_CALL(
-      log->be->vec->to_host(log->be, log->read, log->states, (size_t)log->n * sizeof *log->read));
+  FE_CALL(fe_cg_log_post(log));
+  FE_CALL(fe_readback_wait(log->copy));
   for (int i = 0; i < log->n; i++) {
     read_end(&log->read[i], log->results[i]);
     log->results[i]->pending = 0;
   }
   log->n = 0;
+  log->posted = 0;
   return FE_SUCCESS;
 }
 
@@ -344,6 +357,7 @@ static int results(const struct solve *sv, const struct fe_cg_state *room, struc
   for (int j = 0; j < sv->m; j++) {
     res[j].pending = 1;
     log->results[log->n++] = &res[j];
+    log->posted = 0; /* a copy posted before misses it */
   }
   return FE_SUCCESS;
 }
@@ -523,7 +537,10 @@ int fe_cg_solve_many(int m, struct fe_cg *const *cg, struct fe_op *a, const stru
   int err = iterate(&sv, res);
   if (!err) err = agree(cg[0], m, res);
   for (int j = 0; j < m && !err; j++) err = fe_vec_update_ghosts(x[j]);
-  if (err && opt->log) opt->log->n = logged; /* a solve that failed leaves nothing in the log */
+  if (err && opt->log) { /* a solve that failed leaves nothing in the log */
+    opt->log->n = logged;
+    opt->log->posted = 0;
+  }
   return err;
 }
 

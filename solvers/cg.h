@@ -90,6 +90,9 @@ int fe_cg_log_create(const struct fe_backend *be, int capacity, struct fe_cg_log
 void fe_cg_log_destroy(struct fe_cg_log *log);
 /* The systems logged and not read yet. */
 int fe_cg_log_count(const struct fe_cg_log *log);
+/* The copy of the states logged so far posted (solvers/readback.h): the host may queue other
+ * work before fe_cg_log_read waits for it.  A solve logged after makes the read post again. */
+int fe_cg_log_post(struct fe_cg_log *log);
 int fe_cg_log_read(struct fe_cg_log *log);
 
 #endif

@@ -255,9 +255,15 @@ foreach(timed 0 1)
     SKIP_REGULAR_EXPRESSION "no usable GPU was found;built without the CUDA backend")
 endforeach()
 set_tests_properties(gpu.case.manufactured.step_ends PROPERTIES
-  PASS_REGULAR_EXPRESSION "step ends +[0-9.]+ s waiting for the device \\(the solves' results, read once a step\\)")
+  PASS_REGULAR_EXPRESSION "step ends +[0-9.]+ s waiting for the device \\(the solves' results, read once a step; [0-9]+ of [0-9]+ steps ended after the next was queued\\)")
 set_tests_properties(gpu.case.manufactured.time_solves PROPERTIES
   PASS_REGULAR_EXPRESSION "diffusion +[0-9.]+ s, [0-9]+ CG iterations" FAIL_REGULAR_EXPRESSION "step ends")
+# A step's end after the next step was queued (the GPU's work goes on while the host reads
+# the step's results): the same outputs, byte for byte, as ending each step in turn.
+add_test(NAME gpu.case.rotating_gaussian.queue_ahead
+         COMMAND ${FE_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cases/queue_ahead.py $<TARGET_FILE:fesim>
+                 ${PROJECT_SOURCE_DIR}/cases/rotating_gaussian/case.xml ${CMAKE_BINARY_DIR}/queue_ahead)
+set_tests_properties(gpu.case.rotating_gaussian.queue_ahead PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
 # Outputs of another case file with the same name: refused (exit 2) unless --force.
 fe_expect_exit(exit.foreign_outputs 2
                "output directory '[^']*/cases/manufactured' holds the outputs of case '[^']*/cases/manufactured/case.xml' \\([^)]*manufactured.run\\): not overwritten; use --output for another directory or --force"
