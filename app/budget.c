@@ -165,6 +165,14 @@ int fe_budget_create(const struct fe_case *c, const struct fe_space *space, int 
   if (!err) err = fe_calloc((size_t)c->n_tracers, sizeof *b->tracers, &b->tracers);
   for (int k = 0; !err && k < c->n_tracers; k++)
     err = tracer_create(b, c, &c->tracers[k], bcs[k], &b->tracers[k]);
+  const int most = c->n_tracers * (4 * n_groups + 3); /* partials a step queues */
+  for (int i = 0; !err && i < 2; i++) {
+    struct fe_budget_queued *q = &b->queued[i];
+    q->step = -1;
+    err = fe_readout_create(b->be, most * FE_READOUT_REDUCTION, &q->readout);
+    if (!err) err = fe_calloc((size_t)most, sizeof *q->at, &q->at);
+    if (!err) err = fe_calloc((size_t)most, sizeof *q->into, &q->into);
+  }
   if (err) {
     fe_budget_destroy(b);
     return err;
@@ -194,6 +202,11 @@ void fe_budget_destroy(struct fe_budget *b)
   if (!b) return;
   for (int k = 0; b->tracers && k < b->n_tracers; k++) tracer_destroy(b, &b->tracers[k]);
   free(b->tracers);
+  for (int i = 0; i < 2; i++) {
+    fe_readout_destroy(b->queued[i].readout);
+    free(b->queued[i].at);
+    free(b->queued[i].into);
+  }
   fe_vec_destroy(b->ones);
   fe_vec_destroy(b->own_cells);
   fe_backend_free(b->be, b->facet_nodes);
@@ -258,24 +271,23 @@ int fe_budget_jump(struct fe_budget *b, int k, const struct fe_vec *t)
 
 /* ---------------------------------------------------------------- the step's rates */
 
-/* This process's x . y over n entries, into *r (0 for none); x NULL: nothing. */
-static int partial(const struct fe_backend *be, size_t n, const double *x, const double *y,
-                   double *r)
+/* x . y over n entries (x NULL: none, 0) queued into q, to be added into the step's sum
+ * number `into` at its end.  Every process queues every partial, also of none, so that all
+ * queue the same values (solvers/readout.h). */
+static int partial(struct fe_budget_queued *q, size_t n, const double *x, const double *y, int into)
 {
-  if (!x || !n) return FE_SUCCESS;
-  double v;
-  FE_CALL(be->vec->dot(be, n, x, y, &v));
-  *r += v;
+  q->into[q->n] = into;
+  FE_CALL(fe_readout_dot_arrays(q->readout, x ? n : 0, x ? x : y, y, &q->at[q->n]));
+  q->n++;
   return FE_SUCCESS;
 }
 
 static const double *values(const struct fe_vec *v) { return v ? v->a : NULL; }
 
-/* Tracer k's sums of this process: per group the advective and diffusive parts, then the
- * source, the absorption and the divergence (2 n_groups + 3 values in sums, zeroed). */
-static int tracer_sums(const struct fe_budget *b, int k, double *sums)
+/* Tracer k's partial sums queued: per group the advective and diffusive parts, then the
+ * source, the absorption and the divergence (sums 2 n_groups + 3 of them from `base`). */
+static int queue_tracer(const struct fe_budget *b, struct fe_budget_queued *q, int k, int base)
 {
-  const struct fe_backend *be = b->be;
   const struct fe_budget_tracer *bt = &b->tracers[k];
   const double *ones = b->ones->a, *own_cells = b->own_cells ? b->own_cells->a : ones;
   /* node sums over the owned entries (a periodic unknown's copies, numbered last, hold its
@@ -284,29 +296,42 @@ static int tracer_sums(const struct fe_budget *b, int k, double *sums)
   const size_t n = (size_t)b->space->n_owned, cells = (size_t)b->space->n_cells;
   for (int g = 0; g < b->n_groups; g++) {
     const long first = b->first_facet[g], count = b->first_facet[g + 1] - first;
-    double *adv = &sums[2 * g], *diff = &sums[2 * g + 1];
-    if (b->advected) FE_CALL(partial(be, (size_t)count, bt->facets->a + first, ones, adv));
-    FE_CALL(partial(be, n, values(bt->dirichlet[g]), bt->reaction_adv->a, adv));
-    FE_CALL(partial(be, n, values(bt->dirichlet[g]), bt->reaction_diff->a, diff));
+    const int adv = base + 2 * g, diff = base + 2 * g + 1;
+    if (b->advected) FE_CALL(partial(q, (size_t)count, bt->facets->a + first, ones, adv));
+    FE_CALL(partial(q, n, values(bt->dirichlet[g]), bt->reaction_adv->a, adv));
+    FE_CALL(partial(q, n, values(bt->dirichlet[g]), bt->reaction_diff->a, diff));
     if (bt->neumann)
-      FE_CALL(partial(be, bt->neumann->n, values(bt->slots[g]), bt->neumann->a, diff));
+      FE_CALL(partial(q, bt->neumann->n, values(bt->slots[g]), bt->neumann->a, diff));
   }
-  double *rest = &sums[2 * b->n_groups];
-  if (bt->source) FE_CALL(partial(be, n, bt->source->a, b->source_weights->a, &rest[0]));
-  if (bt->absorption) FE_CALL(partial(be, cells, bt->absorption->a, own_cells, &rest[1]));
-  if (b->advected) FE_CALL(partial(be, cells, bt->divergence->a, own_cells, &rest[2]));
+  const int rest = base + 2 * b->n_groups;
+  if (bt->source) FE_CALL(partial(q, n, bt->source->a, b->source_weights->a, rest));
+  if (bt->absorption) FE_CALL(partial(q, cells, bt->absorption->a, own_cells, rest + 1));
+  if (b->advected) FE_CALL(partial(q, cells, bt->divergence->a, own_cells, rest + 2));
   return FE_SUCCESS;
 }
 
-int fe_budget_end(struct fe_budget *b, double h)
+int fe_budget_queue(struct fe_budget *b, long step)
 {
+  struct fe_budget_queued *q = &b->queued[step & 1];
+  fe_readout_clear(q->readout);
+  q->step = step;
+  q->n = 0;
+  const int per = 2 * b->n_groups + 3;
+  for (int k = 0; k < b->n_tracers; k++) FE_CALL(queue_tracer(b, q, k, k * per));
+  return fe_readout_post(q->readout);
+}
+
+int fe_budget_end(struct fe_budget *b, long step, double h)
+{
+  struct fe_budget_queued *q = &b->queued[step & 1];
+  FE_CHECK(q->step == step, FE_ERR_USAGE, "the budget of step %ld, whose sums were not queued",
+           step);
+  FE_CALL(fe_readout_wait(q->readout));
   const int per = 2 * b->n_groups + 3, all = per * b->n_tracers;
   double *sums;
   FE_CALLOC(all, &sums);
-  int err = FE_SUCCESS;
-  for (int k = 0; k < b->n_tracers && !err; k++) err = tracer_sums(b, k, sums + k * per);
-  if (!err) err = fe_comm_allreduce(b->be->comm, sums, all, FE_REDUCE_SUM);
-  for (int k = 0; k < b->n_tracers && !err; k++) {
+  for (int i = 0; i < q->n; i++) sums[q->into[i]] += fe_readout_values(q->readout, q->at[i])[0];
+  for (int k = 0; k < b->n_tracers; k++) {
     struct fe_budget_tracer *bt = &b->tracers[k];
     const double *s = sums + k * per;
     for (int g = 0; g < b->n_groups; g++) {
@@ -318,5 +343,5 @@ int fe_budget_end(struct fe_budget *b, double h)
     bt->divergence_rate = s[2 * b->n_groups + 2] / h;
   }
   free(sums);
-  return err;
+  return FE_SUCCESS;
 }

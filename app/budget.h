@@ -3,8 +3,9 @@
  *   I(t_n+1) - I(t_n) = h (sum_b (advective_b + diffusive_b) + source - absorption + divergence)
  * to round-off, I = int T_h = lumped . T, every term a rate averaged over the step, positive
  * into the domain.  The scheme (app/scheme.c) adds each term into the vectors named below with
- * the weights its integrators use, on the backend; fe_budget_end reduces them once per step,
- * per boundary group, through the backend's communicator.  On several processes each cell and
+ * the weights its integrators use, on the backend; fe_budget_queue queues their sums at the end
+ * of the step's work and fe_budget_end reads them with one wait (solvers/readout.h), per
+ * boundary group, combined through the backend's communicator.  On several processes each cell and
  * boundary facet is counted by the process that owns its first vertex (its part holds every
  * cell at the nodes it owns), each node sum over the owned nodes (complete there). */
 #ifndef FE_BUDGET_H
@@ -13,6 +14,7 @@
 #include "app/fields.h"
 #include "assembly/space.h"
 #include "solvers/op.h"
+#include "solvers/readout.h"
 
 /* One tracer's sums over the current step, on the backend (amounts: rates times lengths). */
 struct fe_budget_tracer {
@@ -55,6 +57,12 @@ struct fe_budget {
                                           lumped (nodal values: sum_i (M f)_i = lumped . f) */
   int n_tracers;
   struct fe_budget_tracer *tracers;
+  struct fe_budget_queued { /* two steps' partial sums queued (fe_budget_queue), by parity: */
+    struct fe_readout *readout;
+    long step; /* whose they are (-1: none) */
+    int n;     /* how many: partial i at at[i] in the readout, added into the step's sum into[i] */
+    int *at, *into;
+  } queued[2];
 };
 
 /* The budget of case c's tracers (tracer k with its boundary conditions bcs[k]) through the
@@ -77,8 +85,11 @@ int fe_budget_absorb(struct fe_budget *b, int k, const double *lambda, int unifo
 /* The jump of the Dirichlet values over the advection step: reaction_adv += lumped (T - before)
  * (read at the Dirichlet nodes only). */
 int fe_budget_jump(struct fe_budget *b, int k, const struct fe_vec *t);
-/* The step's sums reduced into the rates (divided by the step's length h). */
-int fe_budget_end(struct fe_budget *b, double h);
+/* Step `step`'s sums queued behind its work (its partial sums, summed over the processes at its
+ * end); the next step may begin before that step ends. */
+int fe_budget_queue(struct fe_budget *b, long step);
+/* Step `step`'s sums, queued, read into the rates (divided by the step's length h). */
+int fe_budget_end(struct fe_budget *b, long step, double h);
 
 /* The column label of each group (labels[i] for groups[i]): its name where the name has only
  * letters, digits, '_', '-', '.' and no other group of the list has it, else its number. */

@@ -1097,6 +1097,7 @@ int fe_scheme_step(struct fe_scheme *s, long step, double t0, double h)
     const int first = read_logged(s, st);
     return first ? first : err;
   }
+  if (s->budget) FE_CALL(fe_budget_queue(s->budget, step));
   return fe_cg_log_post(st->log); /* its copy behind the step's work */
 }
 
@@ -1105,7 +1106,7 @@ int fe_scheme_step_end(struct fe_scheme *s, long step, double h)
   struct fe_scheme_step *st = step_of(s, step);
   FE_CHECK(st->step == step, FE_ERR_USAGE, "the end of step %ld, which was not queued", step);
   FE_CALL(read_logged(s, st));
-  if (s->budget) FE_CALL(fe_budget_end(s->budget, h));
+  if (s->budget) FE_CALL(fe_budget_end(s->budget, step, h));
   for (int k = 0; k < s->n_tracers; k++) {
     struct fe_scheme_tracer *x = &s->tracers[k];
     x->mass.iterations = st->iterations[2 * k];
@@ -1121,6 +1122,6 @@ int fe_scheme_queue_ahead(const struct fe_scheme *s)
   int tdep = s->adv_tdep;
   for (int k = 0; k < s->n_tracers; k++)
     tdep |= s->tracers[k].diff_tdep || (s->tracers[k].absorbs && s->tracers[k].absorption_tdep);
-  return s->be->asynchronous && !s->time_solves && !s->budget && !tdep && s->now->n_logged > 0 &&
+  return s->be->asynchronous && !s->time_solves && !tdep && s->now->n_logged > 0 &&
          !s->now->read_at_once;
 }

@@ -218,10 +218,11 @@ int fe_scheme_step(struct fe_scheme *s, long step, double t0, double h);
  * then this step's.  The errors of fe_scheme_step, for the solves read here. */
 int fe_scheme_step_end(struct fe_scheme *s, long step, double h);
 /* Whether the step queued last may end after the next one is queued: its solves' results all
- * wait in its log, and nothing of a step is read on the host before its end (no budget, no
+ * wait in its log, and nothing of a step is read on the host before its end (no
  * time-dependent velocity, diffusivity or absorption, whose checks and Courant numbers are
- * read within the step; not timing the solves).  The next step then reads nothing of this
- * one's before fe_scheme_step_end(this one). */
+ * read within the step; not timing the solves; the budget's sums are queued behind the step,
+ * fe_budget_queue).  The next step then reads nothing of this one's before
+ * fe_scheme_step_end(this one). */
 int fe_scheme_queue_ahead(const struct fe_scheme *s);
 
 /* exact = tracer k's exact solution at t, on the backend (recorded as evaluated in this step). */

@@ -76,10 +76,15 @@ static int take(struct fe_readout *r, int n, enum kind kind, int *at)
   return FE_SUCCESS;
 }
 
-int fe_readout_dot(struct fe_readout *r, const struct fe_vec *x, const struct fe_vec *y, int *at)
+int fe_readout_dot_arrays(struct fe_readout *r, size_t n, const double *x, const double *y, int *at)
 {
   FE_CALL(take(r, FE_READOUT_REDUCTION, KIND_SUM, at));
-  return r->be->vec->reduce(r->be, FE_VEC_DOT, x->n_owned, x->a, y->a, r->values + *at);
+  return r->be->vec->reduce(r->be, FE_VEC_DOT, n, x, y, r->values + *at);
+}
+
+int fe_readout_dot(struct fe_readout *r, const struct fe_vec *x, const struct fe_vec *y, int *at)
+{
+  return fe_readout_dot_arrays(r, x->n_owned, x->a, y->a, at);
 }
 
 int fe_readout_minmax(struct fe_readout *r, const struct fe_vec *x, int *at)

@@ -26,8 +26,12 @@ void fe_readout_destroy(struct fe_readout *r);
 void fe_readout_clear(struct fe_readout *r);
 
 /* Queued: x . y over the owned entries, summed over the processes (one value); its place in
- * *at.  FE_ERR_USAGE when the readout has no room. */
+ * *at.  FE_ERR_USAGE when the readout has no room.  Every process queues the same values in the
+ * same order (they are combined in that order). */
 int fe_readout_dot(struct fe_readout *r, const struct fe_vec *x, const struct fe_vec *y, int *at);
+/* The same of n entries of backend arrays x and y (n may be 0: the value is 0). */
+int fe_readout_dot_arrays(struct fe_readout *r, size_t n, const double *x, const double *y,
+                          int *at);
 /* Queued: the minimum and maximum of x's owned entries over the processes (two values), both
  * NaN where any of them is not finite (as fe_vec_minmax). */
 int fe_readout_minmax(struct fe_readout *r, const struct fe_vec *x, int *at);
