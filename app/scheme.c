@@ -222,12 +222,6 @@ static int create(struct fe_scheme *s, int verbosity)
   FE_CALL(fe_calloc((size_t)3 * n, sizeof *s->assembled, &s->assembled));
   FE_CALL(fe_calloc((size_t)n, sizeof *s->fcts, &s->fcts));
   FE_CALL(fe_calloc((size_t)n, sizeof *s->unsolved, &s->unsolved));
-  for (int k = 0; k < n; k++) {
-    FE_CALL(create_coefficients(s, &s->tracers[k]));
-    FE_CALL(create_vectors(s, &s->tracers[k]));
-  }
-  if (s->strategy == FE_STRATEGY_AUTO) FE_CALL(pick_strategy(s, verbosity));
-  for (int k = 0; k < n; k++) FE_CALL(create_operators(s, k));
   for (int i = 0; i < 2; i++) {
     struct fe_scheme_step *st = &s->steps[i];
     FE_CALL(fe_calloc((size_t)FE_MAX_EVALUATIONS * (n + 1), sizeof *st->evaluated, &st->evaluated));
@@ -237,7 +231,13 @@ static int create(struct fe_scheme *s, int verbosity)
     FE_CALL(fe_calloc(FE_SCHEME_LOGGED, sizeof *st->results, &st->results));
     FE_CALL(fe_calloc(FE_SCHEME_LOGGED, sizeof *st->logged, &st->logged));
   }
-  s->now = &s->steps[0];
+  s->now = &s->steps[0]; /* what is evaluated before the first step counts as step 0's */
+  for (int k = 0; k < n; k++) {
+    FE_CALL(create_coefficients(s, &s->tracers[k]));
+    FE_CALL(create_vectors(s, &s->tracers[k]));
+  }
+  if (s->strategy == FE_STRATEGY_AUTO) FE_CALL(pick_strategy(s, verbosity));
+  for (int k = 0; k < n; k++) FE_CALL(create_operators(s, k));
   return FE_SUCCESS;
 }
 
