@@ -63,12 +63,51 @@ static int complete(const struct fe_assembled *a, struct fe_vec *y)
   return fe_halo_complete(a->space->halo, 1, y->a);
 }
 
-/* y = A' x on the owned entries (fe_op_apply_owned): the cells' sums, ghosts not completed. */
-static int apply_lma_owned(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
+/* y = A' x on the owned entries, x's ghosts up to date: the cells' sums (LMA, matrix-free;
+ * the ghosts not completed) or the CSR's owned rows (addto). */
+static int owned_rows(const struct fe_assembled *a, const struct fe_vec *x, struct fe_vec *y)
+{
+  switch (a->strategy) {
+  case FE_STRATEGY_LMA: return a->k->lma.apply(a->space, a->storage, a->e, x->a, y->a, a->work);
+  case FE_STRATEGY_ADDTO: return a->k->addto.apply(a->csr, x->a, y->a);
+  default:
+    return a->k->matfree.apply(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, x->a,
+                               y->a, a->work);
+  }
+}
+
+/* The rest of y after owned_rows: the other processes' ghosts take their owners' values, and
+ * under addto, whose CSR holds the owned rows only, the copies too. */
+static int finish(const struct fe_assembled *a, struct fe_vec *y)
+{
+  return a->strategy == FE_STRATEGY_ADDTO ? fe_halo_update(a->space->halo, 1, y->a)
+                                          : complete(a, y);
+}
+
+/* y = A' x on the owned entries (fe_op_apply_owned): the cells' sums, ghosts not completed
+ * (addto's CSR reads x's copies not: its columns are unknowns). */
+static int apply_owned(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
+{
+  struct fe_assembled *a = impl(op);
+  if (a->strategy != FE_STRATEGY_ADDTO || fe_halo_remote(a->space->halo)) FE_CALL(exchange(a, x));
+  return owned_rows(a, x, y);
+}
+
+static int apply(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
+{
+  FE_CALL(apply_owned(op, x, y));
+  return finish(impl(op), y);
+}
+
+/* apply, then lift's y_I += A_ID x_D (fe_op_apply_full), with x's ghosts exchanged and y's
+ * completed once for both: the same values as the two one after the other. */
+static int apply_full(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
   FE_CALL(exchange(a, x));
-  return a->k->lma.apply(a->space, a->storage, a->e, x->a, y->a, a->work);
+  FE_CALL(owned_rows(a, x, y));
+  if (a->space->any_bcells) FE_CALL(a->k->node.lift(a->space, a->elift, 1.0, x->a, y->a));
+  return finish(a, y);
 }
 
 /* Several vectors: each x's ghosts exchanged, then one pass of the cells where the backend has
@@ -78,7 +117,7 @@ static int apply_lma_owned_many(struct fe_op *op, int m, const struct fe_vec *co
 {
   struct fe_assembled *a = impl(op);
   if (!a->k->lma.apply_many || a->space->deterministic) {
-    for (int j = 0; j < m; j++) FE_CALL(apply_lma_owned(op, x[j], y[j]));
+    for (int j = 0; j < m; j++) FE_CALL(apply_owned(op, x[j], y[j]));
     return FE_SUCCESS;
   }
   const double *xa[FE_CG_MANY];
@@ -98,39 +137,6 @@ static int cg_lma(struct fe_op *op, const struct fe_cg_job *job, int *done)
   *done = 0;
   if (!a->k->lma.cg) return FE_SUCCESS;
   return a->k->lma.cg(a->space, a->storage, a->e, a->work, job, done);
-}
-
-static int apply_addto_owned(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
-{
-  struct fe_assembled *a = impl(op);
-  if (fe_halo_remote(a->space->halo)) FE_CALL(exchange(a, x)); /* the ghosts' columns */
-  return a->k->addto.apply(a->csr, x->a, y->a);
-}
-
-static int apply_matfree_owned(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
-{
-  struct fe_assembled *a = impl(op);
-  FE_CALL(exchange(a, x));
-  return a->k->matfree.apply(a->space, &a->form, a->coef.diffusivity, a->coef.velocity, x->a, y->a,
-                             a->work);
-}
-
-static int apply_lma(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
-{
-  FE_CALL(apply_lma_owned(op, x, y));
-  return complete(impl(op), y);
-}
-
-static int apply_addto(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
-{
-  FE_CALL(apply_addto_owned(op, x, y));
-  return fe_halo_update(impl(op)->space->halo, 1, y->a); /* the CSR holds the owned rows */
-}
-
-static int apply_matfree(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
-{
-  FE_CALL(apply_matfree_owned(op, x, y));
-  return complete(impl(op), y);
 }
 
 static int diagonal_matfree(struct fe_op *op, struct fe_vec *d)
@@ -184,22 +190,25 @@ static void destroy(struct fe_op *op)
   free(op);
 }
 
-static const struct fe_op_ops ops_lma = {.apply = apply_lma,
-                                         .apply_owned = apply_lma_owned,
+static const struct fe_op_ops ops_lma = {.apply = apply,
+                                         .apply_owned = apply_owned,
+                                         .apply_full = apply_full,
                                          .apply_owned_many = apply_lma_owned_many,
                                          .lift = lift,
                                          .reaction = reaction,
                                          .diagonal = diagonal_lma,
                                          .cg = cg_lma,
                                          .destroy = destroy};
-static const struct fe_op_ops ops_addto = {.apply = apply_addto,
-                                           .apply_owned = apply_addto_owned,
+static const struct fe_op_ops ops_addto = {.apply = apply,
+                                           .apply_owned = apply_owned,
+                                           .apply_full = apply_full,
                                            .lift = lift,
                                            .reaction = reaction,
                                            .diagonal = diagonal_addto,
                                            .destroy = destroy};
-static const struct fe_op_ops ops_matfree = {.apply = apply_matfree,
-                                             .apply_owned = apply_matfree_owned,
+static const struct fe_op_ops ops_matfree = {.apply = apply,
+                                             .apply_owned = apply_owned,
+                                             .apply_full = apply_full,
                                              .lift = lift,
                                              .reaction = reaction,
                                              .diagonal = diagonal_matfree,

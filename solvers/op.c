@@ -43,6 +43,7 @@ int fe_op_reaction(struct fe_op *op, double s, const struct fe_vec *x, struct fe
 
 int fe_op_apply_full(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
+  if (op->ops->apply_full) return op->ops->apply_full(op, x, y);
   FE_CALL(op->ops->apply(op, x, y));
   return op->ops->lift(op, 1.0, x, y);
 }

@@ -23,6 +23,9 @@ struct fe_op_ops {
   int (*apply)(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y); /* y = A' x */
   /* y = A' x on the owned entries, its ghosts left as they come (NULL: apply) */
   int (*apply_owned)(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
+  /* y = A' x + A_ID x_D, as apply then lift (1, x, y) give it (NULL: those two), made at once
+   * where that saves exchanges */
+  int (*apply_full)(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
   /* y[j] = A' x[j] on the owned entries for j < m <= FE_CG_MANY in one pass (NULL:
    * apply_owned for each) */
   int (*apply_owned_many)(struct fe_op *op, int m, const struct fe_vec *const *x,
