@@ -168,7 +168,6 @@ int fe_budget_create(const struct fe_case *c, const struct fe_space *space, int 
   const int most = c->n_tracers * (4 * n_groups + 3); /* partials a step queues */
   for (int i = 0; !err && i < 2; i++) {
     struct fe_budget_queued *q = &b->queued[i];
-    q->step = -1;
     err = fe_readout_create(b->be, most * FE_READOUT_REDUCTION, &q->readout);
     if (!err) err = fe_calloc((size_t)most, sizeof *q->at, &q->at);
     if (!err) err = fe_calloc((size_t)most, sizeof *q->into, &q->into);
@@ -313,8 +312,7 @@ static int queue_tracer(const struct fe_budget *b, struct fe_budget_queued *q, i
 int fe_budget_queue(struct fe_budget *b, long step)
 {
   struct fe_budget_queued *q = &b->queued[step & 1];
-  fe_readout_clear(q->readout);
-  q->step = step;
+  fe_readout_clear(q->readout, step);
   q->n = 0;
   const int per = 2 * b->n_groups + 3;
   for (int k = 0; k < b->n_tracers; k++) FE_CALL(queue_tracer(b, q, k, k * per));
@@ -324,9 +322,7 @@ int fe_budget_queue(struct fe_budget *b, long step)
 int fe_budget_end(struct fe_budget *b, long step, double h)
 {
   struct fe_budget_queued *q = &b->queued[step & 1];
-  FE_CHECK(q->step == step, FE_ERR_USAGE, "the budget of step %ld, whose sums were not queued",
-           step);
-  FE_CALL(fe_readout_wait(q->readout));
+  FE_CALL(fe_readout_wait(q->readout, step));
   const int per = 2 * b->n_groups + 3, all = per * b->n_tracers;
   double *sums;
   FE_CALLOC(all, &sums);

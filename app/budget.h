@@ -58,8 +58,7 @@ struct fe_budget {
   int n_tracers;
   struct fe_budget_tracer *tracers;
   struct fe_budget_queued { /* two steps' partial sums queued (fe_budget_queue), by parity: */
-    struct fe_readout *readout;
-    long step; /* whose they are (-1: none) */
+    struct fe_readout *readout; /* tagged by step */
     int n;     /* how many: partial i at at[i] in the readout, added into the step's sum into[i] */
     int *at, *into;
   } queued[2];

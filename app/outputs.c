@@ -118,7 +118,7 @@ int fe_outputs_init(struct fe_outputs *o, const struct fe_options *opt, const st
                            .dir = opt->output_dir ? opt->output_dir : c->output_dir,
                            .saved_step = -1,
                            .error_step = -1,
-                           .queued = {{.step = -1, .probes_at = -1}, {.step = -1, .probes_at = -1}},
+                           .queued = {{.probes_at = -1}, {.probes_at = -1}},
                            .probe_velocity_time = NAN};
   FE_CALL(resolve_case_path(o));
   FE_CALL(check_output_dir(o));
@@ -693,8 +693,7 @@ int fe_outputs_queue(struct fe_outputs *o, struct fe_scheme *s, const struct fe_
 {
   struct fe_outputs_queued *q = &o->queued[step & 1];
   struct fe_readout *r = q->readout;
-  fe_readout_clear(r);
-  q->step = step;
+  fe_readout_clear(r, step);
   q->probes_at = -1;
   for (int k = 0; k < o->n_tracers; k++) {
     const struct fe_vec *tracer = s->tracers[k].tracer;
@@ -713,14 +712,11 @@ int fe_outputs_queue(struct fe_outputs *o, struct fe_scheme *s, const struct fe_
   return fe_readout_post(r);
 }
 
-/* The values queued for step `step`, waited for. */
-static int queued_values(struct fe_outputs *o, long step, const char *what,
-                         const struct fe_readout **r)
+/* The values queued for step `step` (fe_outputs_queue), waited for. */
+static int queued_values(struct fe_outputs *o, long step, const struct fe_readout **r)
 {
   struct fe_outputs_queued *q = &o->queued[step & 1];
-  FE_CHECK(q->step == step, FE_ERR_USAGE,
-           "the %s of step %ld, whose values were not queued (fe_outputs_queue)", what, step);
-  FE_CALL(fe_readout_wait(q->readout));
+  FE_CALL(fe_readout_wait(q->readout, step));
   *r = q->readout;
   return FE_SUCCESS;
 }
@@ -729,7 +725,7 @@ int fe_outputs_write_stat(struct fe_outputs *o, struct fe_scheme *s, long step, 
                           double courant, double loop_start, struct fe_stat_row *row)
 {
   const struct fe_readout *r;
-  FE_CALL(queued_values(o, step, "stat row", &r));
+  FE_CALL(queued_values(o, step, &r));
   *row = (struct fe_stat_row){
       .step = step, .time = t, .dt = dt, .courant = courant, .tracers = o->row_tracers};
   FE_CALL(fe_scheme_check_diffusivity(s, step));
@@ -809,7 +805,7 @@ int fe_outputs_write_probes(struct fe_outputs *o, struct fe_scheme *s,
   const int d = o->probe_velocity ? o->m->dim : 0;
   double *row = o->h_probes + n * (nt + d);
   const struct fe_readout *r;
-  FE_CALL(queued_values(o, step, "probes' row", &r));
+  FE_CALL(queued_values(o, step, &r));
   const int at = o->queued[step & 1].probes_at;
   FE_CHECK(at >= 0, FE_ERR_USAGE, "the probes' row of step %ld, whose values were not queued",
            step);

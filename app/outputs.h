@@ -76,8 +76,7 @@ struct fe_outputs {
   struct fe_stat_tracer *row_tracers; /* the stat row's values of each tracer */
   struct fe_row_at *row_at;           /* where each tracer's values are in a step's readout */
   struct fe_outputs_queued {          /* two steps' values queued (fe_outputs_queue), by parity: */
-    struct fe_readout *readout;       /* the stat row's and the probes' values */
-    long step;                        /* the step whose values they are (-1: none) */
+    struct fe_readout *readout;       /* the stat row's and the probes' values, tagged by step */
     int probes_at;                    /* with its probes (-1: none) their values' place */
   } queued[2];
   /* on the host: the dump's fields and the checkpoint's, m's n_nodes per tracer */

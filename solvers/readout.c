@@ -24,6 +24,7 @@ struct fe_readout {
   int n_entries; /* entries has room for capacity of them: each takes a value at least */
   int posted;    /* the copy of what was queued is posted */
   int waited;    /* and host holds it */
+  long tag;      /* whose values they are (fe_readout_clear) */
 };
 
 int fe_readout_create(const struct fe_backend *be, int capacity, struct fe_readout **r)
@@ -33,6 +34,7 @@ int fe_readout_create(const struct fe_backend *be, int capacity, struct fe_reado
   FE_CALLOC(1, &x);
   x->be = be;
   x->capacity = capacity;
+  x->tag = -1;
   int err = fe_backend_alloc(be, (size_t)capacity * sizeof *x->values, NULL, &x->values);
   if (!err) err = be->vec->set(be, (size_t)capacity, 0.0, x->values); /* a dot leaves 2 of 3 */
   if (!err) err = fe_readback_create(be, (size_t)capacity * sizeof *x->host, &x->copy);
@@ -57,8 +59,9 @@ void fe_readout_destroy(struct fe_readout *r)
   free(r);
 }
 
-void fe_readout_clear(struct fe_readout *r)
+void fe_readout_clear(struct fe_readout *r, long tag)
 {
+  r->tag = tag;
   r->used = 0;
   r->n_entries = 0;
   r->posted = r->waited = 0;
@@ -134,8 +137,10 @@ int fe_readout_post(struct fe_readout *r)
   return FE_SUCCESS;
 }
 
-int fe_readout_wait(struct fe_readout *r)
+int fe_readout_wait(struct fe_readout *r, long tag)
 {
+  FE_CHECK(r->tag == tag, FE_ERR_USAGE, "the values of step %ld asked of a readout of step %ld's",
+           tag, r->tag);
   if (r->waited || !r->used) return FE_SUCCESS;
   FE_CALL(fe_readout_post(r));
   FE_CALL(fe_readback_wait(r->copy));

@@ -22,8 +22,9 @@ void fe_readout_destroy(struct fe_readout *r);
 /* The values a reduction takes in a readout (the backend's reduce writes three). */
 #define FE_READOUT_REDUCTION 3
 
-/* Forget what was queued: the next value goes first. */
-void fe_readout_clear(struct fe_readout *r);
+/* Forget what was queued: the next value goes first, and the values queued from now on are
+ * those of `tag` (a time step's; a readout made holds tag -1's). */
+void fe_readout_clear(struct fe_readout *r, long tag);
 
 /* Queued: x . y over the owned entries, summed over the processes (one value); its place in
  * *at.  FE_ERR_USAGE when the readout has no room.  Every process queues the same values in the
@@ -42,10 +43,11 @@ int fe_readout_sum(struct fe_readout *r, const double *values, int n, int *at);
 /* The copy of the values queued so far posted behind them (solvers/readback.h): the host may
  * queue other work before it waits. */
 int fe_readout_post(struct fe_readout *r);
-/* Wait for the values queued (posted now where they were not) and combine the processes'
- * values (every process together); nothing to do when nothing was queued since the last wait
- * or clear. */
-int fe_readout_wait(struct fe_readout *r);
+/* Wait for the values queued, those of `tag` (FE_ERR_USAGE where they are another tag's: a
+ * step's values asked of a readout that holds another step's), posted now where they were
+ * not, and combine the processes' values (every process together); nothing to do when
+ * nothing was queued since the last wait or clear. */
+int fe_readout_wait(struct fe_readout *r, long tag);
 /* The values at `at` after fe_readout_wait. */
 const double *fe_readout_values(const struct fe_readout *r, int at);
 

@@ -81,7 +81,7 @@ static void check_vectors(const struct fe_comm *comm)
     host[1] = comm->rank == comm->size - 1 ? INFINITY : host[1]; /* on the last process */
     CHECK_OK(fe_vec_upload(v, host));
     CHECK_OK(fe_readout_minmax(r, v, &at_bad));
-    CHECK_OK(fe_readout_wait(r));
+    CHECK_OK(fe_readout_wait(r, -1)); /* never cleared: tag -1 */
     CHECK(fe_readout_values(r, at_dot)[0] == dot);
     CHECK(fe_readout_values(r, at_range)[0] == lo && fe_readout_values(r, at_range)[1] == hi);
     CHECK(fe_readout_values(r, at_probe)[0] == 7.5);
