@@ -94,6 +94,15 @@ __device__ void raise_flag(ncclWindow_t w, int to, int from, unsigned long long 
   flag.store(k, cuda::memory_order_release);
 }
 
+/* Process `to`'s flag of process `from` in window w counted up by 1 (release, system scope:
+ * after the writes that the caller's fence ordered before it, its block's). */
+__device__ void count_at(ncclWindow_t w, int to, int from)
+{
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> flag(
+      *(unsigned long long *)ncclGetLsaPointer(w, (size_t)from * sizeof(unsigned long long), to));
+  flag.fetch_add(1, cuda::memory_order_release);
+}
+
 __device__ void await_flag(ncclWindow_t w, int from, unsigned long long k)
 {
   cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> flag(
@@ -288,38 +297,41 @@ __device__ int last_block(unsigned *done_blocks)
   return last;
 }
 
-/* Every owned entry a neighbour has as a ghost written into its window (ncomp values each);
- * the last block raises the flags of the neighbours. */
-__global__ void halo_send_kernel(long n, const int *send, const int2 *to, int ncomp,
-                                 const double *x, ncclWindow_t w, int rank, int size,
-                                 size_t half, const int *neighbours, int nb,
-                                 const unsigned long long *count, unsigned *done_blocks)
+/* The blocks of an update: a fixed number on every process, since each block counts its part
+ * sent at every neighbour and the neighbours wait for all of them; few enough that all are
+ * resident at once (a block waits for the other processes, never for another block of its own
+ * kernel before it has counted its part). */
+#define HALO_BLOCKS 32
+
+/* The update in one kernel: every owned entry a neighbour has as a ghost written into its
+ * window (ncomp values each), each block then adding 1 to its flag at every neighbour (after
+ * its writes: a system fence, then the release); once every block of every neighbour has
+ * counted this update (the flags at HALO_BLOCKS (k + 1)), the ghosts from this process's
+ * window; the last block to finish counts the update done. */
+__global__ void halo_update_kernel(long n_send, const int *send, const int2 *to, int ncomp,
+                                   double *x, long n_recv, double *ghosts, ncclWindow_t w, int rank,
+                                   int size, size_t half, const int *neighbours, int nb,
+                                   unsigned long long *count, unsigned *done_blocks)
 {
   const unsigned long long k = *count;
   const size_t at = half_at(size, half, k);
-  const long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
-  if (i < n) {
+  const long first = blockIdx.x * (long)blockDim.x + threadIdx.x,
+             stride = (long)gridDim.x * blockDim.x;
+  for (long i = first; i < n_send; i += stride) {
     const int2 t = to[i];
     double *in = (double *)ncclGetLsaPointer(w, at + (size_t)t.y * ncomp * sizeof(double), t.x);
     for (int c = 0; c < ncomp; c++) in[c] = x[(long)send[i] * ncomp + c];
   }
-  if (!last_block(done_blocks)) return;
-  for (int j = threadIdx.x; j < nb; j += blockDim.x) raise_flag(w, neighbours[j], rank, k + 1);
-}
-
-/* Once the neighbours' flags are up, the ghosts from this process's window; the last block
- * counts the exchange done. */
-__global__ void halo_receive_kernel(long n, double *ghosts, ncclWindow_t w, int size,
-                                    size_t half, const int *neighbours, int nb,
-                                    unsigned long long *count, unsigned *done_blocks)
-{
-  const unsigned long long k = *count;
-  for (int j = threadIdx.x; j < nb; j += blockDim.x) await_flag(w, neighbours[j], k + 1);
   __syncthreads();
-  const double *in = (const double *)ncclGetLocalPointer(w, half_at(size, half, k));
-  for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n;
-       i += (long)gridDim.x * blockDim.x)
-    ghosts[i] = in[i];
+  if (threadIdx.x == 0) {
+    __threadfence_system(); /* the block's writes before its counts */
+    for (int j = 0; j < nb; j++) count_at(w, neighbours[j], rank);
+  }
+  for (int j = threadIdx.x; j < nb; j += blockDim.x)
+    await_flag(w, neighbours[j], (k + 1) * HALO_BLOCKS);
+  __syncthreads();
+  const double *in = (const double *)ncclGetLocalPointer(w, at);
+  for (long i = first; i < n_recv; i += stride) ghosts[i] = in[i];
   if (last_block(done_blocks) && threadIdx.x == 0) *count = k + 1;
 }
 
@@ -377,24 +389,18 @@ int fe_cuda_halo_open(struct fe_halo *h)
   return err;
 }
 
-/* Through the window: two kernels, the writes into the neighbours' windows and the reads of
- * this process's (the halves' alternation needs every process's writes of an exchange done
- * before it reads: the kernels' order on the stream). */
+/* Through the window: one kernel (the halves' alternation needs every process's writes of an
+ * update read before its next update but one: each waits for the other's counts of the next). */
 static int halo_update_windows(const struct fe_halo *h, int ncomp, double *x)
 {
   const struct fe_cuda_ctx *c = fe_cuda_ctx(h->be);
   const struct halo_window *hw = (const struct halo_window *)h->exchange;
   const int nb = h->n_neighbours;
   const long n_send = h->send_ptr[nb], n_recv = (long)h->recv_ptr[nb] * ncomp;
-  halo_send_kernel<<<fe_cuda_blocks(n_send ? n_send : 1, 256), 256, 0, c->stream>>>(
-      n_send, h->send, hw->to, ncomp, x, hw->w.win, c->comm.rank, c->comm.size, hw->half,
-      hw->neighbours, nb, hw->w.count, hw->w.done_blocks);
-  FE_CUDA_LAUNCHED("halo_send_kernel");
-  const unsigned blocks = fe_cuda_blocks(n_recv ? n_recv : 1, 256);
-  halo_receive_kernel<<<blocks < 64 ? blocks : 64, 256, 0, c->stream>>>(
-      n_recv, x + h->n_owned * ncomp, hw->w.win, c->comm.size, hw->half, hw->neighbours, nb,
-      hw->w.count, hw->w.done_blocks);
-  FE_CUDA_LAUNCHED("halo_receive_kernel");
+  halo_update_kernel<<<HALO_BLOCKS, 256, 0, c->stream>>>(
+      n_send, h->send, hw->to, ncomp, x, n_recv, x + h->n_owned * ncomp, hw->w.win, c->comm.rank,
+      c->comm.size, hw->half, hw->neighbours, nb, hw->w.count, hw->w.done_blocks);
+  FE_CUDA_LAUNCHED("halo_update_kernel");
   return FE_SUCCESS;
 }
 
