@@ -84,8 +84,9 @@ static int finish(const struct fe_assembled *a, struct fe_vec *y)
                                           : complete(a, y);
 }
 
-/* y = A' x on the owned entries (fe_op_apply_owned): the cells' sums, ghosts not completed
- * (addto's CSR reads x's copies not: its columns are unknowns). */
+/* y = A' x on the owned entries (fe_op_apply_owned): the cells' sums, ghosts not completed.
+ * addto exchanges only where other processes hold ghosts: its CSR's columns are unknowns,
+ * never periodic copies. */
 static int apply_owned(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);
