@@ -328,7 +328,7 @@ int fe_outputs_prepare(struct fe_outputs *o, const struct fe_mesh *m,
     const int velocity = fe_case_has_velocity(c);
     values = (size_t)c->n_probes * (nt + (velocity ? m->dim : 0));
     FE_CALL(fe_vec_create(be, values, &o->probe_values));
-    FE_CALL(fe_calloc(2 * values, sizeof *o->h_probes, &o->h_probes));
+    FE_CALL(fe_calloc(values, sizeof *o->h_probes, &o->h_probes));
     if (velocity) FE_CALL(fe_vec_create(be, (size_t)pm->n_nodes * m->dim, &o->probe_velocity));
   }
   /* each tracer's range and integral, its error's range and L2 norm, the probes' values */
@@ -803,7 +803,7 @@ int fe_outputs_write_probes(struct fe_outputs *o, struct fe_scheme *s,
   const double start = fe_wtime();
   const long n = probes->n, nt = o->n_tracers;
   const int d = o->probe_velocity ? o->m->dim : 0;
-  double *row = o->h_probes + n * (nt + d);
+  double *row = o->h_probes;
   const struct fe_readout *r;
   FE_CALL(queued_values(o, step, &r));
   const int at = o->queued[step & 1].probes_at;

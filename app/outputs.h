@@ -60,7 +60,7 @@ struct fe_outputs {
                                     velocity's, probe by probe */
   struct fe_vec *probe_velocity; /* u(t) at the nodes, for the probes (with a velocity) */
   double probe_velocity_time;    /* the t it holds (NAN: none yet) */
-  double *h_probes;              /* host: probe_values, then the row in column order */
+  double *h_probes;              /* host: the probes' row in column order */
   long saved_step;               /* step of the newest checkpoint written or restored, or -1 */
   char *saved_path;              /* that checkpoint */
   long n_dumps;
