@@ -483,7 +483,7 @@ static void print_solves(const struct fe_sim *s, const char *what, double second
   printf("%s\n", sc->n_tracers > 1 ? ")" : "");
 }
 
-static void summary(const struct fe_sim *s, double t, long first_step)
+static void summary(const struct fe_sim *s, double t)
 {
   const struct fe_scheme *sc = s->scheme;
   const struct fe_outputs *out = &s->out;
@@ -493,7 +493,7 @@ static void summary(const struct fe_sim *s, double t, long first_step)
     adv_iters += sc->tracers[k].mass.total_iterations;
     diff_iters += sc->tracers[k].diffusion.total_iterations;
   }
-  const long steps = s->step - first_step;
+  const long steps = s->step - s->first_step;
   double total = fe_wtime() - s->t_loop0;
   if (s->opt->report)
     *s->opt->report = (struct fe_run_report){.steps = steps,
@@ -1086,7 +1086,7 @@ static int time_loop(struct fe_sim *s, double t)
     }
   }
   if (have_pending) FE_CALL(end_step(s, &pending, 0)); /* (the last step is never pending) */
-  summary(s, t, s->first_step);
+  summary(s, t);
   return FE_SUCCESS;
 }
 
