@@ -249,15 +249,17 @@ int fe_budget_flow(struct fe_budget *b, int k, const double *u, double beta, con
                    double w)
 {
   struct fe_budget_tracer *bt = &b->tracers[k];
-  FE_CALL(fe_flux_facets(b->space, b->n_facets, b->facet_nodes, u, x->a, -w, bt->facets->a));
+  FE_CALL(
+      fe_flux_facets(b->space, b->n_facets, b->facet_nodes, u, x->a, -w, fe_vec_write(bt->facets)));
   if (beta == 1) return FE_SUCCESS;
-  return fe_flux_cells(b->space, u, NULL, 0, x->a, w * (1 - beta), bt->divergence->a);
+  return fe_flux_cells(b->space, u, NULL, 0, x->a, w * (1 - beta), fe_vec_write(bt->divergence));
 }
 
 int fe_budget_absorb(struct fe_budget *b, int k, const double *lambda, int uniform,
                      const struct fe_vec *x, double w)
 {
-  return fe_flux_cells(b->space, NULL, lambda, uniform, x->a, w, b->tracers[k].absorption->a);
+  return fe_flux_cells(b->space, NULL, lambda, uniform, x->a, w,
+                       fe_vec_write(b->tracers[k].absorption));
 }
 
 int fe_budget_jump(struct fe_budget *b, int k, const struct fe_vec *t)

@@ -673,7 +673,7 @@ static int queue_probes(struct fe_outputs *o, struct fe_outputs_queued *q, struc
 {
   const long n = probes->n, nt = o->n_tracers;
   const int d = o->probe_velocity ? o->m->dim : 0;
-  double *values = o->probe_values->a;
+  double *values = fe_vec_write(o->probe_values);
   for (int k = 0; k < nt; k++)
     FE_CALL(fe_probes_interpolate(probes, s->tracers[k].tracer->a, 1, values + k * n));
   if (d) {                             /* u(t) of the run: its expressions or its files */
@@ -705,7 +705,7 @@ int fe_outputs_queue(struct fe_outputs *o, struct fe_scheme *s, const struct fe_
     if (!o->has_exact[k]) continue;
     struct fe_vec *error = o->error[k];
     FE_CALL(fe_readout_minmax(r, error, &o->row_at[k].error_range));
-    FE_CALL(fe_space_mass_apply(s->tracers[k].space, error->a, o->mass_error->a));
+    FE_CALL(fe_space_mass_apply(s->tracers[k].space, error->a, fe_vec_write(o->mass_error)));
     FE_CALL(fe_readout_dot(r, error, o->mass_error, &o->row_at[k].error_l2));
   }
   if (probes) FE_CALL(queue_probes(o, q, s, probes, t));

@@ -415,7 +415,7 @@ int fe_scheme_name_non_finite(struct fe_scheme *s, long step)
 int fe_scheme_exact(struct fe_scheme *s, int k, double t, struct fe_vec *exact)
 {
   evaluating(s, k, FE_EVAL_EXACT, t);
-  return fe_coefficients_exact(s->tracers[k].cp, t, exact->a);
+  return fe_coefficients_exact(s->tracers[k].cp, t, fe_vec_write(exact));
 }
 
 /* Tracer x's diffusivity tensors found indefinite since the last check: named on the host. */
@@ -682,7 +682,7 @@ static int budget_slots(struct fe_scheme *s, int k, enum fe_evaluated what, doub
   struct fe_budget_tracer *bt = budget_of(s, k);
   if (!bt || what != FE_EVAL_NEUMANN) return FE_SUCCESS;
   struct fe_vec *v = bt->neumann_slots;
-  return s->be->vec->axpby(s->be, v->n, w, s->tracers[k].cp->neumann.g, keep, v->a);
+  return s->be->vec->axpby(s->be, v->n, w, s->tracers[k].cp->neumann.g, keep, fe_vec_write(v));
 }
 
 /* ---------------------------------------------------------------- diffusion */
@@ -694,7 +694,7 @@ static int evaluate_absorption(struct fe_scheme *s, int k, double t)
   struct fe_scheme_tracer *x = &s->tracers[k];
   double lo, hi;
   evaluating(s, k, FE_EVAL_ABSORPTION, t);
-  FE_CALL(fe_coefficients_absorption(x->cp, t, x->lambda->a));
+  FE_CALL(fe_coefficients_absorption(x->cp, t, fe_vec_write(x->lambda)));
   x->lambda_time = t;
   FE_CALL(fe_vec_minmax(x->lambda, &lo, &hi));
   if (lo >= 0 || isnan(lo)) return FE_SUCCESS;
@@ -772,10 +772,10 @@ static int theta_load(struct fe_scheme *s, int k, enum fe_evaluated what, int td
 {
   const double th = s->c->theta;
   const int both = tdep && th != 1;
-  FE_CALL(load_at(s, k, what, t1, out->a));
+  FE_CALL(load_at(s, k, what, t1, fe_vec_write(out)));
   FE_CALL(budget_slots(s, k, what, both ? th : 1.0, 0.0));
   if (!both) return FE_SUCCESS;
-  FE_CALL(load_at(s, k, what, t0, s->tracers[k].load_old->a));
+  FE_CALL(load_at(s, k, what, t0, fe_vec_write(s->tracers[k].load_old)));
   FE_CALL(budget_slots(s, k, what, 1 - th, 1.0));
   return fe_vec_axpby(out, 1 - th, s->tracers[k].load_old, th);
 }

@@ -256,7 +256,7 @@ static int evaluate(struct fe_velocity *v, const struct fe_space *space, double 
 int fe_velocity_at(struct fe_velocity *v, const struct fe_space *space, double t,
                    struct fe_vec *out)
 {
-  if (!v->n) return evaluate(v, space, t, out->a);
+  if (!v->n) return evaluate(v, space, t, fe_vec_write(out));
   for (int s = 0; s < 2; s++) { /* the backend's slots, with what the host has */
     if (v->dev[s]) continue;
     FE_CALL(fe_vec_create(v->be, v->len, &v->dev[s]));

@@ -85,7 +85,7 @@ void fe_courant_destroy(struct fe_courant *cr)
 int fe_courant_rate(struct fe_courant *cr, const double *velocity, double *rate)
 {
   const struct fe_space *s = cr->space;
-  FE_CALL(s->be->assembly->courant.cell_rates(s, velocity, cr->inv_height, cr->rate->a));
+  FE_CALL(s->be->assembly->courant.cell_rates(s, velocity, cr->inv_height, fe_vec_write(cr->rate)));
   double lo;
   return fe_vec_minmax(cr->rate, &lo, rate); /* NaN when a rate is not finite */
 }

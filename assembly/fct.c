@@ -32,8 +32,8 @@ int fe_fct_create(struct fe_space *space, double conservative, struct fe_fct **o
   if (!err) err = fe_backend_alloc(be, nc * nv * sizeof(double), NULL, &f->cell_rate);
   if (!err) err = fe_backend_alloc(be, nc * nv * sizeof(double), NULL, &f->cell_diag);
   if (!err) err = fe_backend_alloc(be, nc * np * sizeof(double), NULL, &f->flux);
-  if (!err) err = be->assembly->fct.lumped_mass(space, f->ml->a);
-  if (!err) err = fe_halo_complete(space->halo, 1, f->ml->a);
+  if (!err) err = be->assembly->fct.lumped_mass(space, fe_vec_write(f->ml));
+  if (!err) err = fe_vec_complete(f->ml);
   if (err) {
     fe_fct_destroy(f);
     return err;
@@ -77,21 +77,21 @@ int fe_fct_step(struct fe_fct *f, const double *velocity, const struct fe_vec *u
                                   .cell_rate = f->cell_rate,
                                   .cell_diag = f->cell_diag,
                                   .flux = f->flux,
-                                  .ulow = f->ulow->a,
-                                  .p_plus = f->p_plus->a,
-                                  .p_minus = f->p_minus->a,
-                                  .r_plus = f->r_plus->a,
-                                  .r_minus = f->r_minus->a,
-                                  .courant = courant ? f->courant->a : NULL,
-                                  .reaction = reaction ? reaction->a : NULL,
-                                  .out = out->a,
+                                  .ulow = fe_vec_write(f->ulow),
+                                  .p_plus = fe_vec_write(f->p_plus),
+                                  .p_minus = fe_vec_write(f->p_minus),
+                                  .r_plus = fe_vec_write(f->r_plus),
+                                  .r_minus = fe_vec_write(f->r_minus),
+                                  .courant = courant ? fe_vec_write(f->courant) : NULL,
+                                  .reaction = reaction ? fe_vec_write(reaction) : NULL,
+                                  .out = fe_vec_write(out),
                                   .exchange = fe_halo_remote(halo) ? exchange : NULL,
                                   .ctx = halo};
   FE_CALL(fe_vec_update_ghosts(u)); /* the cells read the copies of periodic unknowns, the */
   if (udot) FE_CALL(fe_vec_update_ghosts(udot)); /* ghosts of other processes' nodes */
   FE_CALL(f->space->be->assembly->fct.step(f->space, &a));
-  FE_CALL(fe_halo_complete(halo, 1, out->a));
-  if (reaction) FE_CALL(fe_halo_complete(halo, 1, reaction->a));
+  FE_CALL(fe_vec_complete(out));
+  if (reaction) FE_CALL(fe_vec_complete(reaction));
   if (!courant) return FE_SUCCESS;
   double lo;
   return fe_vec_minmax(f->courant, &lo, courant);

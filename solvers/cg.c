@@ -21,6 +21,7 @@ struct fe_cg_loop_key {
   const struct fe_cg *cg[FE_CG_MANY];
   const double *b[FE_CG_MANY];
   double *x[FE_CG_MANY];
+  int current[FE_CG_MANY]; /* x's ghosts current: the start's exchange left out of the graph */
   const double *dinv;
   double rtol, atol;
   int max_iterations;
@@ -198,13 +199,16 @@ static void batch_of(struct solve *sv)
   *c = (struct fe_cg_batch){.m = sv->m};
   for (int j = 0; j < sv->m; j++) {
     const struct fe_cg *cg = sv->cg[j];
+    struct fe_vec *x = sv->x[j];
+    const int current = x->ghosts_current; /* the start reads x's ghosts as they come; its */
+    c->x[j] = fe_vec_write(x);             /* owned entries change after (fe_cg_solve_many) */
+    x->ghosts_current = current;
     c->s[j] = cg->state;
     c->b[j] = sv->b[j]->a;
-    c->x[j] = sv->x[j]->a;
-    c->r[j] = cg->r->a;
-    c->z[j] = cg->z->a;
-    c->p[j] = cg->p->a;
-    c->q[j] = cg->q->a;
+    c->r[j] = fe_vec_write(cg->r);
+    c->z[j] = fe_vec_write(cg->z);
+    c->p[j] = fe_vec_write(cg->p);
+    c->q[j] = fe_vec_write(cg->q);
   }
   sv->n = sv->cg[0]->r->n_owned;
 }
@@ -249,6 +253,7 @@ static int queue_iteration(void *arg)
   const struct fe_vec *p[FE_CG_MANY];
   struct fe_vec *q[FE_CG_MANY];
   for (int j = 0; j < sv->m; j++) {
+    fe_vec_write(sv->cg[j]->p); /* the kernels wrote it since its last exchange */
     p[j] = sv->cg[j]->p;
     q[j] = sv->cg[j]->q;
   }
@@ -376,7 +381,8 @@ static int solve_on_device(struct solve *sv, struct fe_cg_result *res)
   for (int j = 0; j < sv->m; j++) {
     key.cg[j] = sv->cg[j];
     key.b[j] = sv->b[j]->a;
-    key.x[j] = sv->x[j]->a;
+    key.x[j] = sv->batch.x[j];
+    key.current[j] = sv->x[j]->ghosts_current;
   }
   key.dinv = sv->dinv;
   key.rtol = sv->opt->rtol;
@@ -520,7 +526,7 @@ static int agree(struct fe_cg *cg, int m, const struct fe_cg_result *res)
   return FE_SUCCESS;
 }
 
-/* The fused kernels update the owned entries of x: its ghosts are copies again after. */
+/* The fused kernels update the owned entries of x: its ghosts are exchanged after. */
 int fe_cg_solve_many(int m, struct fe_cg *const *cg, struct fe_op *a, const struct fe_vec *const *b,
                      struct fe_vec *const *x, const struct fe_cg_options *opt,
                      struct fe_cg_result *res)
@@ -536,7 +542,10 @@ int fe_cg_solve_many(int m, struct fe_cg *const *cg, struct fe_op *a, const stru
   const int logged = fe_cg_log_count(opt->log);
   int err = iterate(&sv, res);
   if (!err) err = agree(cg[0], m, res);
-  for (int j = 0; j < m && !err; j++) err = fe_vec_update_ghosts(x[j]);
+  for (int j = 0; j < m && !err; j++) {
+    fe_vec_write(x[j]);
+    err = fe_vec_update_ghosts(x[j]);
+  }
   if (err && opt->log) { /* a solve that failed leaves nothing in the log */
     opt->log->n = logged;
     opt->log->posted = 0;

@@ -3,7 +3,14 @@
  * by owner, or of this one's where periodic boundaries make copies); reductions cover the
  * owned entries and combine the processes' parts through the backend's communicator.
  * Operations entry by entry (set, copy, axpby, pointwise) cover the ghosts too, so that
- * ghosts that were copies stay copies.  Without a halo every entry is owned. */
+ * ghosts that were copies stay copies.  Without a halo every entry is owned.
+ *
+ * A vector knows whether its ghosts hold their owners' values (deal.II's ghosted state): an
+ * exchange makes them so, and so do the operations entry by entry whose inputs all have them;
+ * any other write takes them as stale.  The entries are read through `a` and written through
+ * fe_vec_write, so that no write goes unseen: fe_vec_update_ghosts, and the operators' exchange
+ * of their input (solvers/op.h), exchange only what is stale.  With FESIM_CHECK_GHOSTS=1 on the
+ * CPU backend (the tests) every exchange left out is made all the same and compared. */
 #ifndef FE_VEC_H
 #define FE_VEC_H
 
@@ -18,7 +25,9 @@ struct fe_vec {
   size_t n;                   /* entries held: owned, then ghosts */
   size_t n_owned;             /* entries this process owns */
   const struct fe_halo *halo; /* where the ghosts' values come from; NULL: no ghosts */
-  double *a;                  /* host or device memory, per backend */
+  const double *a;            /* the entries, host or device memory per backend: read here,
+                                 written through fe_vec_write */
+  int ghosts_current;         /* the ghosts hold their owners' values (see above) */
 };
 
 /* n entries, all owned */
@@ -29,10 +38,17 @@ int fe_vec_create_ghosted(const struct fe_halo *halo, struct fe_vec **v);
 int fe_vec_create_like(const struct fe_vec *x, struct fe_vec **y);
 void fe_vec_destroy(struct fe_vec *v);
 
-/* The ghosts take their owners' values (the halo's forward exchange; nothing without ghosts).
- * The ghosts are copies, not part of the vector's value: refreshing them is allowed on a
- * vector passed as const, as deal.II's update_ghost_values() is. */
+/* The ghosts take their owners' values (the halo's forward exchange; nothing without ghosts,
+ * nor where they hold them already).  The ghosts are copies, not part of the vector's value:
+ * refreshing them is allowed on a vector passed as const, as deal.II's update_ghost_values()
+ * is. */
 int fe_vec_update_ghosts(const struct fe_vec *v);
+/* After a loop over this process's cells wrote v's sums (an apply, a diagonal, a load):
+ * fe_halo_complete of v's halo, and its ghosts current after. */
+int fe_vec_complete(struct fe_vec *v);
+/* The entries for writing; the ghosts are taken as stale from now on.  A writer that keeps the
+ * pointer calls it again each time it has written through it (CG's kernels). */
+double *fe_vec_write(struct fe_vec *v);
 
 int fe_vec_upload(struct fe_vec *v, const double *host);
 int fe_vec_download(const struct fe_vec *v, double *host);
@@ -42,7 +58,10 @@ int fe_vec_axpy(struct fe_vec *y, double a, const struct fe_vec *x);  /* y += a 
 int fe_vec_axpby(struct fe_vec *y, double a, const struct fe_vec *x, double b); /* y = a x + b y */
 int fe_vec_pointwise_mult(struct fe_vec *w, const struct fe_vec *x, const struct fe_vec *y);
 int fe_vec_pointwise_div(struct fe_vec *w, const struct fe_vec *x, const struct fe_vec *y);
-/* y[idx[i]] = values[i], i < m: idx and values on the backend */
+/* y[idx[i]] = values[i], i < m: idx and values on the backend.  idx holds every copy of each
+ * entry it sets (owned and ghosts alike) and values the same value at each (a space's Dirichlet
+ * nodes and their values: assembly/space.h), so ghosts that held their owners' values still
+ * do. */
 int fe_vec_set_indexed(struct fe_vec *y, size_t m, const int *idx, const double *values);
 int fe_vec_dot(const struct fe_vec *x, const struct fe_vec *y, double *r);
 int fe_vec_norm(const struct fe_vec *x, double *r);

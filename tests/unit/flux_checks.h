@@ -91,7 +91,8 @@ static inline void flux_problem_free(struct flux_problem *p)
 static inline void flux_facets(struct flux_problem *p, double scale, double *out)
 {
   CHECK_OK(fe_vec_set(p->facets, 0.0));
-  CHECK_OK(fe_flux_facets(p->free, p->n_facets, p->nodes, p->vel, p->x->a, scale, p->facets->a));
+  CHECK_OK(fe_flux_facets(p->free, p->n_facets, p->nodes, p->vel, p->x->a, scale,
+                          fe_vec_write(p->facets)));
   CHECK_OK(fe_vec_download(p->facets, out));
 }
 
@@ -100,7 +101,7 @@ static inline void flux_cells(struct flux_problem *p, int divergence, double *ou
 {
   CHECK_OK(fe_vec_set(p->cells, 0.0));
   CHECK_OK(fe_flux_cells(p->free, divergence ? p->vel : NULL, divergence ? NULL : p->lambda, 0,
-                         p->x->a, 1.0, p->cells->a));
+                         p->x->a, 1.0, fe_vec_write(p->cells)));
   CHECK_OK(fe_vec_download(p->cells, out));
 }
 

@@ -91,12 +91,12 @@ static inline void load_source(struct load_problem *p, double supg, double t, do
 {
   struct fe_form test = {.supg = supg, .nu_bar = 0, .uniform_diffusivity = 0};
   if (p->c->loads == FE_LOADS_QUADRATURE) {
-    CHECK_OK(fe_coefficients_source_load(p->cp, t, &test, p->diff, p->vel, p->out->a));
+    CHECK_OK(fe_coefficients_source_load(p->cp, t, &test, p->diff, p->vel, fe_vec_write(p->out)));
   } else {
     struct fe_op *mass = NULL;
     const struct fe_coefficients coef = {.diffusivity = p->diff, .velocity = p->vel};
     test.mass = 1;
-    CHECK_OK(fe_coefficients_source(p->cp, t, p->work->a));
+    CHECK_OK(fe_coefficients_source(p->cp, t, fe_vec_write(p->work)));
     CHECK_OK(fe_operator_create(p->space, FE_STRATEGY_LMA, &mass));
     CHECK_OK(fe_operator_assemble(mass, &test, &coef));
     CHECK_OK(fe_op_apply_full(mass, p->work, p->out));
@@ -108,7 +108,7 @@ static inline void load_source(struct load_problem *p, double supg, double t, do
 /* The Neumann load at t into host (n_nodes values). */
 static inline void load_neumann(struct load_problem *p, double t, double *host)
 {
-  CHECK_OK(fe_coefficients_neumann(p->cp, t, p->out->a));
+  CHECK_OK(fe_coefficients_neumann(p->cp, t, fe_vec_write(p->out)));
   CHECK_OK(fe_vec_download(p->out, host));
 }
 

@@ -67,7 +67,7 @@ static inline void probe_values_on(const struct fe_backend *be, const struct fe_
   CHECK_OK(fe_probes_create(space, n, loc, &pr));
   CHECK_OK(fe_vec_create(be, (size_t)n * 2, &values));
   CHECK_OK(fe_backend_alloc(be, sizeof(double) * m->n_nodes * 2, field, &dev_field));
-  CHECK_OK(fe_probes_interpolate(pr, dev_field, 2, values->a));
+  CHECK_OK(fe_probes_interpolate(pr, dev_field, 2, fe_vec_write(values)));
   CHECK_OK(fe_vec_download(values, out));
   fe_backend_free(be, dev_field);
   fe_vec_destroy(values);

@@ -179,10 +179,11 @@ static int dense_apply(struct fe_op *op, const struct fe_vec *x, struct fe_vec *
 {
   struct dense_op *d = op->impl;
   const int n = (int)op->n;
+  double *ya = fe_vec_write(y);
   for (int i = 0; i < n; i++) {
     double s = 0;
     for (int j = 0; j < n; j++) s += d->a[i * n + j] * x->a[j];
-    y->a[i] = s;
+    ya[i] = s;
   }
   d->applies++;
   return 0;
@@ -197,7 +198,8 @@ static int dense_lift(struct fe_op *op, double s, const struct fe_vec *x, struct
 static int dense_diagonal(struct fe_op *op, struct fe_vec *diag)
 {
   const struct dense_op *d = op->impl;
-  for (size_t i = 0; i < op->n; i++) diag->a[i] = d->a[i * op->n + i];
+  double *da = fe_vec_write(diag);
+  for (size_t i = 0; i < op->n; i++) da[i] = d->a[i * op->n + i];
   return 0;
 }
 

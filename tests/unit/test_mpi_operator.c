@@ -194,7 +194,7 @@ static void check_reverse_sum(const struct fe_comm *comm, const struct problem *
     fe_part_free(&q);
   }
   CHECK_OK(fe_vec_set(s->y, 1.0));
-  CHECK_OK(fe_halo_sum(s->space->halo, s->y->a));
+  CHECK_OK(fe_halo_sum(s->space->halo, fe_vec_write(s->y)));
   double *y = malloc(sizeof(double) * ((size_t)pm->n_nodes + 1));
   CHECK_OK(fe_vec_download(s->y, y));
   int bad = 0;

@@ -73,7 +73,7 @@ static int act(const struct bench *b, enum action what, struct fe_op *op, struct
   switch (what) {
   case APPLY: return fe_op_apply(op, x, y);
   case APPLY_OWNED: return fe_op_apply_owned(op, x, y);
-  case EXCHANGE: return fe_halo_update(b->space->halo, 1, x->a);
+  case EXCHANGE: return fe_halo_update(b->space->halo, 1, fe_vec_write(x));
   case ALLREDUCE: return fe_comm_allreduce_sum_device(b->be->comm, scalars, 2);
   }
   return FE_SUCCESS;
