@@ -249,6 +249,7 @@ int fe_budget_flow(struct fe_budget *b, int k, const double *u, double beta, con
                    double w)
 {
   struct fe_budget_tracer *bt = &b->tracers[k];
+  FE_CALL(fe_vec_update_ghosts(x)); /* the cells and facets read the ghosts */
   FE_CALL(
       fe_flux_facets(b->space, b->n_facets, b->facet_nodes, u, x->a, -w, fe_vec_write(bt->facets)));
   if (beta == 1) return FE_SUCCESS;
@@ -258,6 +259,7 @@ int fe_budget_flow(struct fe_budget *b, int k, const double *u, double beta, con
 int fe_budget_absorb(struct fe_budget *b, int k, const double *lambda, int uniform,
                      const struct fe_vec *x, double w)
 {
+  FE_CALL(fe_vec_update_ghosts(x)); /* the cells read the ghosts */
   return fe_flux_cells(b->space, NULL, lambda, uniform, x->a, w,
                        fe_vec_write(b->tracers[k].absorption));
 }

@@ -674,8 +674,10 @@ static int queue_probes(struct fe_outputs *o, struct fe_outputs_queued *q, struc
   const long n = probes->n, nt = o->n_tracers;
   const int d = o->probe_velocity ? o->m->dim : 0;
   double *values = fe_vec_write(o->probe_values);
-  for (int k = 0; k < nt; k++)
+  for (int k = 0; k < nt; k++) { /* a probe's cell may hold ghosts */
+    FE_CALL(fe_vec_update_ghosts(s->tracers[k].tracer));
     FE_CALL(fe_probes_interpolate(probes, s->tracers[k].tracer->a, 1, values + k * n));
+  }
   if (d) {                             /* u(t) of the run: its expressions or its files */
     if (t != o->probe_velocity_time && /* a steady u is evaluated once */
         (fe_velocity_time_dependent(s->velocity) || isnan(o->probe_velocity_time))) {
@@ -705,6 +707,7 @@ int fe_outputs_queue(struct fe_outputs *o, struct fe_scheme *s, const struct fe_
     if (!o->has_exact[k]) continue;
     struct fe_vec *error = o->error[k];
     FE_CALL(fe_readout_minmax(r, error, &o->row_at[k].error_range));
+    FE_CALL(fe_vec_update_ghosts(error)); /* the cells read the ghosts */
     FE_CALL(fe_space_mass_apply(s->tracers[k].space, error->a, fe_vec_write(o->mass_error)));
     FE_CALL(fe_readout_dot(r, error, o->mass_error, &o->row_at[k].error_l2));
   }

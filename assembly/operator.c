@@ -49,21 +49,12 @@ static struct fe_assembled *impl(const struct fe_op *op) { return op->impl; }
 
 /* Where the halo exchanges go: x's ghosts take their owners' values before the cells read them
  * (CG's fused kernels update the owned entries only), unless they hold them already
- * (fe_vec_update_ghosts).  Copies of periodic unknowns (ghosts within the process): the node
- * loops over the merged incidence leave y's copies equal to their owners' (assembly/space.h);
- * addto's CSR holds the owned rows only.  Ghosts of other processes: y's ghosts, whose sums
- * miss the other processes' cells, take their owners' values (fe_halo_complete).  A vector
- * made without the space's halo (a test's) knows nothing of its ghosts: exchanged every time. */
+ * (fe_vec_update_ghosts).  A vector made without the space's halo (a test's) knows nothing of
+ * its ghosts: exchanged every time. */
 static int exchange(const struct fe_assembled *a, const struct fe_vec *x)
 {
   if (x->halo == a->space->halo) return fe_vec_update_ghosts(x);
   return fe_halo_update(a->space->halo, 1, (double *)x->a);
-}
-
-static int complete(const struct fe_assembled *a, struct fe_vec *y)
-{
-  if (y->halo == a->space->halo) return fe_vec_complete(y);
-  return fe_halo_complete(a->space->halo, 1, fe_vec_write(y));
 }
 
 /* y = A' x on the owned entries, x's ghosts up to date: the cells' sums (LMA, matrix-free;
@@ -80,11 +71,21 @@ static int owned_rows(const struct fe_assembled *a, const struct fe_vec *x, stru
   }
 }
 
-/* The rest of y after owned_rows: the other processes' ghosts take their owners' values, and
- * under addto, whose CSR holds the owned rows only, the copies too. */
+/* y after a loop over the cells or the CSR's rows wrote its owned entries (solvers/op.h): its
+ * ghosts are left to whoever reads them (fe_vec_owned_written), except the copies of periodic
+ * unknowns on one process, which the node loops over the merged incidence leave equal to their
+ * owners' (assembly/space.h): no exchange then.  The ghosts of other processes' nodes miss
+ * those processes' cells, and addto's CSR holds the owned rows only.  A vector made without
+ * the space's halo has them completed at once. */
 static int finish(const struct fe_assembled *a, struct fe_vec *y)
 {
-  return a->strategy == FE_STRATEGY_ADDTO ? exchange(a, y) : complete(a, y);
+  const struct fe_halo *h = a->space->halo;
+  if (y->halo != h) {
+    double *ya = fe_vec_write(y);
+    return a->strategy == FE_STRATEGY_ADDTO ? fe_halo_update(h, 1, ya) : fe_halo_complete(h, 1, ya);
+  }
+  if (a->strategy == FE_STRATEGY_ADDTO || fe_halo_remote(h)) return fe_vec_owned_written(y);
+  return fe_vec_complete(y);
 }
 
 /* y = A' x on the owned entries (fe_op_apply_owned): the cells' sums, ghosts not completed.
@@ -149,7 +150,7 @@ static int diagonal_matfree(struct fe_op *op, struct fe_vec *d)
   struct fe_assembled *a = impl(op);
   FE_CALL(a->k->matfree.diagonal(a->space, &a->form, a->coef.diffusivity, a->coef.velocity,
                                  fe_vec_write(d)));
-  return complete(a, d);
+  return finish(a, d);
 }
 
 static int lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y)
@@ -158,7 +159,7 @@ static int lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_ve
   if (!a->space->any_bcells) return FE_SUCCESS;
   FE_CALL(exchange(a, x));
   FE_CALL(a->k->node.lift(a->space, a->elift, s, x->a, fe_vec_write(y)));
-  return complete(a, y);
+  return finish(a, y);
 }
 
 static int reaction(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y)
@@ -166,21 +167,21 @@ static int reaction(struct fe_op *op, double s, const struct fe_vec *x, struct f
   struct fe_assembled *a = impl(op);
   if (!a->space->any_dirichlet) return FE_SUCCESS;
   FE_CALL(a->k->node.reaction(a->space, a->elift, s, x->a, fe_vec_write(y)));
-  return complete(a, y);
+  return finish(a, y);
 }
 
 static int diagonal_lma(struct fe_op *op, struct fe_vec *d)
 {
   struct fe_assembled *a = impl(op);
   FE_CALL(a->k->lma.diagonal(a->space, a->storage, a->e, fe_vec_write(d)));
-  return complete(a, d);
+  return finish(a, d);
 }
 
 static int diagonal_addto(struct fe_op *op, struct fe_vec *d)
 {
   struct fe_assembled *a = impl(op);
   FE_CALL(a->k->addto.diagonal(a->csr, fe_vec_write(d)));
-  return exchange(a, d);
+  return finish(a, d);
 }
 
 static void destroy(struct fe_op *op)

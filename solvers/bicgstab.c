@@ -136,8 +136,8 @@ static int replace_residual(struct solve *q, struct fe_cg_result *res, int *conv
   return FE_SUCCESS;
 }
 
-int fe_bicgstab_solve(struct fe_bicgstab *s, struct fe_op *a, const struct fe_vec *b,
-                      struct fe_vec *x, const struct fe_cg_options *opt, struct fe_cg_result *res)
+static int solve(struct fe_bicgstab *s, struct fe_op *a, const struct fe_vec *b, struct fe_vec *x,
+                 const struct fe_cg_options *opt, struct fe_cg_result *res)
 {
   *res = (struct fe_cg_result){0};
   FE_CALL(fe_vec_norm(b, &res->rhs_norm));
@@ -170,4 +170,13 @@ int fe_bicgstab_solve(struct fe_bicgstab *s, struct fe_op *a, const struct fe_ve
     FE_CALL(begin(&q));
   }
   return FE_SUCCESS;
+}
+
+/* The solution's ghosts current after, as CG leaves them (its updates left them stale: the
+ * operator's results, solvers/op.h). */
+int fe_bicgstab_solve(struct fe_bicgstab *s, struct fe_op *a, const struct fe_vec *b,
+                      struct fe_vec *x, const struct fe_cg_options *opt, struct fe_cg_result *res)
+{
+  FE_CALL(solve(s, a, b, x, opt, res));
+  return fe_vec_update_ghosts(x);
 }

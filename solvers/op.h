@@ -6,7 +6,13 @@
  * columns (A_ID), so that A x = A' x + lift(x) on the interior rows; `reaction`
  * gives the Dirichlet rows of A x that the masking replaced, (A x)_D =
  * A_DI x_I + A_DD x_D: the residual of the unmasked equations there, which is
- * the consistent flux through a Dirichlet boundary (docs/numerics.md, section 10). */
+ * the consistent flux through a Dirichlet boundary (docs/numerics.md, section 10).
+ *
+ * An operator exchanges its input's ghosts where they are stale (solvers/vec.h) and writes its
+ * result's owned entries: the result's ghosts are left stale for whoever reads them
+ * (fe_vec_update_ghosts), since most results are read on the owned entries alone (CG's
+ * right-hand sides, its products).  Only the copies of periodic unknowns on one process come
+ * out current from the loops over the cells (LMA, matrix-free). */
 #ifndef FE_OP_H
 #define FE_OP_H
 

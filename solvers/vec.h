@@ -10,7 +10,8 @@
  * any other write takes them as stale.  The entries are read through `a` and written through
  * fe_vec_write, so that no write goes unseen: fe_vec_update_ghosts, and the operators' exchange
  * of their input (solvers/op.h), exchange only what is stale.  With FESIM_CHECK_GHOSTS=1 on the
- * CPU backend (the tests) every exchange left out is made all the same and compared. */
+ * CPU backend (the tests) every exchange left out is made all the same and compared, and
+ * ghosts left stale on purpose are NaN until updated (fe_vec_owned_written). */
 #ifndef FE_VEC_H
 #define FE_VEC_H
 
@@ -46,6 +47,10 @@ int fe_vec_update_ghosts(const struct fe_vec *v);
 /* After a loop over this process's cells wrote v's sums (an apply, a diagonal, a load):
  * fe_halo_complete of v's halo, and its ghosts current after. */
 int fe_vec_complete(struct fe_vec *v);
+/* After a writer made v's owned entries and left its ghosts to whoever reads them (an
+ * operator's result: solvers/op.h): they are stale.  With FESIM_CHECK_GHOSTS=1 on the CPU they
+ * are made NaN as well, so that a reader that takes them without an update is caught. */
+int fe_vec_owned_written(struct fe_vec *v);
 /* The entries for writing; the ghosts are taken as stale from now on.  A writer that keeps the
  * pointer calls it again each time it has written through it (CG's kernels). */
 double *fe_vec_write(struct fe_vec *v);

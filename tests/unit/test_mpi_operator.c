@@ -131,6 +131,7 @@ static void act(struct fe_op *op, struct side *s, int kind, double *out)
   if (kind == 3) CHECK_OK(fe_op_apply_owned(op, s->x, s->y));
   if (kind == 1) CHECK_OK(fe_op_apply_full(op, s->x, s->y));
   if (kind == 2) CHECK_OK(fe_op_diagonal(op, s->y));
+  if (kind != 3) CHECK_OK(fe_vec_update_ghosts(s->y)); /* as a reader of the ghosts takes them */
   CHECK_OK(fe_vec_download(s->y, out));
 }
 

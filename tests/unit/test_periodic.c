@@ -123,7 +123,8 @@ static void halo_exchanges(void)
 
 /* A vector's ghost state (solvers/vec.h): an update after a write exchanges, one after
  * another does not, the entry-by-entry operations keep the state of their inputs, and the
- * check (FESIM_CHECK_GHOSTS=1, set in main) finds ghosts taken as current that are not. */
+ * check (FESIM_CHECK_GHOSTS=1, set in main) finds ghosts taken as current that are not and
+ * makes those left stale NaN. */
 static void ghost_state(void)
 {
   const int owner[4] = {2, 0, 2, 5};
@@ -157,6 +158,10 @@ static void ghost_state(void)
   fe_vec_write(v);
   CHECK_OK(fe_vec_axpy(w, 1.0, v)); /* stale in, stale out */
   CHECK(!w->ghosts_current);
+  CHECK_OK(fe_vec_owned_written(v)); /* ghosts left to the reader: NaN while checking */
+  CHECK(!v->ghosts_current && isnan(v->a[6]) && isnan(v->a[9]) && v->a[5] == 6);
+  CHECK_OK(fe_vec_update_ghosts(v));
+  CHECK(v->a[6] == 30 && v->a[7] == 1 && v->a[9] == 6);
   fe_vec_destroy(v);
   fe_vec_destroy(w);
   fe_halo_destroy(h);
@@ -227,6 +232,7 @@ static void check_operators(int dim, int n, int axes, int walls, const struct fe
       if (what == 0) CHECK_OK(fe_op_apply(op, vx, vy));
       if (what == 1) CHECK_OK(fe_op_apply_full(op, vx, vy));
       if (what == 2) CHECK_OK(fe_op_diagonal(op, vy));
+      CHECK_OK(fe_vec_update_ghosts(vy)); /* as a reader of the copies takes them */
       CHECK_OK(fe_vec_download(vy, y));
       for (int i = 0; i < nn; i++) {
         const int o = fe_mesh_owner(m, i);
