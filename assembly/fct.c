@@ -33,7 +33,7 @@ int fe_fct_create(struct fe_space *space, double conservative, struct fe_fct **o
   if (!err) err = fe_backend_alloc(be, nc * nv * sizeof(double), NULL, &f->cell_diag);
   if (!err) err = fe_backend_alloc(be, nc * np * sizeof(double), NULL, &f->flux);
   if (!err) err = be->assembly->fct.lumped_mass(space, fe_vec_write(f->ml));
-  if (!err) err = fe_vec_complete(f->ml);
+  if (!err) err = fe_vec_complete(f->ml, space->halo);
   if (err) {
     fe_fct_destroy(f);
     return err;
@@ -90,8 +90,8 @@ int fe_fct_step(struct fe_fct *f, const double *velocity, const struct fe_vec *u
   FE_CALL(fe_vec_update_ghosts(u)); /* the cells read the copies of periodic unknowns, the */
   if (udot) FE_CALL(fe_vec_update_ghosts(udot)); /* ghosts of other processes' nodes */
   FE_CALL(f->space->be->assembly->fct.step(f->space, &a));
-  FE_CALL(fe_vec_complete(out));
-  if (reaction) FE_CALL(fe_vec_complete(reaction));
+  FE_CALL(fe_vec_complete(out, halo));
+  if (reaction) FE_CALL(fe_vec_complete(reaction, halo));
   if (!courant) return FE_SUCCESS;
   double lo;
   return fe_vec_minmax(f->courant, &lo, courant);

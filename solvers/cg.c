@@ -542,10 +542,11 @@ int fe_cg_solve_many(int m, struct fe_cg *const *cg, struct fe_op *a, const stru
   const int logged = fe_cg_log_count(opt->log);
   int err = iterate(&sv, res);
   if (!err) err = agree(cg[0], m, res);
-  for (int j = 0; j < m && !err; j++) {
-    fe_vec_write(x[j]);
-    err = fe_vec_update_ghosts(x[j]);
+  for (int j = 0; j < m; j++) { /* written through the batch's pointers */
+    struct fe_vec *written[] = {x[j], cg[j]->r, cg[j]->z, cg[j]->p, cg[j]->q};
+    for (size_t k = 0; k < sizeof written / sizeof *written; k++) fe_vec_write(written[k]);
   }
+  for (int j = 0; j < m && !err; j++) err = fe_vec_update_ghosts(x[j]);
   if (err && opt->log) { /* a solve that failed leaves nothing in the log */
     opt->log->n = logged;
     opt->log->posted = 0;

@@ -75,7 +75,8 @@ int fe_op_apply_owned_many(struct fe_op *op, int m, const struct fe_vec *const *
 /* y = A x on the interior rows (A' x + lift), x_D on the Dirichlet rows. */
 int fe_op_apply_full(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
 int fe_op_lift(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y);
-/* y_D += s (A x)_D on the Dirichlet rows (A unmasked); the other entries of y are left. */
+/* y_D += s (A x)_D on the Dirichlet rows (A unmasked); the other entries of y are left.  x's
+ * ghosts are read as they are: current ones (a solution, a state), not an operator's result. */
 int fe_op_reaction(struct fe_op *op, double s, const struct fe_vec *x, struct fe_vec *y);
 int fe_op_diagonal(struct fe_op *op, struct fe_vec *diag);
 void fe_op_destroy(struct fe_op *op);

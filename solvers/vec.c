@@ -100,10 +100,10 @@ int fe_vec_update_ghosts(const struct fe_vec *v)
   return FE_SUCCESS;
 }
 
-int fe_vec_complete(struct fe_vec *v)
+int fe_vec_complete(struct fe_vec *v, const struct fe_halo *halo)
 {
-  FE_CALL(fe_halo_complete(v->halo, 1, fe_vec_write(v)));
-  v->ghosts_current = 1;
+  FE_CALL(fe_halo_complete(halo, 1, fe_vec_write(v)));
+  v->ghosts_current = halo == v->halo;
   return FE_SUCCESS;
 }
 

@@ -44,9 +44,10 @@ void fe_vec_destroy(struct fe_vec *v);
  * refreshing them is allowed on a vector passed as const, as deal.II's update_ghost_values()
  * is. */
 int fe_vec_update_ghosts(const struct fe_vec *v);
-/* After a loop over this process's cells wrote v's sums (an apply, a diagonal, a load):
- * fe_halo_complete of v's halo, and its ghosts current after. */
-int fe_vec_complete(struct fe_vec *v);
+/* After a loop over the cells of the space whose halo is `halo` wrote v's sums (FCT's step, the
+ * lumped mass): fe_halo_complete(halo, v), and v's ghosts current after where halo is its own
+ * (a vector made without it has none to keep). */
+int fe_vec_complete(struct fe_vec *v, const struct fe_halo *halo);
 /* After a writer made v's owned entries and left its ghosts to whoever reads them (an
  * operator's result: solvers/op.h): they are stale.  With FESIM_CHECK_GHOSTS=1 on the CPU they
  * are made NaN as well, so that a reader that takes them without an update is caught. */

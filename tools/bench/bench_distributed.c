@@ -70,6 +70,8 @@ enum action { APPLY, APPLY_OWNED, EXCHANGE, ALLREDUCE };
 static int act(const struct bench *b, enum action what, struct fe_op *op, struct fe_vec *x,
                struct fe_vec *y, double *scalars)
 {
+  /* a new input each time, as CG's direction: its ghosts exchanged */
+  if (what == APPLY || what == APPLY_OWNED) fe_vec_write(x);
   switch (what) {
   case APPLY: return fe_op_apply(op, x, y);
   case APPLY_OWNED: return fe_op_apply_owned(op, x, y);
