@@ -104,8 +104,8 @@ static int apply(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
   return finish(impl(op), y);
 }
 
-/* apply, then lift's y_I += A_ID x_D (fe_op_apply_full), with x's ghosts exchanged and y's
- * completed once for both: the same values as the two one after the other. */
+/* apply, then lift's y_I += A_ID x_D (fe_op_apply_full), with x's ghosts exchanged and y
+ * finished once for both: the same values as the two one after the other. */
 static int apply_full(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y)
 {
   struct fe_assembled *a = impl(op);

@@ -61,10 +61,10 @@ struct fe_op {
 long fe_op_next_version(void);
 
 int fe_op_apply(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
-/* y = A' x on the owned entries only: y's ghosts (other processes' nodes) are not completed, so
- * an apply on several processes exchanges once (x's ghosts) instead of twice.  For solvers
- * whose vector kernels read the owned entries only, and whose next apply takes its input's
- * ghosts again (CG). */
+/* y = A' x on the owned entries only, y's ghosts left stale: for solvers whose vector kernels
+ * read the owned entries only (CG).  Since an apply leaves its result's ghosts to the reader
+ * too, the two do the same work; apply alone marks the copies of periodic unknowns on one
+ * process current (LMA, matrix-free). */
 int fe_op_apply_owned(struct fe_op *op, const struct fe_vec *x, struct fe_vec *y);
 /* fe_op_apply_owned of m <= FE_CG_MANY vectors (y[j] distinct from every x) at once: where the
  * operator has a pass for several vectors (LMA on the GPU: its element matrices read once for
