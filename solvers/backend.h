@@ -145,6 +145,8 @@ FE_HOST_DEVICE static inline int fe_cg_state_record(struct fe_cg_state *s)
  * sums in the order of a solve of it alone. */
 struct fe_cg_batch {
   int m;
+  size_t nx; /* the entries of x the update writes: the n owned, or all of them, its ghosts
+                advanced from p's where those are current (solvers/cg.c) */
   struct fe_cg_state *s[FE_CG_MANY];
   const double *b[FE_CG_MANY];
   double *x[FE_CG_MANY], *r[FE_CG_MANY], *z[FE_CG_MANY], *p[FE_CG_MANY], *q[FE_CG_MANY];
@@ -178,10 +180,10 @@ struct fe_cg_ops {
                double atol, int max_iterations, unsigned long long condition, int on);
   /* pq = p . q of each system (this process's part) */
   int (*pq)(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c);
-  /* alpha = rz[0] / pq; x += alpha p; r -= alpha q; z = r .* dinv (or r when dinv is NULL);
-   * then rz_old = rz[0], rz = (r . z, r . r).  A system stopped already (!go_on: converged,
-   * at its limit or not finite): nothing changes, so that an iteration queued past its end
-   * changes nothing. */
+  /* alpha = rz[0] / pq; x += alpha p (on x's first c->nx entries); r -= alpha q; z = r .* dinv
+   * (or r when dinv is NULL); then rz_old = rz[0], rz = (r . z, r . r).  A system stopped already
+   * (!go_on: converged, at its limit or not finite): nothing changes, so that an iteration queued
+   * past its end changes nothing. */
   int (*update)(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
                 const double *dinv);
   /* p = z + (rz[0] / rz_old) p, unless converged (rz[1] <= done2); fe_cg_state_record, and a

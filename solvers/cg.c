@@ -44,6 +44,7 @@ struct fe_cg {
     struct fe_cg_loop_key key;
     void *loop;
     long used; /* the solve that used it last */
+    int keep;  /* its solve keeps x's ghosts current (struct solve) */
   } loops[FE_CG_LOOPS];
   long solves;
 };
@@ -189,6 +190,10 @@ struct solve {
   const struct fe_cg_options *opt;
   struct fe_cg_batch batch;
   size_t n;                     /* the owned entries the kernels reduce over */
+  /* x's ghosts kept current through the solve: current after the start's exchange, and each
+   * update advancing them from p's, which the apply exchanged (the same bits as the owners',
+   * alpha being the same sum at every process), so that no exchange of the solution follows */
+  int keep;
   unsigned long long condition; /* several systems in a loop on the device: its condition, */
   int on;                       /* which `going` sets */
 };
@@ -211,6 +216,7 @@ static void batch_of(struct solve *sv)
     c->q[j] = fe_vec_write(cg->q);
   }
   sv->n = sv->cg[0]->r->n_owned;
+  c->nx = sv->n;
 }
 
 /* Several systems: how many go on, into cg[0]->going, their states gathered, and in a loop on
@@ -234,6 +240,9 @@ static int queue_start(void *arg, const unsigned long long *condition)
   for (int j = 0; j < sv->m; j++) q[j] = sv->cg[j]->q;
   /* the kernels read owned entries only */
   FE_CALL(fe_op_apply_owned_many(sv->a, sv->m, (const struct fe_vec *const *)sv->x, q));
+  sv->keep = 1;
+  for (int j = 0; j < sv->m; j++)
+    sv->keep = sv->keep && sv->x[j]->ghosts_current && sv->x[j]->n == sv->x[0]->n;
   FE_CALL(be->cg->residual(be, sv->n, &sv->batch, sv->dinv));
   for (int j = 0; j < sv->m; j++) /* bb, rr0, rz[0] */
     FE_CALL(fe_comm_allreduce_sum_device(be->comm, &sv->cg[j]->state->bb, 3));
@@ -245,10 +254,10 @@ static int queue_start(void *arg, const unsigned long long *condition)
 }
 
 /* One iteration of every system, queued: q = A p (one apply for all), pq = p . q, the update
- * and the direction, each one launch for all systems. */
+ * (x's ghosts too while kept) and the direction, each one launch for all systems. */
 static int queue_iteration(void *arg)
 {
-  const struct solve *sv = arg;
+  struct solve *sv = arg;
   const struct fe_backend *be = sv->cg[0]->be;
   const struct fe_vec *p[FE_CG_MANY];
   struct fe_vec *q[FE_CG_MANY];
@@ -258,6 +267,8 @@ static int queue_iteration(void *arg)
     q[j] = sv->cg[j]->q;
   }
   FE_CALL(fe_op_apply_owned_many(sv->a, sv->m, p, q));
+  for (int j = 0; j < sv->m; j++) sv->keep = sv->keep && p[j]->ghosts_current;
+  sv->batch.nx = sv->keep ? sv->x[0]->n : sv->n;
   FE_CALL(be->cg->pq(be, sv->n, &sv->batch));
   for (int j = 0; j < sv->m; j++)
     FE_CALL(fe_comm_allreduce_sum_device(be->comm, &sv->cg[j]->state->pq, 1));
@@ -268,9 +279,9 @@ static int queue_iteration(void *arg)
   return queue_going(sv);
 }
 
-/* The device's solve of these systems and options: built on first use, the one used longest
- * ago replaced when all are taken. */
-static void **device_loop(struct fe_cg *cg, const struct fe_cg_loop_key *key)
+/* The device's solve of these systems and options (its slot in cg->loops): built on first use,
+ * the one used longest ago replaced when all are taken. */
+static int device_loop(struct fe_cg *cg, const struct fe_cg_loop_key *key)
 {
   int pick = 0;
   for (int k = 0; k < FE_CG_LOOPS; k++) {
@@ -286,7 +297,7 @@ static void **device_loop(struct fe_cg *cg, const struct fe_cg_loop_key *key)
   }
   memcpy(&cg->loops[pick].key, key, sizeof *key); /* its padding too, which memcmp compares */
   cg->loops[pick].used = ++cg->solves;
-  return &cg->loops[pick].loop;
+  return pick;
 }
 
 /* The norms of the start from the state: the right-hand side's, the first residual's, and
@@ -388,9 +399,12 @@ static int solve_on_device(struct solve *sv, struct fe_cg_result *res)
   key.rtol = sv->opt->rtol;
   key.atol = sv->opt->atol;
   key.max_iterations = sv->opt->max_iterations;
-  void **loop = device_loop(cg, &key);
-  FE_CALL(be->cg->loop_prepare(be, loop, queue_start, queue_iteration, sv));
-  FE_CALL(be->cg->loop_launch(be, *loop));
+  const int k = device_loop(cg, &key);
+  const int built = cg->loops[k].loop == NULL; /* the queueing runs now, to capture it */
+  FE_CALL(be->cg->loop_prepare(be, &cg->loops[k].loop, queue_start, queue_iteration, sv));
+  if (built) cg->loops[k].keep = sv->keep;
+  sv->keep = cg->loops[k].keep;
+  FE_CALL(be->cg->loop_launch(be, cg->loops[k].loop));
   struct fe_cg_state *room = log_room(sv);
   if (room) FE_CALL(be->cg->going(be, &sv->batch, cg->going, room, 0, 0));
   return results(sv, room, res);
@@ -526,7 +540,8 @@ static int agree(struct fe_cg *cg, int m, const struct fe_cg_result *res)
   return FE_SUCCESS;
 }
 
-/* The fused kernels update the owned entries of x: its ghosts are exchanged after. */
+/* The fused kernels update the owned entries of x, and its ghosts where they keep them current
+ * (struct solve); else its ghosts are exchanged after. */
 int fe_cg_solve_many(int m, struct fe_cg *const *cg, struct fe_op *a, const struct fe_vec *const *b,
                      struct fe_vec *const *x, const struct fe_cg_options *opt,
                      struct fe_cg_result *res)
@@ -545,6 +560,7 @@ int fe_cg_solve_many(int m, struct fe_cg *const *cg, struct fe_op *a, const stru
   for (int j = 0; j < m; j++) { /* written through the batch's pointers */
     struct fe_vec *written[] = {x[j], cg[j]->r, cg[j]->z, cg[j]->p, cg[j]->q};
     for (size_t k = 0; k < sizeof written / sizeof *written; k++) fe_vec_write(written[k]);
+    x[j]->ghosts_current = !err && sv.keep;
   }
   for (int j = 0; j < m && !err; j++) err = fe_vec_update_ghosts(x[j]);
   if (err && opt->log) { /* a solve that failed leaves nothing in the log */

@@ -86,6 +86,7 @@ int fe_cg_update_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_b
       sz += ri * zi;
       sr += ri * ri;
     }
+    for (size_t i = n; i < c->nx; i++) x[i] += alpha * p[i]; /* as update_at's, bit for bit */
     s->rz_old = s->rz[0];
     s->rz[0] = sz;
     s->rz[1] = sr;
