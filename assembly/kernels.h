@@ -151,9 +151,10 @@ struct fe_flux_kernels {
 };
 
 struct fe_assembly_kernels {
-  /* enum fe_strategy (assembly/operator.h) of a case that names none: addto on the CPU, the
-   * fastest there (docs/performance.md, "The CPU backend"); lma on CUDA */
-  int default_strategy;
+  /* The enum fe_strategy (assembly/operator.h) of a case that names none, on parts of at most
+   * `cells` cells of dimension d: the one whose time steps were fastest on this backend
+   * (docs/performance.md, "The default strategy"). */
+  int (*default_strategy)(int d, long cells);
   struct fe_element_kernels element;
   struct fe_lma_kernels lma;
   struct fe_addto_kernels addto;

@@ -241,6 +241,29 @@ add_test(NAME gpu.case.manufactured.auto
 set_tests_properties(gpu.case.manufactured.auto PROPERTIES LABELS gpu
   PASS_REGULAR_EXPRESSION "assembly auto: (lma|addto|matfree) \\(time per apply: lma [0-9.e+-]+ ms, addto [0-9.e+-]+ ms, matfree [0-9.e+-]+ ms\\)"
   SKIP_REGULAR_EXPRESSION "no usable GPU was found;built without the CUDA backend")
+# A case that names no strategy takes the backend's default for its mesh, said by --check: addto
+# on the CPU; on CUDA lma on small meshes, matrix-free from 250K triangles, addto from 200K
+# tetrahedra (the benchmark cases' 1.0M triangles and 1.0M tetrahedra; label gpu).
+add_test(NAME case.default_strategy
+         COMMAND $<TARGET_FILE:fesim> --check --backend cpu ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml)
+set_tests_properties(case.default_strategy PROPERTIES LABELS case
+  PASS_REGULAR_EXPRESSION "\nassembly  addto on backend cpu[^\n]* \\(the backend's default for this mesh\\)\n")
+foreach(kind small 2d 3d)
+  if(kind STREQUAL small)
+    set(case ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml)
+    set(expected lma)
+  elseif(kind STREQUAL 2d)
+    set(case ${PROJECT_SOURCE_DIR}/tools/bench/cases/advection_2d.xml)
+    set(expected matfree)
+  else()
+    set(case ${PROJECT_SOURCE_DIR}/tools/bench/cases/advection_3d.xml)
+    set(expected addto)
+  endif()
+  add_test(NAME gpu.case.default_strategy.${kind} COMMAND $<TARGET_FILE:fesim> --check --backend cuda ${case})
+  set_tests_properties(gpu.case.default_strategy.${kind} PROPERTIES LABELS gpu
+    PASS_REGULAR_EXPRESSION "\nassembly  ${expected} on backend [^\n]* \\(the backend's default for this mesh\\)\n"
+    SKIP_REGULAR_EXPRESSION "no usable GPU was found;built without the CUDA backend")
+endforeach()
 # On the GPU a step's solves are read once, at its end (the summary's "step ends" line), unless
 # FESIM_TIME_SOLVES asks for each solve's own time (each read at once: no such line).
 foreach(timed 0 1)

@@ -57,8 +57,19 @@ static const struct fe_cg_ops cg_cuda = {
     .loop_destroy = fe_cg_loop_destroy_cuda,
 };
 
+/* The fastest per step in session 21's sweep (one H100, docs/performance.md, "The default
+ * strategy"): LMA on small meshes, whose CG solves run as one kernel; matrix-free from 250K
+ * triangles (1.21 against LMA's 1.37 ms a step at 500K; LMA 0.77 against 0.83 at 125K), addto
+ * from 200K tetrahedra (2.50 against matrix-free's 2.74 and LMA's 3.16 ms at 384K; LMA 1.93
+ * against 2.59 and 2.70 at 105K). */
+static int default_strategy_cuda(int d, long cells)
+{
+  if (d == 2) return cells < 250000 ? FE_STRATEGY_LMA : FE_STRATEGY_MATFREE;
+  return cells < 200000 ? FE_STRATEGY_LMA : FE_STRATEGY_ADDTO;
+}
+
 static const struct fe_assembly_kernels assembly_cuda = {
-    .default_strategy = FE_STRATEGY_LMA,
+    .default_strategy = default_strategy_cuda,
     .element = {.prepare = fe_element_prepare_cuda,
                 .matrices = fe_element_matrices_cuda,
                 .variant = fe_element_variant_cuda,
