@@ -71,6 +71,7 @@ struct fe_sim {
   /* the set-up's phases (seconds): the mesh read or meshed (and handed to every process), cut
    * into parts, the backend started, the scheme's spaces and operators made */
   double t_mesh, t_partition, t_backend, t_operators;
+  double t_reader; /* of t_mesh: the confined reader's (Gmsh's), on the process that read it */
   /* --verbose's parts of them: the mesh's checks and conditions (of t_mesh), the outputs'
    * whole-mesh arrays and the initial values (of the rest), the spaces and the scheme (of
    * t_operators) */
@@ -273,6 +274,7 @@ static int read_and_resolve(struct fe_sim *s)
   s->n_tracers = s->c->n_tracers;
   int err = !several || comm->rank == 0 ? read_mesh(s) : FE_SUCCESS;
   s->whole = s->m;
+  if (s->whole) s->t_reader = s->whole->reader_seconds;
   const double start = fe_wtime();
   if (!err && s->whole) err = resolve(s);
   s->t_resolve = fe_wtime() - start;
@@ -521,15 +523,19 @@ static void summary(const struct fe_sim *s, double t)
          s->step, t, total, s->be->description, processes, fe_strategy_name(sc->strategy));
   const double setup = s->t_loop0 - s->t_start,
                rest = setup - s->t_mesh - s->t_partition - s->t_backend - s->t_operators;
-  char partition[48] = "";
+  char partition[48] = "", reader[48] = "";
   if (s->dist) snprintf(partition, sizeof partition, "partition %.3f s, ", s->t_partition);
-  printf("  set-up     %9.3f s: mesh %.3f s, %sbackend %.3f s, operators %.3f s, the rest %.3f s\n",
-         setup, s->t_mesh, partition, s->t_backend, s->t_operators, rest);
+  const double gmsh = s->t_reader;
+  if (gmsh > 0) snprintf(reader, sizeof reader, " (Gmsh %.3f s)", gmsh);
+  printf("  set-up     %9.3f s: mesh %.3f s%s, %sbackend %.3f s, operators %.3f s, the rest %.3f "
+         "s\n",
+         setup, s->t_mesh, reader, partition, s->t_backend, s->t_operators, rest);
   if (s->opt->verbosity >= 2)
-    printf("             of them: the mesh's checks and conditions %.3f s; the spaces %.3f s, "
-           "the scheme's operators %.3f s; the outputs' arrays %.3f s, the initial values %.3f "
-           "s\n",
-           s->t_resolve, s->t_spaces, s->t_scheme, s->t_outputs, s->t_values);
+    printf("             of them: the mesh's numbering and checks %.3f s, its conditions %.3f s; "
+           "the spaces %.3f s, the scheme's operators %.3f s; the outputs' arrays %.3f s, the "
+           "initial values %.3f s\n",
+           s->t_mesh - gmsh - s->t_resolve, s->t_resolve, s->t_spaces, s->t_scheme, s->t_outputs,
+           s->t_values);
   printf("  per step   %9.3f ms (outputs excluded)\n", 1e3 * (total - out->t_out) / (double)steps);
   printf("  assembly   %9.3f s local, %.3f s global (%d operator assemblies)\n", at.local,
          at.global, at.count);

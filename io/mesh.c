@@ -1,6 +1,7 @@
 #include "io/mesh.h"
 
 #include "core/error.h"
+#include "core/timer.h"
 #include "io/geo_check.h"
 #include "io/mesh_checks.h"
 #include "io/mesh_periodic.h"
@@ -367,7 +368,9 @@ int fe_mesh_read(const char *path, const struct fe_mesh_options *o, struct fe_me
   struct fe_mesh_raw r = {0};
   FE_CALLOC(1, &m);
   int err = fe_strdup(shown, &m->path);
+  const double start = fe_wtime();
   if (!err) err = fe_mesher_run(path, o ? o : &defaults, &r);
+  m->reader_seconds = fe_wtime() - start;
   if (!err) err = build_mesh(m, &r);
   if (!err) { /* the groups move to the mesh */
     m->groups = r.groups;

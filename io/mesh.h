@@ -73,6 +73,9 @@ struct fe_mesh {
   int *global_facet; /* n_facets: the facet's */
   int n_neighbours;
   int *neighbours, *send_ptr, *send, *recv_ptr;
+  /* fe_mesh_read's seconds in the confined reader (Gmsh's parse or meshing, and the mesh's
+   * transfer); the rest of its time is fesim's numbering and checks.  0 for other meshes. */
+  double reader_seconds;
 };
 
 /* The nodes that hold unknowns: all but the aliased copies (a part's owned nodes and ghosts). */
