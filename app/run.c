@@ -72,7 +72,8 @@ struct fe_sim {
    * into parts, the backend started, the scheme's spaces and operators made */
   double t_mesh, t_partition, t_backend, t_operators;
   double t_reader; /* of t_mesh: the confined reader's (Gmsh's), on the process that read it */
-  /* --verbose's parts of them: the mesh's checks and conditions (of t_mesh), the outputs'
+  /* --verbose's parts of them: the mesh's conditions (of t_mesh: the rest of it less the
+   * reader's is the mesh's numbering and checks), the outputs'
    * whole-mesh arrays and the initial values (of the rest), the spaces and the scheme (of
    * t_operators) */
   double t_resolve, t_outputs, t_values, t_spaces, t_scheme;
@@ -274,7 +275,7 @@ static int read_and_resolve(struct fe_sim *s)
   s->n_tracers = s->c->n_tracers;
   int err = !several || comm->rank == 0 ? read_mesh(s) : FE_SUCCESS;
   s->whole = s->m;
-  if (s->whole) s->t_reader = s->whole->reader_seconds;
+  if (s->whole && !s->opt->mesh) s->t_reader = s->whole->reader_seconds; /* read here */
   const double start = fe_wtime();
   if (!err && s->whole) err = resolve(s);
   s->t_resolve = fe_wtime() - start;

@@ -48,7 +48,8 @@ int fe_strategy_parse(const char *word, enum fe_strategy *s)
 static struct fe_assembled *impl(const struct fe_op *op) { return op->impl; }
 
 /* Where the halo exchanges go: x's ghosts take their owners' values before the cells read them
- * (CG's fused kernels update the owned entries only), unless they hold them already
+ * (CG's fused kernels update the owned entries, and its solution's ghosts only where it keeps
+ * them current), unless they hold them already
  * (fe_vec_update_ghosts).  A vector made without the space's halo (a test's) knows nothing of
  * its ghosts: exchanged every time. */
 static int exchange(const struct fe_assembled *a, const struct fe_vec *x)

@@ -190,12 +190,12 @@ struct solve {
   const struct fe_cg_options *opt;
   struct fe_cg_batch batch;
   size_t n;                     /* the owned entries the kernels reduce over */
+  unsigned long long condition; /* several systems in a loop on the device: its condition, */
+  int on;                       /* which `going` sets */
   /* x's ghosts kept current through the solve: current after the start's exchange, and each
    * update advancing them from p's, which the apply exchanged (the same bits as the owners',
    * alpha being the same sum at every process), so that no exchange of the solution follows */
   int keep;
-  unsigned long long condition; /* several systems in a loop on the device: its condition, */
-  int on;                       /* which `going` sets */
 };
 
 static void batch_of(struct solve *sv)
@@ -241,8 +241,11 @@ static int queue_start(void *arg, const unsigned long long *condition)
   /* the kernels read owned entries only */
   FE_CALL(fe_op_apply_owned_many(sv->a, sv->m, (const struct fe_vec *const *)sv->x, q));
   sv->keep = 1;
-  for (int j = 0; j < sv->m; j++)
-    sv->keep = sv->keep && sv->x[j]->ghosts_current && sv->x[j]->n == sv->x[0]->n;
+  for (int j = 0; j < sv->m; j++) { /* x's ghosts are p's: the same halo, the same entries */
+    const struct fe_vec *x = sv->x[j], *p = sv->cg[j]->p;
+    sv->keep =
+        sv->keep && x->ghosts_current && x->halo == p->halo && x->n == p->n && x->n == sv->x[0]->n;
+  }
   FE_CALL(be->cg->residual(be, sv->n, &sv->batch, sv->dinv));
   for (int j = 0; j < sv->m; j++) /* bb, rr0, rz[0] */
     FE_CALL(fe_comm_allreduce_sum_device(be->comm, &sv->cg[j]->state->bb, 3));

@@ -18,7 +18,8 @@ struct fe_comm_ops {
   /* v[i] = the reduction over the processes of v[i], i < n; v on the host */
   int (*allreduce)(const struct fe_comm *comm, double *v, int n, enum fe_reduce op);
   /* the same for n sums held in backend memory (CG's scalars), queued on the
-   * backend's stream where it has one */
+   * backend's stream where it has one; every process gets the same bits (CG's decisions to go
+   * on, and the ghosts of its solution that each process advances, rest on it) */
   int (*allreduce_sum_device)(const struct fe_comm *comm, double *v, int n);
   /* The halo's exchange with the neighbours ranks[0..n) (host values): to ranks[k] goes
    * send[send_ptr[k] .. send_ptr[k + 1]), from it comes recv[recv_ptr[k] .. recv_ptr[k + 1]);

@@ -248,9 +248,12 @@ add_test(NAME case.default_strategy
          COMMAND $<TARGET_FILE:fesim> --check --backend cpu ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml)
 set_tests_properties(case.default_strategy PROPERTIES LABELS case
   PASS_REGULAR_EXPRESSION "\nassembly  addto on backend cpu[^\n]* \\(the backend's default for this mesh\\)\n")
-foreach(kind small 2d 3d)
+foreach(kind small small_3d 2d 3d)
   if(kind STREQUAL small)
     set(case ${PROJECT_SOURCE_DIR}/cases/manufactured/case.xml)
+    set(expected lma)
+  elseif(kind STREQUAL small_3d)
+    set(case ${PROJECT_SOURCE_DIR}/cases/advection_diffusion_3d/case.xml)
     set(expected lma)
   elseif(kind STREQUAL 2d)
     set(case ${PROJECT_SOURCE_DIR}/tools/bench/cases/advection_2d.xml)
@@ -264,6 +267,8 @@ foreach(kind small 2d 3d)
     PASS_REGULAR_EXPRESSION "\nassembly  ${expected} on backend [^\n]* \\(the backend's default for this mesh\\)\n"
     SKIP_REGULAR_EXPRESSION "no usable GPU was found;built without the CUDA backend")
 endforeach()
+unset(case)
+unset(expected)
 # On the GPU a step's solves are read once, at its end (the summary's "step ends" line), unless
 # FESIM_TIME_SOLVES asks for each solve's own time (each read at once: no such line).
 foreach(timed 0 1)
