@@ -40,7 +40,6 @@ struct fe_sim {
   struct fe_bcs **whole_bcs; /* and on the whole mesh, process 0's (bcs itself on one process) */
   struct fe_backend *be;     /* the run's, owned */
   enum fe_strategy strategy; /* as asked: the scheme decides "auto" */
-  int strategy_default;      /* none asked: the backend's for the mesh */
   struct fe_schedule sched;  /* the time steps and when outputs are written */
   double *initial;           /* each tracer's initial condition at the nodes of the whole mesh
                                 (host; process 0's), in turn */
@@ -329,7 +328,6 @@ static int setup(struct fe_sim *s)
     double cells = (double)s->m->n_cells;
     if (s->dist) FE_CALL(fe_comm_allreduce(s->dist->comm, &cells, 1, FE_REDUCE_MAX));
     s->strategy = (enum fe_strategy)s->be->assembly->default_strategy(s->m->dim, (long)cells);
-    s->strategy_default = 1;
   }
   start = fe_wtime();
   FE_CALL(fe_outputs_prepare(&s->out, s->whole ? s->whole : s->m, s->dist, s->be));
@@ -836,7 +834,7 @@ static int print_check(const struct fe_sim *s)
          c->preconditioner == FE_PC_JACOBI ? "jacobi" : "no preconditioner", c->rtol, c->atol,
          c->max_iterations);
   printf("assembly  %s on backend %s%s\n", fe_strategy_name(s->strategy), s->be->description,
-         s->strategy_default ? " (the backend's default for this mesh)" : "");
+         !s->opt->strategy_set && !s->c->strategy ? " (the backend's default for this mesh)" : "");
   print_output(s);
   print_fluxes(s);
   fe_case_probes_print(c, m, s->probe_loc, s->out.probes_path);

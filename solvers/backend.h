@@ -139,6 +139,13 @@ FE_HOST_DEVICE static inline int fe_cg_state_record(struct fe_cg_state *s)
   return s->go_on;
 }
 
+/* The update's x += alpha p at entry i, on every backend and at owned entries and ghosts alike,
+ * so that a ghost advanced from a current p holds its owner's bits (solvers/cg.c). */
+FE_HOST_DEVICE static inline void fe_cg_advance(double *x, double alpha, const double *p, size_t i)
+{
+  x[i] += alpha * p[i];
+}
+
 /* The systems of one operator that CG solves at once, m <= FE_CG_MANY of them (one for a
  * single solve): system j's state s[j] and vectors, on the backend.  The kernels take it by
  * value and run every system in one launch (CUDA: blockIdx.y), each system's arithmetic and

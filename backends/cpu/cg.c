@@ -43,7 +43,7 @@ int fe_cg_pq_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_batch
 static inline double update_at(size_t i, double alpha, const double *p, const double *q,
                                const double *dinv, double *x, double *r, double *z, double *ri)
 {
-  x[i] += alpha * p[i];
+  fe_cg_advance(x, alpha, p, i);
   *ri = r[i] - alpha * q[i];
   r[i] = *ri;
   z[i] = dinv ? *ri * dinv[i] : *ri;
@@ -86,7 +86,7 @@ int fe_cg_update_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_b
       sz += ri * zi;
       sr += ri * ri;
     }
-    for (size_t i = n; i < c->nx; i++) x[i] += alpha * p[i]; /* as update_at's, bit for bit */
+    for (size_t i = n; i < c->nx; i++) fe_cg_advance(x, alpha, p, i); /* the ghosts kept */
     s->rz_old = s->rz[0];
     s->rz[0] = sz;
     s->rz[1] = sr;

@@ -67,13 +67,6 @@ __global__ void cg_pq_kernel(size_t n, struct fe_cg_batch c, double *partials,
     c.s[j]->pq = v[0];
 }
 
-/* x += alpha p at entry i: the owned entries and the ghosts alike, so that a ghost advanced
- * from a current p holds its owner's bits */
-__device__ inline void cg_advance(double *x, double alpha, const double *p, size_t i)
-{
-  x[i] += alpha * p[i];
-}
-
 /* op 2: sums of r.z and r.r of system blockIdx.y; the last block moves rz[0] to rz_old and
  * writes them to rz (every block has read rz by then: it counted itself done after).  x's
  * entries from n to c.nx (its ghosts, where kept current) advance too. */
@@ -89,10 +82,10 @@ __global__ void cg_update_kernel(size_t n, struct fe_cg_batch c, const double *d
   double v[3] = {0, 0, 0};
   for (size_t i = n + blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < c.nx;
        i += (size_t)gridDim.x * blockDim.x)
-    cg_advance(x, alpha, p, i);
+    fe_cg_advance(x, alpha, p, i);
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
        i += (size_t)gridDim.x * blockDim.x) {
-    cg_advance(x, alpha, p, i);
+    fe_cg_advance(x, alpha, p, i);
     const double ri = r[i] - alpha * q[i];
     const double zi = dinv ? ri * dinv[i] : ri;
     r[i] = ri;
