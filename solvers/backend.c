@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "solvers/comm.h"
 
 static const char *const kind_words[FE_BACKEND_KINDS] = {
     [FE_BACKEND_AUTO] = "auto", [FE_BACKEND_CPU] = "cpu", [FE_BACKEND_CUDA] = "cuda"};
@@ -44,3 +45,10 @@ void fe_backend_free(const struct fe_backend *be, void *p)
 }
 
 int fe_backend_sync(const struct fe_backend *be) { return be->vec->sync(be); }
+
+int fe_cg_sum_states(const struct fe_backend *be, const struct fe_cg_batch *c, size_t at, int n)
+{
+  for (int j = 0; j < c->m; j++)
+    FE_CALL(fe_comm_allreduce_sum_device(be->comm, (double *)((char *)c->s[j] + at), n));
+  return FE_SUCCESS;
+}

@@ -90,7 +90,7 @@ struct fe_vec_ops {
 /* CG's scalars, on the backend where its kernels read and write them (solvers/cg.c). */
 struct fe_cg_state {
   double bb, rr0; /* b . b and the first residual's r . r (sums over the processes) */
-  double rz[2];   /* r . z and r . r after the latest update (this process's part until summed) */
+  double rz[2];   /* r . z and r . r after the latest update (sums over the processes) */
   double rz_old;  /* r . z before it */
   double pq;      /* p . q */
   double done2;   /* converged once r . r <= done2 */
@@ -174,18 +174,19 @@ struct fe_cg_job {
 
 /* The kernels of CG, whose scalars stay on the backend so that the GPU copies
  * back only what the host needs (solvers/cg.c).  n: the owned entries each system's vectors
- * reduce over; dinv: the Jacobi inverse diagonal all systems share, or NULL. */
+ * reduce over; dinv: the Jacobi inverse diagonal all systems share, or NULL.  Their sums are
+ * over the processes of be->comm, with the same bits on every process: a backend's kernels
+ * make them themselves (CUDA's in the NCCL windows) or fe_cg_sum_states after them. */
 struct fe_cg_ops {
   /* The start's vectors and sums, q = A x given: r = b - q; z = r .* dinv (or r); p = z;
-   * bb = b . b, rr0 = r . r, rz[0] = r . z (this process's parts: bb, rr0 and rz[0] follow
-   * each other in the state, for one sum over the processes) */
+   * bb = b . b, rr0 = r . r, rz[0] = r . z */
   int (*residual)(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
                   const double *dinv);
   /* fe_cg_state_start of each system; a single system in a loop on the device (condition: its
    * handle, on: 1) sets s->loop and whether the loop runs at all */
   int (*start)(const struct fe_backend *be, const struct fe_cg_batch *c, double rtol,
                double atol, int max_iterations, unsigned long long condition, int on);
-  /* pq = p . q of each system (this process's part) */
+  /* pq = p . q of each system */
   int (*pq)(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c);
   /* alpha = rz[0] / pq; x += alpha p (on x's first c->nx entries); r -= alpha q; z = r .* dinv
    * (or r when dinv is NULL); then rz_old = rz[0], rz = (r . z, r . r).  A system stopped already
@@ -214,6 +215,11 @@ struct fe_cg_ops {
   int (*loop_launch)(const struct fe_backend *be, void *loop);
   void (*loop_destroy)(const struct fe_backend *be, void *loop);
 };
+
+/* Each system's n sums from byte `at` of its state on (fe_cg_state's bb, pq or rz) summed over
+ * the processes of be->comm, one system after another: fe_cg_ops' sums where a backend's
+ * kernels do not make them. */
+int fe_cg_sum_states(const struct fe_backend *be, const struct fe_cg_batch *c, size_t at, int n);
 
 struct fe_assembly_kernels; /* assembly/kernels.h */
 

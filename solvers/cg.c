@@ -247,8 +247,6 @@ static int queue_start(void *arg, const unsigned long long *condition)
         sv->keep && x->ghosts_current && x->halo == p->halo && x->n == p->n && x->n == sv->x[0]->n;
   }
   FE_CALL(be->cg->residual(be, sv->n, &sv->batch, sv->dinv));
-  for (int j = 0; j < sv->m; j++) /* bb, rr0, rz[0] */
-    FE_CALL(fe_comm_allreduce_sum_device(be->comm, &sv->cg[j]->state->bb, 3));
   FE_CALL(be->cg->start(be, &sv->batch, sv->opt->rtol, sv->opt->atol, sv->opt->max_iterations,
                         condition ? *condition : 0, condition && sv->m == 1));
   sv->condition = condition ? *condition : 0;
@@ -273,11 +271,7 @@ static int queue_iteration(void *arg)
   for (int j = 0; j < sv->m; j++) sv->keep = sv->keep && p[j]->ghosts_current;
   sv->batch.nx = sv->keep ? sv->x[0]->n : sv->n;
   FE_CALL(be->cg->pq(be, sv->n, &sv->batch));
-  for (int j = 0; j < sv->m; j++)
-    FE_CALL(fe_comm_allreduce_sum_device(be->comm, &sv->cg[j]->state->pq, 1));
   FE_CALL(be->cg->update(be, sv->n, &sv->batch, sv->dinv));
-  for (int j = 0; j < sv->m; j++)
-    FE_CALL(fe_comm_allreduce_sum_device(be->comm, sv->cg[j]->state->rz, 2));
   FE_CALL(be->cg->direction(be, sv->n, &sv->batch));
   return queue_going(sv);
 }

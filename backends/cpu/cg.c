@@ -3,6 +3,8 @@
 #include "backends/cpu/backend_cpu.h"
 #include "core/error.h"
 
+#include <stddef.h>
+
 int fe_cg_residual_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
                        const double *dinv)
 {
@@ -22,7 +24,7 @@ int fe_cg_residual_cpu(const struct fe_backend *be, size_t n, const struct fe_cg
     FE_CALL(fe_vec_dot_cpu(be, n, r, r, &s->rr0));
     FE_CALL(fe_vec_dot_cpu(be, n, r, z, &s->rz[0]));
   }
-  return FE_SUCCESS;
+  return fe_cg_sum_states(be, c, offsetof(struct fe_cg_state, bb), 3);
 }
 
 int fe_cg_start_cpu(const struct fe_backend *be, const struct fe_cg_batch *c, double rtol,
@@ -36,7 +38,7 @@ int fe_cg_start_cpu(const struct fe_backend *be, const struct fe_cg_batch *c, do
 int fe_cg_pq_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c)
 {
   for (int j = 0; j < c->m; j++) FE_CALL(fe_vec_dot_cpu(be, n, c->p[j], c->q[j], &c->s[j]->pq));
-  return FE_SUCCESS;
+  return fe_cg_sum_states(be, c, offsetof(struct fe_cg_state, pq), 1);
 }
 
 /* Entry i of CG's update: x += alpha p, r -= alpha q, z = D^-1 r; its r, in *ri, and z. */
@@ -91,7 +93,7 @@ int fe_cg_update_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_b
     s->rz[0] = sz;
     s->rz[1] = sr;
   }
-  return FE_SUCCESS;
+  return fe_cg_sum_states(be, c, offsetof(struct fe_cg_state, rz), 2);
 }
 
 int fe_cg_direction_cpu(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c)

@@ -22,6 +22,22 @@
 /* The variants of CG as one kernel (lma_cg.cu's instantiations), at most */
 #define FE_CUDA_CG_VARIANTS 8
 
+/* The sums over the processes through the NCCL windows (window.cuh): the most values one sum
+ * takes (CG's start sums 3), and the window's channels, each with its own flags and count so
+ * that sums of different channels may run at once: channel 0 for fe_comm's sums, FE_SUMS_CG + j
+ * for those CG's kernels make of system j. */
+#define FE_SUMS_MAX 8
+#define FE_SUMS_CG 1
+#define FE_SUMS_CHANNELS (FE_SUMS_CG + FE_CG_MANY)
+
+/* The sums' window as a kernel takes it: win NULL where no kernel sums over the processes (one
+ * process, or NCCL's calls made apart). */
+struct fe_cuda_sums {
+  ncclWindow_t win;
+  unsigned long long *count; /* device: each channel's sums so far */
+  int rank, size;
+};
+
 struct fe_cuda_ctx {
   int device;
   cudaStream_t stream;
@@ -55,6 +71,7 @@ struct fe_cuda_ctx {
    * else by NCCL's calls; the host's values through host_comm) */
   ncclComm_t nccl;
   struct fe_cuda_windows *windows;
+  struct fe_cuda_sums sums; /* the windows' sums, for CG's kernels (cg.cu) */
   const struct fe_comm *host_comm;
   struct fe_comm comm;
   struct fe_backend backend;

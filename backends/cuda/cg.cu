@@ -1,6 +1,11 @@
 /* The kernels of CG on the CUDA backend: the scalars stay on the device, and
- * the update is fused with its two reductions (reduce.cuh). */
+ * the update is fused with its two reductions (reduce.cuh).  On several processes whose GPUs
+ * reach each other's memory, the last block of each reduction sums it over the processes too
+ * (window.cuh): a sum is no kernel of its own. */
+#include <cstddef>
+
 #include "backends/cuda/reduce.cuh"
+#include "backends/cuda/window.cuh"
 #include "core/cuda_check.h"
 
 /* System j's share of the reduction scratch: the systems of a batch reduce side by side. */
@@ -10,9 +15,11 @@ __device__ inline double *system_partials(double *partials, int j)
 }
 
 /* r = b - q, z = r .* dinv (or r), p = z and the sums b . b, r . r, r . z of system
- * blockIdx.y, each summed as a reduction of it alone (op 3: three sums in op 0's order). */
+ * blockIdx.y, each summed as a reduction of it alone (op 3: three sums in op 0's order), then
+ * over the processes through `sums`. */
 __global__ void cg_residual_kernel(size_t n, struct fe_cg_batch c, const double *dinv,
-                                   double *partials, unsigned *done_blocks)
+                                   double *partials, unsigned *done_blocks,
+                                   struct fe_cuda_sums sums)
 {
   const int j = blockIdx.y;
   const double *b = c.b[j], *q = c.q[j];
@@ -29,8 +36,9 @@ __global__ void cg_residual_kernel(size_t n, struct fe_cg_batch c, const double 
     v[1] += ri * ri;
     v[2] += ri * zi;
   }
-  if (reduce_last_block(3, v, system_partials(partials, j), done_blocks + j) &&
-      threadIdx.x == 0) {
+  if (!reduce_last_block(3, v, system_partials(partials, j), done_blocks + j)) return;
+  fe_window_sum<3>(sums, FE_SUMS_CG + j, v);
+  if (threadIdx.x == 0) {
     c.s[j]->bb = v[0];
     c.s[j]->rr0 = v[1];
     c.s[j]->rz[0] = v[2];
@@ -51,10 +59,13 @@ __global__ void cg_start_kernel(struct fe_cg_batch c, double rtol, double atol,
   if (on) cudaGraphSetConditional(condition, go_on);
 }
 
-/* pq = p . q of system blockIdx.y, as a reduction of it alone (op 0); nothing for a system
- * stopped already. */
-__global__ void cg_pq_kernel(size_t n, struct fe_cg_batch c, double *partials,
-                             unsigned *done_blocks)
+/* pq = p . q of system blockIdx.y, as a reduction of it alone (op 0), then over the
+ * processes; nothing for a system stopped already (on every process alike).  Eight blocks an
+ * SM, as update: the sum over the processes in the last block would otherwise take 40
+ * registers of every thread of the loop, which needs 32. */
+__global__ void __launch_bounds__(FE_REDUCE_THREADS, 8)
+    cg_pq_kernel(size_t n, struct fe_cg_batch c, double *partials, unsigned *done_blocks,
+                 struct fe_cuda_sums sums)
 {
   const int j = blockIdx.y;
   if (!c.s[j]->go_on) return; /* every block of the system alike */
@@ -63,15 +74,18 @@ __global__ void cg_pq_kernel(size_t n, struct fe_cg_batch c, double *partials,
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
        i += (size_t)gridDim.x * blockDim.x)
     v[0] += p[i] * q[i];
-  if (reduce_last_block(0, v, system_partials(partials, j), done_blocks + j) && threadIdx.x == 0)
-    c.s[j]->pq = v[0];
+  if (!reduce_last_block(0, v, system_partials(partials, j), done_blocks + j)) return;
+  fe_window_sum<1>(sums, FE_SUMS_CG + j, v);
+  if (threadIdx.x == 0) c.s[j]->pq = v[0];
 }
 
-/* op 2: sums of r.z and r.r of system blockIdx.y; the last block moves rz[0] to rz_old and
- * writes them to rz (every block has read rz by then: it counted itself done after).  x's
- * entries from n to c.nx (its ghosts, where kept current) advance too. */
-__global__ void cg_update_kernel(size_t n, struct fe_cg_batch c, const double *dinv,
-                                 double *partials, unsigned *done_blocks)
+/* op 2: sums of r.z and r.r of system blockIdx.y, then over the processes; the last block
+ * moves rz[0] to rz_old and writes them to rz (every block has read rz by then: it counted
+ * itself done after).  x's entries from n to c.nx (its ghosts, where kept current) advance
+ * too. */
+__global__ void __launch_bounds__(FE_REDUCE_THREADS, 8)
+    cg_update_kernel(size_t n, struct fe_cg_batch c, const double *dinv, double *partials,
+                     unsigned *done_blocks, struct fe_cuda_sums sums)
 {
   const int j = blockIdx.y;
   struct fe_cg_state *s = c.s[j];
@@ -93,8 +107,9 @@ __global__ void cg_update_kernel(size_t n, struct fe_cg_batch c, const double *d
     v[0] += ri * zi;
     v[1] += ri * ri;
   }
-  if (reduce_last_block(2, v, system_partials(partials, j), done_blocks + j) &&
-      threadIdx.x == 0) {
+  if (!reduce_last_block(2, v, system_partials(partials, j), done_blocks + j)) return;
+  fe_window_sum<2>(sums, FE_SUMS_CG + j, v);
+  if (threadIdx.x == 0) {
     s->rz_old = s->rz[0];
     s->rz[0] = v[0];
     s->rz[1] = v[1];
@@ -132,15 +147,21 @@ __global__ void cg_going_kernel(struct fe_cg_batch c, double *out, struct fe_cg_
   if (on) cudaGraphSetConditional(condition, going > 0);
 }
 
+/* The sums of a kernel that did not make them over the processes (NCCL's calls, after it) */
+static int sum_apart(const struct fe_backend *be, const struct fe_cg_batch *c, size_t at, int n)
+{
+  return fe_cuda_ctx(be)->sums.win ? FE_SUCCESS : fe_cg_sum_states(be, c, at, n);
+}
+
 int fe_cg_residual_cuda(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
                         const double *dinv)
 {
   struct fe_cuda_ctx *x = fe_cuda_ctx(be);
   const dim3 grid(reduce_blocks(n), c->m);
   cg_residual_kernel<<<grid, FE_REDUCE_THREADS, 0, x->stream>>>(n, *c, dinv, x->partials,
-                                                               x->done_blocks);
+                                                                x->done_blocks, x->sums);
   FE_CUDA_LAUNCHED("cg_residual_kernel");
-  return FE_SUCCESS;
+  return sum_apart(be, c, offsetof(struct fe_cg_state, bb), 3);
 }
 
 int fe_cg_start_cuda(const struct fe_backend *be, const struct fe_cg_batch *c, double rtol,
@@ -156,9 +177,10 @@ int fe_cg_pq_cuda(const struct fe_backend *be, size_t n, const struct fe_cg_batc
 {
   struct fe_cuda_ctx *x = fe_cuda_ctx(be);
   const dim3 grid(reduce_blocks(n), c->m);
-  cg_pq_kernel<<<grid, FE_REDUCE_THREADS, 0, x->stream>>>(n, *c, x->partials, x->done_blocks);
+  cg_pq_kernel<<<grid, FE_REDUCE_THREADS, 0, x->stream>>>(n, *c, x->partials, x->done_blocks,
+                                                          x->sums);
   FE_CUDA_LAUNCHED("cg_pq_kernel");
-  return FE_SUCCESS;
+  return sum_apart(be, c, offsetof(struct fe_cg_state, pq), 1);
 }
 
 int fe_cg_update_cuda(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
@@ -167,9 +189,9 @@ int fe_cg_update_cuda(const struct fe_backend *be, size_t n, const struct fe_cg_
   struct fe_cuda_ctx *x = fe_cuda_ctx(be);
   const dim3 grid(reduce_blocks(n), c->m);
   cg_update_kernel<<<grid, FE_REDUCE_THREADS, 0, x->stream>>>(n, *c, dinv, x->partials,
-                                                             x->done_blocks);
+                                                              x->done_blocks, x->sums);
   FE_CUDA_LAUNCHED("cg_update_kernel");
-  return FE_SUCCESS;
+  return sum_apart(be, c, offsetof(struct fe_cg_state, rz), 2);
 }
 
 int fe_cg_direction_cuda(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c)

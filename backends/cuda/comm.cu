@@ -7,26 +7,20 @@
  * Where every process's GPU can load and store the others' memory (NCCL's LSA team is the
  * whole run: NVLink or PCIe peer access on one host), the sums and the exchanges are the GPUs'
  * own loads and stores into NCCL windows (symmetric memory, NCCL's device API): each process
- * writes its values into the others' windows, then a flag, and reads its own window once the
- * flags of the processes it waits for have arrived.  They are kernels alone, so CG's loop on
- * the device (a CUDA graph's while node, which cannot hold NCCL's calls) holds them as it does
+ * writes its values into the others' windows, each word tagged with the operation, and reads
+ * its own window's words once they hold the tag (window.cuh).  They are kernels alone, so CG's loop
+ * on the device (a CUDA graph's while node, which cannot hold NCCL's calls) holds them as it does
  * on one process (fe_comm.device_loops).  Elsewhere, or with FESIM_NCCL_WINDOWS=0, they are
  * NCCL's calls (ncclAllReduce; ncclSend and ncclRecv) and the host drives CG.
  *
- * The flags: every window starts with one 64-bit flag per process, the count of the
- * operations through that window its owner has had from that process; an operation's values
- * alternate between two halves of the window, so a process writes the next operation's while
- * another still reads this one's, and never the half another reads: it has waited for that
- * process's flag of the operation in between, which that process raised after reading.  An
- * exchange waits for its neighbours only (as ncclSend and ncclRecv do), a sum for every
- * process. */
+ * An exchange waits for its neighbours only (as ncclSend and ncclRecv do), a sum for every
+ * process; CG's sums are made by its reductions' last blocks (cg.cu). */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cuda/atomic>
-#include <nccl_device.h>
 
 #include "backends/cuda/backend_cuda.h"
+#include "backends/cuda/window.cuh"
 #include "core/cuda_check.h"
 #include "core/error.h"
 #include "solvers/halo.h"
@@ -53,24 +47,22 @@ static int allreduce(const struct fe_comm *comm, double *v, int n, enum fe_reduc
 struct window {
   void *base;
   ncclWindow_t win;
-  unsigned long long *count; /* device: the operations through it so far */
+  unsigned long long *count; /* device: the operations through it so far, one count per channel */
   unsigned *done_blocks;     /* device: blocks of the running kernel that have finished */
 };
 
-/* The most values one device sum takes (CG sums 3 at most) */
-#define SUMS_MAX 8
-
 struct fe_cuda_windows {
-  struct window sums; /* flags, then two halves of size * SUMS_MAX values */
+  struct window sums; /* window.cuh's sums_at */
 };
 
-static int window_open(const struct fe_cuda_ctx *c, size_t bytes, struct window *w)
+static int window_open(const struct fe_cuda_ctx *c, size_t bytes, int channels, struct window *w)
 {
+  const size_t counts = channels * sizeof *w->count + sizeof *w->done_blocks;
   FE_NCCL_CALL(ncclMemAlloc(&w->base, bytes), "ncclMemAlloc");
-  FE_CUDA_CALL(cudaMalloc(&w->count, sizeof *w->count + sizeof *w->done_blocks));
-  w->done_blocks = (unsigned *)(w->count + 1);
+  FE_CUDA_CALL(cudaMalloc(&w->count, counts));
+  w->done_blocks = (unsigned *)(w->count + channels);
   FE_CUDA_CALL(cudaMemset(w->base, 0, bytes));
-  FE_CUDA_CALL(cudaMemset(w->count, 0, sizeof *w->count + sizeof *w->done_blocks));
+  FE_CUDA_CALL(cudaMemset(w->count, 0, counts));
   FE_CUDA_CALL(cudaDeviceSynchronize()); /* zero before the others can reach it */
   FE_NCCL_CALL(ncclCommWindowRegister(c->nccl, w->base, bytes, &w->win, NCCL_WIN_COLL_SYMMETRIC),
                "ncclCommWindowRegister");
@@ -85,66 +77,27 @@ static void window_close(const struct fe_cuda_ctx *c, struct window *w)
   *w = (struct window){};
 }
 
-/* Process `to`'s flag of process `from` in window w, raised to k: after every value written
- * before (release, system scope: the other GPU reads them after it sees the flag). */
-__device__ void raise_flag(ncclWindow_t w, int to, int from, unsigned long long k)
+/* The sum over the processes of v[0 .. n) (n <= N <= FE_SUMS_MAX), one block, through the sums'
+ * channel 0: N values pass, the first n of v and zeros */
+template <int N> __global__ void sum_kernel(struct fe_cuda_sums s, int n, double *v)
 {
-  cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> flag(
-      *(unsigned long long *)ncclGetLsaPointer(w, (size_t)from * sizeof(unsigned long long), to));
-  flag.store(k, cuda::memory_order_release);
-}
-
-/* Process `to`'s flag of process `from` in window w counted up by 1 (release, system scope:
- * after the writes that the caller's fence ordered before it, its block's). */
-__device__ void count_at(ncclWindow_t w, int to, int from)
-{
-  cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> flag(
-      *(unsigned long long *)ncclGetLsaPointer(w, (size_t)from * sizeof(unsigned long long), to));
-  flag.fetch_add(1, cuda::memory_order_release);
-}
-
-__device__ void await_flag(ncclWindow_t w, int from, unsigned long long k)
-{
-  cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> flag(
-      *(unsigned long long *)ncclGetLocalPointer(w, (size_t)from * sizeof(unsigned long long)));
-  while (flag.load(cuda::memory_order_acquire) < k) {
-  }
-}
-
-/* The sum over the processes of v[0 .. n) (n <= SUMS_MAX), one block: every process's values
- * into every window, then its flag; each sums the processes' values in rank order, so every
- * process holds the same bits. */
-__global__ void sum_kernel(ncclWindow_t w, int rank, int size, int n, double *v,
-                           unsigned long long *count)
-{
-  const unsigned long long k = *count;
-  const size_t half = (size_t)size * sizeof(unsigned long long) +
-                      (size_t)(k & 1) * size * SUMS_MAX * sizeof(double);
-  for (int t = threadIdx.x; t < size * n; t += blockDim.x) {
-    const int to = t / n, i = t % n;
-    *(double *)ncclGetLsaPointer(w, half + ((size_t)rank * SUMS_MAX + i) * sizeof(double), to) =
-        v[i];
-  }
-  __syncthreads();
-  for (int r = threadIdx.x; r < size; r += blockDim.x) raise_flag(w, r, rank, k + 1);
-  for (int r = threadIdx.x; r < size; r += blockDim.x) await_flag(w, r, k + 1);
-  __syncthreads();
-  const double *in = (const double *)ncclGetLocalPointer(w, half);
-  if (threadIdx.x < n) {
-    double sum = 0;
-    for (int r = 0; r < size; r++) sum += in[(size_t)r * SUMS_MAX + threadIdx.x];
-    v[threadIdx.x] = sum;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) *count = k + 1;
+  double u[N];
+#pragma unroll
+  for (int i = 0; i < N; i++) u[i] = i < n ? v[i] : 0.0;
+  fe_window_sum<N>(s, 0, u);
+#pragma unroll
+  for (int i = 0; i < N; i++)
+    if (i < n && threadIdx.x == 0) v[i] = u[i];
 }
 
 static int allreduce_sum_device(const struct fe_comm *comm, double *v, int n)
 {
   const struct fe_cuda_ctx *c = ctx_of(comm);
-  if (c->windows && n <= SUMS_MAX) {
-    const struct window *w = &c->windows->sums;
-    sum_kernel<<<1, 32, 0, c->stream>>>(w->win, comm->rank, comm->size, n, v, w->count);
+  if (c->sums.win && n <= FE_SUMS_MAX) {
+    if (n <= 3) /* CG's sums and the like: fewer words to pass */
+      sum_kernel<3><<<1, 32, 0, c->stream>>>(c->sums, n, v);
+    else
+      sum_kernel<FE_SUMS_MAX><<<1, 32, 0, c->stream>>>(c->sums, n, v);
     FE_CUDA_LAUNCHED("sum_kernel");
     return FE_SUCCESS;
   }
@@ -201,9 +154,9 @@ static int windows_open(struct fe_cuda_ctx *c, const struct fe_comm *host)
   FE_CALL(fe_comm_allreduce(host, &reach, 1, FE_REDUCE_MIN));
   if (!reach) return FE_SUCCESS;
   FE_CALL(fe_calloc(1, sizeof *c->windows, &c->windows));
-  const size_t bytes =
-      (size_t)host->size * (sizeof(unsigned long long) + 2 * SUMS_MAX * sizeof(double));
-  FE_CALL(window_open(c, bytes, &c->windows->sums));
+  const size_t bytes = 2 * (size_t)FE_SUMS_CHANNELS * host->size * FE_SUMS_MAX * 2 *
+                       sizeof(unsigned long long); /* window.cuh's sums_at */
+  FE_CALL(window_open(c, bytes, FE_SUMS_CHANNELS, &c->windows->sums));
   /* NCCL registers nothing where it has no symmetric memory (no window, and success) */
   double registered = c->windows->sums.win != NULL;
   FE_CALL(fe_comm_allreduce(host, &registered, 1, FE_REDUCE_MIN));
@@ -211,7 +164,12 @@ static int windows_open(struct fe_cuda_ctx *c, const struct fe_comm *host)
     window_close(c, &c->windows->sums);
     free(c->windows);
     c->windows = NULL;
+    return FE_SUCCESS;
   }
+  c->sums = (struct fe_cuda_sums){.win = c->windows->sums.win,
+                                  .count = c->windows->sums.count,
+                                  .rank = host->rank,
+                                  .size = host->size};
   return FE_SUCCESS;
 }
 
@@ -224,11 +182,11 @@ int fe_cuda_comm_create(struct fe_cuda_ctx *c, const struct fe_comm *host)
   FE_NCCL_CALL(ncclCommInitRank(&c->nccl, host->size, id, host->rank), "ncclCommInitRank");
   FE_CALL(windows_open(c, host));
   c->comm = (struct fe_comm){.rank = host->rank,
-                            .size = host->size,
-                            .local_rank = host->local_rank,
-                            .ops = &ops_nccl,
-                            .ctx = c,
-                            .device_loops = c->windows != NULL};
+                             .size = host->size,
+                             .local_rank = host->local_rank,
+                             .ops = &ops_nccl,
+                             .ctx = c,
+                             .device_loops = c->windows != NULL};
   c->backend.comm = &c->comm;
   snprintf(c->backend.description + strlen(c->backend.description),
            sizeof c->backend.description - strlen(c->backend.description), ", NCCL %d%s",
@@ -244,6 +202,7 @@ void fe_cuda_comm_destroy(struct fe_cuda_ctx *c)
   if (c->windows) window_close(c, &c->windows->sums);
   free(c->windows);
   c->windows = NULL;
+  c->sums = (struct fe_cuda_sums){};
   ncclCommFinalize(c->nccl);
   ncclCommDestroy(c->nccl);
   c->nccl = NULL;
@@ -264,9 +223,11 @@ __global__ void add_kernel(long n, const int *idx, const double *buf, double *x)
   if (i < n) x[idx[i]] += buf[i];
 }
 
-/* A halo's window: the flags, then two halves of `half` values each, the ghosts as a vector
- * holds them (neighbour k's from recv_ptr[k] on, FE_HALO_MAX_COMP values per entry at most);
- * where each owned entry sent goes: the neighbour's rank and its ghost there (device). */
+/* A halo's window: two halves, each of `half` values (two LL words each: window.cuh), the
+ * ghosts as a vector holds them (neighbour k's from recv_ptr[k] on, FE_HALO_MAX_COMP values
+ * per entry at most), then a word per process: its mark of the update, which a neighbour
+ * writes whether or not it sends values (halo_update_kernel); where each owned entry sent goes:
+ * the neighbour's rank and its ghost there (device). */
 struct halo_window {
   struct window w;
   size_t half;
@@ -274,10 +235,10 @@ struct halo_window {
   int *neighbours; /* device */
 };
 
-/* The flags' bytes and where half `k & 1` of a window with `half` values each starts */
+/* Where half `k & 1` of a window of `half` values and `size` processes' marks starts */
 __device__ inline size_t half_at(int size, size_t half, unsigned long long k)
 {
-  return (size_t)size * sizeof(unsigned long long) + (size_t)(k & 1) * half * sizeof(double);
+  return (size_t)(k & 1) * (2 * half + size) * sizeof(fe_ll_word);
 }
 
 /* 1 in the block that finishes last (its threads see every other block's writes) */
@@ -286,10 +247,10 @@ __device__ int last_block(unsigned *done_blocks)
   __shared__ int last;
   __syncthreads();
   if (threadIdx.x == 0) {
-    __threadfence_system();
+    __threadfence();
     last = atomicAdd(done_blocks, 1u) == gridDim.x - 1;
     if (last) {
-      __threadfence_system(); /* the others' writes, which their fences ordered before */
+      __threadfence(); /* the others' writes, which their fences ordered before */
       *done_blocks = 0;
     }
   }
@@ -297,41 +258,38 @@ __device__ int last_block(unsigned *done_blocks)
   return last;
 }
 
-/* The blocks of an update: a fixed number on every process, since each block counts its part
- * sent at every neighbour and the neighbours wait for all of them; few enough that all are
- * resident at once (a block waits for the other processes, never for another block of its own
- * kernel before it has counted its part). */
+/* The blocks of an update: enough threads that each writes or reads a value or a few (fewer
+ * made 2D's update at 10M cells longer: one block took 14 us where 16 to 64 took 9, H200,
+ * before the LL words). */
 #define HALO_BLOCKS 32
 
 /* The update in one kernel: every owned entry a neighbour has as a ghost written into its
- * window (ncomp values each), each block then adding 1 to its flag at every neighbour (after
- * its writes: a system fence, then the release); once every block of every neighbour has
- * counted this update (the flags at HALO_BLOCKS (k + 1)), the ghosts from this process's
- * window; the last block to finish counts the update done. */
+ * window as LL words of tag k + 1 (ncomp values each), and this process's mark at every
+ * neighbour; then the ghosts from this process's window, each once its words hold the tag,
+ * and every neighbour's mark; the last block to finish counts the update done.  The marks keep
+ * the halves' alternation safe where a neighbour sends nothing: a process writes a half again
+ * two updates later, after it has read every neighbour's mark of the update in between, which
+ * the neighbour wrote after it had read this one. */
 __global__ void halo_update_kernel(long n_send, const int *send, const int2 *to, int ncomp,
                                    double *x, long n_recv, double *ghosts, ncclWindow_t w, int rank,
                                    int size, size_t half, const int *neighbours, int nb,
                                    unsigned long long *count, unsigned *done_blocks)
 {
   const unsigned long long k = *count;
-  const size_t at = half_at(size, half, k);
+  const unsigned tag = (unsigned)(k + 1);
   const long first = blockIdx.x * (long)blockDim.x + threadIdx.x,
              stride = (long)gridDim.x * blockDim.x;
+  const size_t at = half_at(size, half, k);
   for (long i = first; i < n_send; i += stride) {
     const int2 t = to[i];
-    double *in = (double *)ncclGetLsaPointer(w, at + (size_t)t.y * ncomp * sizeof(double), t.x);
-    for (int c = 0; c < ncomp; c++) in[c] = x[(long)send[i] * ncomp + c];
+    fe_ll_word *in = (fe_ll_word *)ncclGetLsaPointer(w, at, t.x) + 2 * (size_t)t.y * ncomp;
+    for (int c = 0; c < ncomp; c++) ll_store(in + 2 * c, x[(long)send[i] * ncomp + c], tag);
   }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence_system(); /* the block's writes before its counts */
-    for (int j = 0; j < nb; j++) count_at(w, neighbours[j], rank);
-  }
-  for (int j = threadIdx.x; j < nb; j += blockDim.x)
-    await_flag(w, neighbours[j], (k + 1) * HALO_BLOCKS);
-  __syncthreads();
-  const double *in = (const double *)ncclGetLocalPointer(w, at);
-  for (long i = first; i < n_recv; i += stride) ghosts[i] = in[i];
+  if (first < nb)
+    ll_mark((fe_ll_word *)ncclGetLsaPointer(w, at, neighbours[first]) + 2 * half + rank, tag);
+  fe_ll_word *in = (fe_ll_word *)ncclGetLocalPointer(w, at);
+  for (long i = first; i < n_recv; i += stride) ghosts[i] = ll_load(in + 2 * i, tag);
+  if (first < nb) ll_await(in + 2 * half + neighbours[first], tag);
   if (last_block(done_blocks) && threadIdx.x == 0) *count = k + 1;
 }
 
@@ -376,8 +334,7 @@ int fe_cuda_halo_open(struct fe_halo *h)
   if (!err) {
     h->exchange = hw;
     hw->half = (size_t)most;
-    err = window_open(c, (size_t)c->comm.size * sizeof(unsigned long long) +
-                             2 * hw->half * sizeof(double), &hw->w);
+    err = window_open(c, 2 * (2 * hw->half + c->comm.size) * sizeof(fe_ll_word), 1, &hw->w);
   }
   if (!err) err = fe_backend_alloc(h->be, ((size_t)n_send + 1) * sizeof *to, to, &hw->to);
   if (!err)
@@ -389,8 +346,7 @@ int fe_cuda_halo_open(struct fe_halo *h)
   return err;
 }
 
-/* Through the window: one kernel (the halves' alternation needs every process's writes of an
- * update read before its next update but one: each waits for the other's counts of the next). */
+/* Through the window: one kernel */
 static int halo_update_windows(const struct fe_halo *h, int ncomp, double *x)
 {
   const struct fe_cuda_ctx *c = fe_cuda_ctx(h->be);
@@ -414,8 +370,8 @@ int fe_cuda_halo_update(const struct fe_halo *h, int ncomp, double *x)
   const int nb = h->n_neighbours;
   const long n_send = h->send_ptr[nb];
   if (n_send) {
-    pack_kernel<<<(unsigned)((n_send + 255) / 256), 256, 0, c->stream>>>(n_send, h->send, ncomp,
-                                                                        x, h->buffer);
+    pack_kernel<<<(unsigned)((n_send + 255) / 256), 256, 0, c->stream>>>(n_send, h->send, ncomp, x,
+                                                                         h->buffer);
     FE_CUDA_LAUNCHED("pack_kernel");
   }
   FE_NCCL_CALL(ncclGroupStart(), "ncclGroupStart");
@@ -457,8 +413,8 @@ int fe_cuda_halo_sum(const struct fe_halo *h, double *x)
   for (int k = 0; k < nb; k++) {
     const long n = h->send_ptr[k + 1] - h->send_ptr[k];
     if (!n) continue;
-    add_kernel<<<(unsigned)((n + 255) / 256), 256, 0, c->stream>>>(
-        n, h->send + h->send_ptr[k], h->buffer + h->send_ptr[k], x);
+    add_kernel<<<(unsigned)((n + 255) / 256), 256, 0, c->stream>>>(n, h->send + h->send_ptr[k],
+                                                                   h->buffer + h->send_ptr[k], x);
     FE_CUDA_LAUNCHED("add_kernel");
   }
   return FE_SUCCESS;
