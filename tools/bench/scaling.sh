@@ -11,6 +11,8 @@
 # OMP_NUM_THREADS threads each).  Process 0 meshes the whole mesh, cuts it and hands each
 # process its part: the set-up includes it.  Weak scaling at 5M cells per GPU in 2D: "2 1581 lma" on 1 GPU,
 # "2 2236 lma" on 2, "2 3162 lma" on 4, "2 4472 lma" on 8 (PROCESSES set for each).
+# END: the simulated end time (default 0.01: 10 steps of the cases' dt 0.001, the first of
+# which builds each solve's CUDA graph; END=0.05 runs 50, nearer a long run's steady step).
 # FESIM_TIME_SOLVES=1 (the default here): each solve waits for the work before it and is read
 # at once, so that the advection line holds the solves' time on one GPU too
 # (docs/architecture.md); FESIM_TIME_SOLVES=0 times the steps as a user's run makes them.
@@ -24,7 +26,7 @@ for spec in "${specs[@]}"; do
   read -r dim n strategies <<<"$spec"
   geo=$([ "$dim" = 2 ] && echo square_1m.geo || echo cube_1m.geo)
   sed "s/^N = [0-9]*;/N = $n;/" "tools/bench/cases/$geo" >"$work/mesh_${dim}d_$n.geo"
-  sed -e "s|file=\"$geo\"|file=\"mesh_${dim}d_$n.geo\"|" -e 's|end="[^"]*"|end="0.01"|' \
+  sed -e "s|file=\"$geo\"|file=\"mesh_${dim}d_$n.geo\"|" -e "s|end=\"[^\"]*\"|end=\"${END:-0.01}\"|" \
     "tools/bench/cases/advection_${dim}d.xml" >"$work/case_${dim}d_$n.xml"
   cells=$([ "$dim" = 2 ] && echo $((2 * n * n)) || echo $((6 * n * n * n)))
   for strategy in $strategies; do
