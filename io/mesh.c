@@ -7,6 +7,7 @@
 #include "io/mesh_periodic.h"
 #include "io/mesh_raw.h"
 #include "io/mesher.h"
+#include "io/shares.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -30,45 +31,106 @@ static void graph_free(struct graph *g)
   free(g->adj);
 }
 
-/* Node adjacency through shared cells, from the node -> cell incidence. */
-static int graph_build(int n, int n_cells, int nv, const int *cells, struct graph *g)
+/* The cells at each node: the raw nodes' incidence (the cell entries cell * nv + vertex at
+ * inc[inc_ptr[raw] ..], ascending), a node's found through its raw node used[node]. */
+struct incidence {
+  int nv;
+  const int *cells; /* the mesh's nodes of the cells */
+  const int *used;
+  const size_t *inc_ptr, *inc;
+};
+
+/* Nodes met once each: open addressing, every entry stamped with the node whose neighbours it
+ * holds, so that nothing is cleared from one node to the next.  size: a power of 2. */
+struct node_set {
+  int (*slot)[2]; /* node, stamp */
+  size_t size;
+};
+
+/* Makes room for n nodes (half full at most), in scratch s; 0, or the bytes it could not get. */
+static size_t set_reserve(struct node_set *set, struct fe_scratch *s, size_t n)
 {
-  size_t *inc_ptr = NULL;
-  int *inc = NULL, *mark = NULL;
-  int err = fe_calloc((size_t)n + 1, sizeof *inc_ptr, &inc_ptr);
-  if (!err) err = fe_malloc((size_t)n_cells * nv * sizeof *inc, &inc);
-  if (!err) err = fe_malloc((size_t)n * sizeof *mark, &mark);
-  if (!err) err = fe_calloc((size_t)n + 1, sizeof *g->xadj, &g->xadj);
-  if (err) goto done;
-  for (size_t k = 0; k < (size_t)n_cells * nv; k++) inc_ptr[cells[k] + 1]++;
-  for (int i = 0; i < n; i++) inc_ptr[i + 1] += inc_ptr[i];
-  for (size_t k = 0; k < (size_t)n_cells * nv; k++) inc[inc_ptr[cells[k]]++] = (int)(k / nv);
-  for (int i = n; i > 0; i--) inc_ptr[i] = inc_ptr[i - 1];
-  inc_ptr[0] = 0;
-  for (int pass = 0; pass < 2 && !err; pass++) {
-    for (int i = 0; i < n; i++) mark[i] = -1;
-    for (int a = 0; a < n; a++) {
-      size_t deg = pass ? g->xadj[a] : 0;
-      for (size_t j = inc_ptr[a]; j < inc_ptr[a + 1]; j++) {
-        const int *c = cells + (size_t)inc[j] * nv;
-        for (int v = 0; v < nv; v++) {
-          int b = c[v];
-          if (b == a || mark[b] == a) continue;
-          mark[b] = a;
-          if (pass) g->adj[deg] = b;
-          deg++;
-        }
-      }
-      if (!pass) g->xadj[a + 1] = g->xadj[a] + deg;
+  size_t size = 64;
+  while (size < 2 * n) size *= 2;
+  if (size <= set->size) return 0;
+  const size_t lack = fe_scratch_reserve(s, size * sizeof *set->slot);
+  if (lack) return lack;
+  set->slot = s->p;
+  set->size = size;
+  for (size_t h = 0; h < size; h++) set->slot[h][1] = -1;
+  return 0;
+}
+
+/* 1 when b is new to the set for `stamp` (and is added), 0 when it was there. */
+static int set_add(struct node_set *set, int b, int stamp)
+{
+  for (size_t h = ((size_t)b * 2654435761u) & (set->size - 1);; h = (h + 1) & (set->size - 1)) {
+    if (set->slot[h][1] != stamp) {
+      set->slot[h][0] = b;
+      set->slot[h][1] = stamp;
+      return 1;
     }
-    if (!pass) err = fe_malloc(g->xadj[n] * sizeof *g->adj, &g->adj);
+    if (set->slot[h][0] == b) return 0;
   }
+}
+
+/* The neighbours of node a, each once, in the order its cells (ascending) and their vertices
+ * give them: into out, unless NULL; how many.  set: room for the vertices of a's cells. */
+static size_t neighbours(const struct incidence *in, int a, struct node_set *set, int *out)
+{
+  const int raw = in->used[a], nv = in->nv;
+  size_t deg = 0;
+  for (size_t j = in->inc_ptr[raw]; j < in->inc_ptr[raw + 1]; j++) {
+    const int *c = in->cells + in->inc[j] / nv * nv;
+    for (int v = 0; v < nv; v++) {
+      if (c[v] == a || !set_add(set, c[v], a)) continue;
+      if (out) out[deg] = c[v];
+      deg++;
+    }
+  }
+  return deg;
+}
+
+/* Every node's neighbours: counted (into xadj[a + 1]), or written (at adj + xadj[a]); 0, or the
+ * bytes a thread could not get. */
+static size_t neighbours_all(const struct incidence *in, struct graph *g, int count)
+{
+  size_t lack = 0;
+#pragma omp parallel reduction(max : lack)
+  {
+    struct fe_scratch s = {0};
+    struct node_set set = {0};
+#pragma omp for schedule(static)
+    for (int a = 0; a < g->n; a++) {
+      const int raw = in->used[a];
+      const size_t most = (in->inc_ptr[raw + 1] - in->inc_ptr[raw]) * (size_t)in->nv;
+      const size_t short_of = set_reserve(&set, &s, most);
+      if (short_of) {
+        lack = short_of > lack ? short_of : lack;
+        continue;
+      }
+      if (count)
+        g->xadj[a + 1] = neighbours(in, a, &set, NULL);
+      else
+        neighbours(in, a, &set, g->adj + g->xadj[a]);
+    }
+    free(s.p);
+  }
+  return lack;
+}
+
+/* Node adjacency through shared cells, from the node -> cell incidence. */
+static int graph_build(int n, const struct incidence *in, struct graph *g)
+{
   g->n = n;
-done:
-  free(inc_ptr);
-  free(inc);
-  free(mark);
-  return err;
+  FE_CALL(fe_calloc((size_t)n + 1, sizeof *g->xadj, &g->xadj));
+  size_t lack = neighbours_all(in, g, 1);
+  FE_CHECK(!lack, FE_ERR_RESOURCE, "out of host memory: could not allocate %zu bytes", lack);
+  fe_running_sum(g->xadj + 1, (size_t)n);
+  FE_CALL(fe_malloc((g->xadj[n] ? g->xadj[n] : 1) * sizeof *g->adj, &g->adj));
+  lack = neighbours_all(in, g, 0);
+  FE_CHECK(!lack, FE_ERR_RESOURCE, "out of host memory: could not allocate %zu bytes", lack);
+  return FE_SUCCESS;
 }
 
 static int degree(const struct graph *g, int v) { return (int)(g->xadj[v + 1] - g->xadj[v]); }
@@ -93,6 +155,13 @@ static int bfs_levels(const struct graph *g, int root, int *level, int *q, int *
   return level[q[tail - 1]] + 1;
 }
 
+/* level[] of the count nodes q[] back to -1. */
+static void clear_levels(int *level, const int *q, int count)
+{
+#pragma omp parallel for schedule(static) if (count > 65536)
+  for (int i = 0; i < count; i++) level[q[i]] = -1;
+}
+
 /* George & Liu's pseudo-peripheral node: BFS again from a least-degree node
  * of the last level while the number of levels grows. */
 static int pseudo_peripheral(const struct graph *g, int start, int *level, int *q)
@@ -103,17 +172,18 @@ static int pseudo_peripheral(const struct graph *g, int start, int *level, int *
     int last = level[q[count - 1]], best = q[count - 1];
     for (int i = count - 1; i >= 0 && level[q[i]] == last; i--)
       if (degree(g, q[i]) < degree(g, best)) best = q[i];
-    for (int i = 0; i < count; i++) level[q[i]] = -1;
+    clear_levels(level, q, count);
     int d = bfs_levels(g, best, level, q, &count);
     if (d <= depth) break;
     root = best;
     depth = d;
   }
-  for (int i = 0; i < count; i++) level[q[i]] = -1;
+  clear_levels(level, q, count);
   return root;
 }
 
-/* perm[old] = new, by reverse Cuthill-McKee, component after component. */
+/* perm[old] = new, by reverse Cuthill-McKee, component after component; the breadth-first
+ * searches on one thread, what surrounds them on all. */
 static int rcm_order(const struct graph *g, int *perm)
 {
   int n = g->n, *level = NULL, *q = NULL, *order = NULL;
@@ -121,6 +191,7 @@ static int rcm_order(const struct graph *g, int *perm)
   if (!err) err = fe_malloc((size_t)n * sizeof *q, &q);
   if (!err) err = fe_malloc((size_t)n * sizeof *order, &order);
   if (err) goto done;
+#pragma omp parallel for schedule(static)
   for (int i = 0; i < n; i++) level[i] = perm[i] = -1;
   int tail = 0;
   for (int s = 0; s < n; s++) {
@@ -145,6 +216,7 @@ static int rcm_order(const struct graph *g, int *perm)
       }
     }
   }
+#pragma omp parallel for schedule(static)
   for (int i = 0; i < n; i++) perm[order[i]] = n - 1 - i;
 done:
   free(level);
@@ -155,85 +227,142 @@ done:
 
 /* ---- building the mesh ----------------------------------------------------- */
 
-static int sort_cells(struct fe_mesh *m, const struct fe_mesh_raw *r, const int *local,
-                      const int *perm)
+/* The nodes the cells use, numbered in the order the cells first use them: local[raw] (-1 for
+ * a node no cell uses) and its inverse used[]; how many in *n.  A node's first use is the cell
+ * entry that heads its incidence (inc_ptr, inc: struct incidence). */
+static int number_nodes(const struct fe_mesh_raw *r, const size_t *inc_ptr, const size_t *inc,
+                        int *local, int *used, int *n)
 {
-  int n = m->n_nodes, nv = m->nv, *start = NULL;
-  FE_CALL(fe_calloc((size_t)n + 1, sizeof *start, &start));
-  for (int c = 0; c < m->n_cells; c++) {
-    int lo = n;
-    for (int v = 0; v < nv; v++) {
-      int i = perm[local[r->cells[(size_t)c * nv + v]]];
-      lo = i < lo ? i : lo;
-    }
-    start[lo + 1]++;
+  const size_t nk = r->n_cells * (size_t)(r->dim + 1);
+  unsigned char *first; /* nk: 1 for the cell entries that are their node's first use */
+  struct fe_shares s;
+  FE_CALL(fe_calloc(nk, sizeof *first, &first));
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < r->n_nodes; i++) {
+    local[i] = -1;
+    if (inc_ptr[i] < inc_ptr[i + 1]) first[inc[inc_ptr[i]]] = 1;
   }
-  for (int i = 0; i < n; i++) start[i + 1] += start[i];
+#pragma omp parallel num_threads(fe_shares_threads())
+  {
+    size_t lo, hi, firsts = 0;
+    fe_share(nk, &lo, &hi);
+    for (size_t k = lo; k < hi; k++) firsts += first[k];
+    size_t at = fe_share_offset(&s, firsts);
+    for (size_t k = lo; k < hi; k++)
+      if (first[k]) local[r->cells[k]] = (int)at++;
+  }
+  free(first);
+  *n = (int)s.total;
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < r->n_nodes; i++)
+    if (local[i] >= 0) used[local[i]] = (int)i;
+  return FE_SUCCESS;
+}
+
+/* Cells in the order of their smallest node, in file order among those of one node.  cells: the
+ * mesh's nodes of each cell, in file order. */
+static int sort_cells(struct fe_mesh *m, const struct fe_mesh_raw *r, const int *cells)
+{
+  const int nv = m->nv;
+  int *lowest = NULL;
+  size_t *start = NULL, *order = NULL;
+  FE_CALL(fe_malloc((size_t)m->n_cells * sizeof *lowest, &lowest));
+#pragma omp parallel for schedule(static)
   for (int c = 0; c < m->n_cells; c++) {
-    int lo = n, tmp[FE_MAX_NV] = {0};
-    for (int v = 0; v < nv; v++) {
-      tmp[v] = perm[local[r->cells[(size_t)c * nv + v]]];
-      lo = tmp[v] < lo ? tmp[v] : lo;
-    }
-    int k = start[lo]++;
-    memcpy(m->cells + (size_t)k * nv, tmp, sizeof(int) * nv);
+    int lo = cells[(size_t)c * nv];
+    for (int v = 1; v < nv; v++)
+      lo = cells[(size_t)c * nv + v] < lo ? cells[(size_t)c * nv + v] : lo;
+    lowest[c] = lo;
+  }
+  int err = fe_buckets((size_t)m->n_cells, lowest, (size_t)m->n_nodes, &start, &order);
+  free(lowest);
+  if (err) return err;
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < m->n_cells; k++) {
+    const size_t c = order[k];
+    memcpy(m->cells + (size_t)k * nv, cells + c * nv, sizeof(int) * nv);
     m->cell_id[k] = r->cell_id[c];
     m->cell_region[k] = r->cell_region[c];
   }
   free(start);
+  free(order);
   return FE_SUCCESS;
 }
 
 static int map_facets(struct fe_mesh *m, const struct fe_mesh_raw *r, const int *local,
                       const int *perm)
 {
+  const int d = m->dim;
   m->n_facets = (int)r->n_facets;
-  FE_MALLOC((size_t)m->n_facets * m->dim, &m->facets);
+  FE_MALLOC((size_t)m->n_facets * d, &m->facets);
   FE_MALLOC(m->n_facets, &m->facet_group);
   FE_MALLOC(m->n_facets, &m->facet_id);
+  size_t bad = (size_t)m->n_facets * d; /* the first facet node that no cell has */
+#pragma omp parallel for schedule(static) reduction(min : bad)
   for (int f = 0; f < m->n_facets; f++) {
-    for (int v = 0; v < m->dim; v++) {
-      int i = local[r->facets[(size_t)f * m->dim + v]];
-      FE_CHECK(i >= 0, FE_ERR_INPUT,
-               "%s: mixed dimensions: element %zu of physical group %d is not %s (its node %zu "
-               "belongs to no %s); expected a %dD mesh: %s",
-               m->path, r->facet_id[f], r->facet_group[f],
-               m->dim == 2 ? "an edge of the triangles" : "a face of the tetrahedra",
-               r->node_tags[r->facets[(size_t)f * m->dim + v]],
-               m->dim == 2 ? "triangle" : "tetrahedron", m->dim,
-               m->dim == 2 ? "triangles, and lines on their edges"
-                           : "tetrahedra, and triangles on their faces");
-      m->facets[(size_t)f * m->dim + v] = perm[i];
+    for (int v = 0; v < d; v++) {
+      const int i = local[r->facets[(size_t)f * d + v]];
+      if (i < 0)
+        bad = (size_t)f * d + v < bad ? (size_t)f * d + v : bad;
+      else
+        m->facets[(size_t)f * d + v] = perm[i];
     }
     m->facet_group[f] = r->facet_group[f];
     m->facet_id[f] = r->facet_id[f];
   }
+  const size_t f = bad / d;
+  FE_CHECK(bad == (size_t)m->n_facets * d, FE_ERR_INPUT,
+           "%s: mixed dimensions: element %zu of physical group %d is not %s (its node %zu "
+           "belongs to no %s); expected a %dD mesh: %s",
+           m->path, r->facet_id[f], r->facet_group[f],
+           d == 2 ? "an edge of the triangles" : "a face of the tetrahedra",
+           r->node_tags[r->facets[bad]], d == 2 ? "triangle" : "tetrahedron", d,
+           d == 2 ? "triangles, and lines on their edges"
+                  : "tetrahedra, and triangles on their faces");
   return FE_SUCCESS;
 }
 
+/* The coordinates and tags of the nodes, in their new numbers. */
+static void copy_nodes(struct fe_mesh *m, const struct fe_mesh_raw *r, const int *used,
+                       const int *perm)
+{
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < m->n_nodes; i++) {
+    for (int k = 0; k < m->dim; k++)
+      m->coords[(size_t)perm[i] * m->dim + k] = r->xyz[3 * (size_t)used[i] + k];
+    m->node_id[perm[i]] = r->node_tags[used[i]];
+  }
+}
+
+/* Everything on every thread but the breadth-first searches of the node order, with the results
+ * of one thread: where an order depends on the items, they are placed as a serial loop would
+ * (fe_buckets, fe_share_offset), and a check reports the fault a serial loop meets first. */
 static int build_mesh(struct fe_mesh *m, struct fe_mesh_raw *r)
 {
-  int nv = r->dim + 1, *local = NULL, *used = NULL, *perm = NULL, *cells = NULL, err;
+  int nv = r->dim + 1, *local = NULL, *used = NULL, *perm = NULL, *cells = NULL, n = 0, err;
   struct graph g = {0};
-  size_t nc = r->n_cells;
+  size_t nc = r->n_cells, *inc_ptr = NULL, *inc = NULL;
   m->dim = r->dim;
   m->nv = nv;
   m->n_cells = (int)nc;
-  FE_CALL(fe_malloc(r->n_nodes * sizeof *local, &local));
-  for (size_t i = 0; i < r->n_nodes; i++) local[i] = -1;
-  int n = 0;
-  for (size_t k = 0; k < nc * nv; k++)
-    if (local[r->cells[k]] < 0) local[r->cells[k]] = n++;
-  m->n_nodes = n;
-  err = fe_malloc((size_t)n * sizeof *used, &used);
-  if (!err) err = fe_malloc(nc * nv * sizeof *cells, &cells);
+  err = fe_buckets(nc * nv, r->cells, r->n_nodes, &inc_ptr, &inc);
+  if (!err) err = fe_malloc(r->n_nodes * sizeof *local, &local);
+  if (!err) err = fe_malloc(r->n_nodes * sizeof *used, &used);
   if (err) goto done;
-  for (size_t i = 0; i < r->n_nodes; i++)
-    if (local[i] >= 0) used[local[i]] = (int)i;
-  err = fe_mesh_check_coords(m->path, r, used, n);
+  err = number_nodes(r, inc_ptr, inc, local, used, &n);
+  m->n_nodes = n;
+  if (!err) err = fe_malloc(nc * nv * sizeof *cells, &cells);
+  if (!err) err = fe_mesh_check_coords(m->path, r, used, n);
   if (!err && m->dim == 2) err = fe_mesh_check_plane(m->path, r, used, n);
-  for (size_t k = 0; k < nc * nv && !err; k++) cells[k] = local[r->cells[k]];
-  if (!err) err = graph_build(n, (int)nc, nv, cells, &g);
+  if (err) goto done;
+#pragma omp parallel for schedule(static)
+  for (size_t k = 0; k < nc * nv; k++) cells[k] = local[r->cells[k]];
+  const struct incidence in = {
+      .nv = nv, .cells = cells, .used = used, .inc_ptr = inc_ptr, .inc = inc};
+  err = graph_build(n, &in, &g);
+  free(inc_ptr);
+  free(inc);
+  inc_ptr = inc = NULL;
   if (!err) err = fe_malloc((size_t)n * sizeof *perm, &perm);
   if (!err) err = rcm_order(&g, perm);
   if (!err) err = fe_mesh_periodic(m, r, local, used, cells, perm);
@@ -243,17 +372,17 @@ static int build_mesh(struct fe_mesh *m, struct fe_mesh_raw *r)
   if (!err) err = fe_malloc(nc * sizeof *m->cell_id, &m->cell_id);
   if (!err) err = fe_malloc(nc * sizeof *m->cell_region, &m->cell_region);
   if (err) goto done;
-  for (int i = 0; i < n; i++) {
-    for (int k = 0; k < m->dim; k++)
-      m->coords[(size_t)perm[i] * m->dim + k] = r->xyz[3 * (size_t)used[i] + k];
-    m->node_id[perm[i]] = r->node_tags[used[i]];
-  }
-  err = sort_cells(m, r, local, perm);
+  copy_nodes(m, r, used, perm);
+#pragma omp parallel for schedule(static)
+  for (size_t k = 0; k < nc * nv; k++) cells[k] = perm[cells[k]];
+  err = sort_cells(m, r, cells);
   if (!err) err = fe_mesh_orient_cells(m, r);
   if (!err) err = map_facets(m, r, local, perm);
   if (!err) err = fe_mesh_check_cells(m, r);
 done:
   graph_free(&g);
+  free(inc_ptr);
+  free(inc);
   free(local);
   free(used);
   free(perm);

@@ -1,9 +1,12 @@
 #include "io/mesh_checks.h"
 
 #include "core/error.h"
+#include "io/shares.h"
 
 #include <limits.h>
 #include <math.h>
+#include <omp.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,20 +18,27 @@ static int cmp_size(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* The checks on every thread report the fault that a serial loop meets first: the lowest index
+ * of those found (reduction(min)), checked after the loop. */
+
 int fe_mesh_check_coords(const char *path, const struct fe_mesh_raw *r, const int *used_old, int n)
 {
+  int bad = n; /* the first node not finite */
+#pragma omp parallel for schedule(static) reduction(min : bad)
   for (int i = 0; i < n; i++) {
     const double *x = r->xyz + 3 * (size_t)used_old[i];
-    FE_CHECK(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]), FE_ERR_INPUT,
-             "%s: node %zu is at (%g, %g, %g); expected finite coordinates", path,
-             r->node_tags[used_old[i]], x[0], x[1], x[2]);
+    if (!(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2])) && i < bad) bad = i;
   }
-  return FE_SUCCESS;
+  if (bad == n) return FE_SUCCESS;
+  const double *x = r->xyz + 3 * (size_t)used_old[bad];
+  FE_RAISE(FE_ERR_INPUT, "%s: node %zu is at (%g, %g, %g); expected finite coordinates", path,
+           r->node_tags[used_old[bad]], x[0], x[1], x[2]);
 }
 
 int fe_mesh_check_plane(const char *path, const struct fe_mesh_raw *r, const int *used_old, int n)
 {
   double z0 = r->xyz[3 * (size_t)used_old[0] + 2], lo = INFINITY, hi = -INFINITY;
+#pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi)
   for (int i = 0; i < n; i++)
     for (int k = 0; k < 3; k++) {
       double x = r->xyz[3 * (size_t)used_old[i] + k];
@@ -36,13 +46,15 @@ int fe_mesh_check_plane(const char *path, const struct fe_mesh_raw *r, const int
       hi = x > hi ? x : hi;
     }
   double tol = 1e-10 * (hi - lo);
-  for (int i = 0; i < n; i++) {
-    double z = r->xyz[3 * (size_t)used_old[i] + 2];
-    FE_CHECK(fabs(z - z0) <= tol, FE_ERR_INPUT,
-             "%s: a 2D mesh must lie in a plane z = const: node %zu has z = %g, node %zu has "
-             "z = %g",
-             path, r->node_tags[used_old[i]], z, r->node_tags[used_old[0]], z0);
-  }
+  int bad = n; /* the first node off the plane */
+#pragma omp parallel for schedule(static) reduction(min : bad)
+  for (int i = 0; i < n; i++)
+    if (!(fabs(r->xyz[3 * (size_t)used_old[i] + 2] - z0) <= tol) && i < bad) bad = i;
+  FE_CHECK(bad == n, FE_ERR_INPUT,
+           "%s: a 2D mesh must lie in a plane z = const: node %zu has z = %g, node %zu has "
+           "z = %g",
+           path, r->node_tags[used_old[bad]], r->xyz[3 * (size_t)used_old[bad] + 2],
+           r->node_tags[used_old[0]], z0);
   return FE_SUCCESS;
 }
 
@@ -93,23 +105,37 @@ static const char *cell_where(const struct fe_mesh *m, const struct fe_mesh_raw 
   return buf;
 }
 
+/* A cell of zero measure (round-off of its longest edge's): its measure, and longest edge. */
+static int degenerate(const struct fe_mesh *m, const int *cell, double *s, double *longest)
+{
+  *s = signed_measure(m, cell);
+  *longest = longest_edge(m, cell);
+  return !(fabs(*s) > 1e-12 * *longest * *longest * (m->dim == 3 ? *longest : 1));
+}
+
 int fe_mesh_orient_cells(struct fe_mesh *m, const struct fe_mesh_raw *r)
 {
+  int bad = m->n_cells; /* the first degenerate cell */
+#pragma omp parallel for schedule(static) reduction(min : bad)
   for (int c = 0; c < m->n_cells; c++) {
     int *cell = m->cells + (size_t)c * m->nv;
-    double s = signed_measure(m, cell), longest = longest_edge(m, cell);
-    char where[160];
-    FE_CHECK(fabs(s) > 1e-12 * longest * longest * (m->dim == 3 ? longest : 1), FE_ERR_INPUT,
-             "%s: %s is degenerate: its %s is %g (longest edge %g); expected cells of non-zero %s",
-             m->path, cell_where(m, r, c, where, sizeof where), m->dim == 2 ? "area" : "volume",
-             fabs(s), longest, m->dim == 2 ? "area" : "volume");
-    if (s < 0) {
+    double s, longest;
+    if (degenerate(m, cell, &s, &longest)) {
+      bad = c < bad ? c : bad;
+    } else if (s < 0) {
       int t = cell[m->nv - 1];
       cell[m->nv - 1] = cell[m->nv - 2];
       cell[m->nv - 2] = t;
     }
   }
-  return FE_SUCCESS;
+  if (bad == m->n_cells) return FE_SUCCESS;
+  double s, longest;
+  char where[160];
+  degenerate(m, m->cells + (size_t)bad * m->nv, &s, &longest);
+  FE_RAISE(FE_ERR_INPUT,
+           "%s: %s is degenerate: its %s is %g (longest edge %g); expected cells of non-zero %s",
+           m->path, cell_where(m, r, bad, where, sizeof where), m->dim == 2 ? "area" : "volume",
+           fabs(s), longest, m->dim == 2 ? "area" : "volume");
 }
 
 /* ---- inverted cells ---------------------------------------------------------- */
@@ -189,23 +215,16 @@ static int side(const struct fe_mesh *m, const struct facet_key *f)
   return signed_measure(m, s) > 0 ? 1 : -1;
 }
 
-/* Pairs the cells of each bucket of facets (those whose smallest node is
- * the same); more than two cells on one facet overlap.  The facets of groups
- * in the bucket count the cells that have them. */
-static int match_bucket(const struct fe_mesh *m, struct facet_key *key, size_t n, struct folds *fo)
+/* Pairs the cells of each bucket of facets (those whose smallest node is the same), sorted; the
+ * facets of groups in the bucket count the cells that have them.  Returns the facets with both
+ * cells on the same side; *shared: the first facet of the bucket with more than two cells
+ * (which overlap), or n. */
+static long match_bucket(const struct fe_mesh *m, const struct facet_key *key, size_t n,
+                         struct folds *fo, size_t *shared)
 {
-  static const char *const facet_name[] = {"", "", "edge", "face"};
   const size_t nk = (size_t)m->n_cells * m->nv;
-  if (n > 32) {
-    qsort(key, n, sizeof *key, cmp_facet);
-  } else { /* most buckets: a few dozen facets */
-    for (size_t i = 1; i < n; i++)
-      for (size_t j = i; j > 0 && cmp_facet(&key[j - 1], &key[j]) > 0; j--) {
-        struct facet_key t = key[j];
-        key[j] = key[j - 1];
-        key[j - 1] = t;
-      }
-  }
+  long n_folds = 0;
+  *shared = n;
   for (size_t i = 0, j; i < n; i = j) {
     for (j = i + 1; j < n && !memcmp(key[j].n, key[i].n, sizeof key[i].n);) j++;
     size_t cells = i; /* the cells' keys come first: k < nk */
@@ -213,57 +232,110 @@ static int match_bucket(const struct fe_mesh *m, struct facet_key *key, size_t n
     for (size_t g = cells; g < j; g++)
       fo->facet_cells[key[g].k - nk] = (unsigned char)(cells - i < 2 ? cells - i : 2);
     if (cells - i > 2) {
-      size_t t[3];
-      for (int a = 0; a < 3; a++) t[a] = m->cell_id[key[i + a].k / m->nv];
-      qsort(t, 3, sizeof *t, cmp_size);
-      FE_RAISE(FE_ERR_INPUT,
-               "%s: elements %zu, %zu and %zu share one %s, so they overlap; expected at most two "
-               "cells on each %s",
-               m->path, t[0], t[1], t[2], facet_name[m->dim], facet_name[m->dim]);
+      *shared = i;
+      return n_folds;
     }
     if (cells - i < 2) continue;
     const int same = side(m, &key[i]) == side(m, &key[i + 1]);
     fo->nbr[key[i].k] = (int)(key[i + 1].k / m->nv);
     fo->nbr[key[i + 1].k] = (int)(key[i].k / m->nv);
     fo->same[key[i].k] = fo->same[key[i + 1].k] = (unsigned char)same;
-    fo->n_folds += same;
+    n_folds += same;
   }
-  return FE_SUCCESS;
+  return n_folds;
+}
+
+/* The n facets of the keys order[0 .. n) into key, sorted. */
+static void bucket_keys(const struct fe_mesh *m, const size_t *order, size_t n,
+                        struct facet_key *key)
+{
+  for (size_t j = 0; j < n; j++) facet_of(m, order[j], &key[j]);
+  if (n > 32) {
+    qsort(key, n, sizeof *key, cmp_facet);
+    return;
+  }
+  for (size_t i = 1; i < n; i++) /* most buckets: a few dozen facets */
+    for (size_t j = i; j > 0 && cmp_facet(&key[j - 1], &key[j]) > 0; j--) {
+      struct facet_key t = key[j];
+      key[j] = key[j - 1];
+      key[j - 1] = t;
+    }
+}
+
+/* The facet of bucket i with more than two cells, from the bucket sorted again. */
+static int report_shared(const struct fe_mesh *m, const size_t *start, const size_t *order, int i,
+                         struct folds *fo)
+{
+  static const char *const facet_name[] = {"", "", "edge", "face"};
+  const size_t n = start[i + 1] - start[i];
+  struct facet_key *key;
+  size_t at, t[3];
+  FE_MALLOC(n, &key);
+  bucket_keys(m, order + start[i], n, key);
+  match_bucket(m, key, n, fo, &at);
+  for (int a = 0; a < 3; a++) t[a] = m->cell_id[key[at + a].k / m->nv];
+  free(key);
+  qsort(t, 3, sizeof *t, cmp_size);
+  FE_RAISE(FE_ERR_INPUT,
+           "%s: elements %zu, %zu and %zu share one %s, so they overlap; expected at most two "
+           "cells on each %s",
+           m->path, t[0], t[1], t[2], facet_name[m->dim], facet_name[m->dim]);
+}
+
+/* Every bucket, a thread each: the first bucket with a facet of three cells in *shared (or
+ * n_nodes); 0, or the bytes a thread could not get. */
+static size_t match_buckets(const struct fe_mesh *m, const size_t *start, const size_t *order,
+                            struct folds *fo, int *shared)
+{
+  size_t lack = 0;
+  long n_folds = 0;
+  int first = m->n_nodes;
+#pragma omp parallel reduction(max : lack) reduction(+ : n_folds) reduction(min : first)
+  {
+    struct fe_scratch s = {0};
+#pragma omp for schedule(dynamic, 1024)
+    for (int i = 0; i < m->n_nodes; i++) {
+      const size_t n = start[i + 1] - start[i];
+      const size_t short_of = fe_scratch_reserve(&s, n * sizeof(struct facet_key));
+      if (short_of) {
+        lack = short_of > lack ? short_of : lack;
+        continue;
+      }
+      size_t at;
+      bucket_keys(m, order + start[i], n, s.p);
+      n_folds += match_bucket(m, s.p, n, fo, &at);
+      if (at < n && i < first) first = i;
+    }
+    free(s.p);
+  }
+  fo->n_folds = n_folds;
+  *shared = first;
+  return lack;
 }
 
 /* Neighbours across every facet, bucketed by the facet's smallest node; the
  * facets of the groups (m->facets) in the same buckets. */
 static int match_facets(const struct fe_mesh *m, struct folds *fo)
 {
-  const size_t nk = (size_t)m->n_cells * m->nv, n_keys = nk + (size_t)m->n_facets;
-  size_t *start = NULL, *order = NULL, widest = 0;
-  struct facet_key *key = NULL;
-  int err = fe_calloc((size_t)m->n_nodes + 2, sizeof *start, &start);
-  if (!err) err = fe_malloc(n_keys * sizeof *order, &order);
-  if (err) goto done;
   const int nv = m->nv, d = m->dim;
+  const size_t nk = (size_t)m->n_cells * nv, n_keys = nk + (size_t)m->n_facets;
+  size_t *start = NULL, *order = NULL;
+  int *lowest = NULL, shared; /* n_keys: the smallest node of each key's facet, its bucket */
+  FE_CALL(fe_malloc(n_keys * sizeof *lowest, &lowest));
+#pragma omp parallel for schedule(static)
   for (size_t c = 0; c < (size_t)m->n_cells; c++)
-    for (int v = 0; v < nv; v++) start[facet_min(m->cells + c * nv, nv, v) + 2]++;
-  for (size_t f = 0; f < (size_t)m->n_facets; f++) start[facet_min(m->facets + f * d, d, -1) + 2]++;
-  for (int i = 0; i < m->n_nodes; i++) {
-    widest = start[i + 2] > widest ? start[i + 2] : widest;
-    start[i + 2] += start[i + 1];
-  }
-  for (size_t c = 0; c < (size_t)m->n_cells; c++)
-    for (int v = 0; v < nv; v++)
-      order[start[facet_min(m->cells + c * nv, nv, v) + 1]++] = c * nv + v;
+    for (int v = 0; v < nv; v++) lowest[c * nv + v] = facet_min(m->cells + c * nv, nv, v);
+#pragma omp parallel for schedule(static)
   for (size_t f = 0; f < (size_t)m->n_facets; f++)
-    order[start[facet_min(m->facets + f * d, d, -1) + 1]++] = nk + f;
-  err = fe_malloc((widest ? widest : 1) * sizeof *key, &key);
-  for (int i = 0; i < m->n_nodes && !err; i++) {
-    size_t n = start[i + 1] - start[i];
-    for (size_t j = 0; j < n; j++) facet_of(m, order[start[i] + j], &key[j]);
-    err = match_bucket(m, key, n, fo);
-  }
-done:
+    lowest[nk + f] = facet_min(m->facets + f * d, d, -1);
+  int err = fe_buckets(n_keys, lowest, (size_t)m->n_nodes, &start, &order);
+  free(lowest);
+  if (err) return err;
+  const size_t lack = match_buckets(m, start, order, fo, &shared);
+  if (!lack && shared < m->n_nodes) err = report_shared(m, start, order, shared, fo);
   free(start);
   free(order);
-  free(key);
+  FE_CHECK(!lack, FE_ERR_RESOURCE, "out of host memory: could not allocate %zu bytes", lack);
   return err;
 }
 
@@ -369,12 +441,16 @@ struct box {
 
 struct pieces {
   const struct fe_mesh *m;
-  const int *nbr;    /* n_cells * nv: the cell across each facet, or -1 (struct folds) */
-  int *piece;        /* n_cells */
-  int n;             /* pieces */
-  double tol;        /* distances below it are round-off: 1e-10 of the mesh's extent */
-  int overlap[2];    /* two cells of different pieces that overlap, or -1 */
-  int touch[2];      /* two cells of different pieces with coincident facets, or -1 */
+  const int *nbr; /* n_cells * nv: the cell across each facet, or -1 (struct folds) */
+  int *piece;     /* n_cells */
+  int n;          /* pieces */
+  double tol;     /* distances below it are round-off: 1e-10 of the mesh's extent */
+};
+
+/* What the search of the hierarchy (or a part of it) found, in the order it looks. */
+struct meeting {
+  int overlap[2];    /* the first two cells of different pieces that overlap, or -1 */
+  int touch[2];      /* the first two cells of different pieces with coincident facets, or -1 */
   long n_coincident; /* facets of one piece found coinciding with a facet of another */
 };
 
@@ -428,29 +504,97 @@ static int box_meet(const struct box *a, const struct box *b, double tol)
   return 1;
 }
 
-/* piece[c] by breadth-first search over the facets; the number of pieces. */
-static int label_pieces(const struct fe_mesh *m, const int *nbr, int *piece, int *queue)
+/* The pieces as trees of cells (union-find), on every thread: each thread points the cells of
+ * its share to the lowest cell they reach inside it (a breadth-first search from each cell not
+ * reached yet, in order), then joins the trees across shares, a root under the lower root, so
+ * that each piece ends with its lowest cell as root, whatever the order of the joins.
+ * parent[c] is always c or a lower cell of c's tree. */
+static int root_of(_Atomic int *parent, int c)
 {
-  int n = 0;
-  for (int c = 0; c < m->n_cells; c++) piece[c] = -1;
-  for (int s = 0; s < m->n_cells; s++) {
-    if (piece[s] >= 0) continue;
-    int head = 0, tail = 0;
-    queue[tail++] = s;
-    piece[s] = n;
+  for (;;) {
+    const int p = atomic_load_explicit(&parent[c], memory_order_relaxed);
+    if (p == c) return c;
+    const int g = atomic_load_explicit(&parent[p], memory_order_relaxed);
+    if (g != p) atomic_store_explicit(&parent[c], g, memory_order_relaxed); /* path halving */
+    c = g;
+  }
+}
+
+static void join(_Atomic int *parent, int a, int b)
+{
+  for (;;) {
+    a = root_of(parent, a);
+    b = root_of(parent, b);
+    if (a == b) return;
+    int hi = a > b ? a : b;
+    if (atomic_compare_exchange_weak_explicit(&parent[hi], &hi, a < b ? a : b, memory_order_relaxed,
+                                              memory_order_relaxed))
+      return;
+  }
+}
+
+/* The cells of this thread's share [lo, hi) to the lowest cell they reach inside it (parent -1
+ * on entry); queue: room for the share at queue[lo ..]. */
+static void trees_of_share(const struct fe_mesh *m, const int *nbr, _Atomic int *parent, int *queue,
+                           size_t lo, size_t hi)
+{
+  for (size_t s = lo; s < hi; s++) {
+    if (atomic_load_explicit(&parent[s], memory_order_relaxed) >= 0) continue;
+    size_t head = lo, tail = lo;
+    queue[tail++] = (int)s;
+    atomic_store_explicit(&parent[s], (int)s, memory_order_relaxed);
     while (head < tail) {
       const int c = queue[head++];
       for (int v = 0; v < m->nv; v++) {
         const int u = nbr[(size_t)c * m->nv + v];
-        if (u >= 0 && piece[u] < 0) {
-          piece[u] = n;
-          queue[tail++] = u;
-        }
+        if (u < (int)lo || u >= (int)hi ||
+            atomic_load_explicit(&parent[u], memory_order_relaxed) >= 0)
+          continue;
+        atomic_store_explicit(&parent[u], (int)s, memory_order_relaxed);
+        queue[tail++] = u;
       }
     }
-    n++;
   }
-  return n;
+}
+
+/* piece[c], numbered in the order of the pieces' lowest cells (a breadth-first search from each
+ * cell not yet labelled, in order, numbers them so); the number of pieces.  root: n_cells. */
+static int label_pieces(const struct fe_mesh *m, const int *nbr, int *piece, int *root,
+                        int *n_pieces)
+{
+  _Atomic int *parent;
+  FE_MALLOC(m->n_cells, &parent);
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < m->n_cells; c++) atomic_init(&parent[c], -1);
+#pragma omp parallel
+  {
+    size_t lo, hi;
+    fe_share((size_t)m->n_cells, &lo, &hi);
+    trees_of_share(m, nbr, parent, root, lo, hi);
+#pragma omp barrier
+    for (size_t c = lo; c < hi; c++) /* the facets to a later share */
+      for (int v = 0; v < m->nv; v++)
+        if ((size_t)nbr[c * m->nv + v] >= hi && nbr[c * m->nv + v] >= 0)
+          join(parent, (int)c, nbr[c * m->nv + v]);
+  }
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < m->n_cells; c++) root[c] = root_of(parent, c);
+  free(parent);
+  struct fe_shares s;
+#pragma omp parallel num_threads(fe_shares_threads())
+  { /* the roots' numbers, in order, into piece[root] */
+    size_t lo, hi, n = 0;
+    fe_share((size_t)m->n_cells, &lo, &hi);
+    for (size_t c = lo; c < hi; c++) n += root[c] == (int)c;
+    n = fe_share_offset(&s, n);
+    for (size_t c = lo; c < hi; c++)
+      if (root[c] == (int)c) piece[c] = (int)n++;
+  }
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < m->n_cells; c++)
+    if (root[c] != c) piece[c] = piece[root[c]];
+  *n_pieces = (int)s.total;
+  return FE_SUCCESS;
 }
 
 /* ---- two cells ---- */
@@ -555,24 +699,24 @@ static int coincident_facets(const struct pieces *p, int a, int b)
   return n;
 }
 
-static void test_cells(struct pieces *p, int a, int b)
+static void test_cells(const struct pieces *p, struct meeting *r, int a, int b)
 {
-  if (p->piece[a] == p->piece[b] || p->overlap[0] >= 0) return;
+  if (p->piece[a] == p->piece[b] || r->overlap[0] >= 0) return;
   struct box ba, bb;
   cell_box(p->m, a, &ba);
   cell_box(p->m, b, &bb);
   if (!box_meet(&ba, &bb, p->tol)) return;
   if (cells_overlap(p->m, a, b, p->tol)) {
-    p->overlap[0] = a;
-    p->overlap[1] = b;
+    r->overlap[0] = a;
+    r->overlap[1] = b;
     return;
   }
   const int n = coincident_facets(p, a, b);
-  if (n && p->touch[0] < 0) {
-    p->touch[0] = a;
-    p->touch[1] = b;
+  if (n && r->touch[0] < 0) {
+    r->touch[0] = a;
+    r->touch[1] = b;
   }
-  p->n_coincident += n;
+  r->n_coincident += n;
 }
 
 /* ---- the hierarchy ---- */
@@ -595,41 +739,77 @@ static uint64_t morton(const struct fe_mesh *m, int c, const struct box *all)
   return code;
 }
 
-/* cell[] sorted by key[] (least significant 16 bits first). */
+/* cell[] sorted by key[] (least significant 16 bits first), each pass a stable sort by 16
+ * bits (fe_buckets). */
 static int radix_sort(uint64_t *key, int *cell, int n)
 {
   uint64_t *key2 = NULL;
-  int *cell2 = NULL;
-  size_t *count = NULL;
+  int *cell2 = NULL, *digit = NULL;
   int err = fe_malloc((size_t)n * sizeof *key2, &key2);
   if (!err) err = fe_malloc((size_t)n * sizeof *cell2, &cell2);
-  if (!err) err = fe_malloc(((size_t)1 << 16) * sizeof *count, &count);
+  if (!err) err = fe_malloc((size_t)n * sizeof *digit, &digit);
   for (int pass = 0; pass < 4 && !err; pass++) {
     const int shift = 16 * pass;
-    memset(count, 0, ((size_t)1 << 16) * sizeof *count);
-    for (int i = 0; i < n; i++) count[(key[i] >> shift) & 0xffff]++;
-    for (size_t sum = 0, d = 0; d < ((size_t)1 << 16); d++) {
-      const size_t c = count[d];
-      count[d] = sum;
-      sum += c;
-    }
+    size_t *start, *order;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) digit[i] = (int)((key[i] >> shift) & 0xffff);
+    err = fe_buckets((size_t)n, digit, (size_t)1 << 16, &start, &order);
+    if (err) break;
+#pragma omp parallel for schedule(static)
     for (int i = 0; i < n; i++) {
-      const size_t at = count[(key[i] >> shift) & 0xffff]++;
-      key2[at] = key[i];
-      cell2[at] = cell[i];
+      key2[i] = key[order[i]];
+      cell2[i] = cell[order[i]];
     }
-    memcpy(key, key2, (size_t)n * sizeof *key);
-    memcpy(cell, cell2, (size_t)n * sizeof *cell);
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) {
+      key[i] = key2[i];
+      cell[i] = cell2[i];
+    }
+    free(start);
+    free(order);
   }
   free(key2);
   free(cell2);
-  free(count);
+  free(digit);
   return err;
 }
 
-static int bvh_parent(struct bvh *t, int l, int r)
+/* The box of the n cells cell[] (of cells 0 .. n - 1 with cell NULL); n >= 1. */
+static struct box cells_box(const struct fe_mesh *m, const int *cell, int n)
 {
-  struct bvh_node *n = &t->node[t->n_nodes];
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+#pragma omp parallel for schedule(static) reduction(min : lo[:3]) reduction(max : hi[:3])
+  for (int i = 0; i < n; i++) {
+    struct box b;
+    cell_box(m, cell ? cell[i] : i, &b);
+    for (int k = 0; k < 3; k++) {
+      lo[k] = b.lo[k] < lo[k] ? b.lo[k] : lo[k];
+      hi[k] = b.hi[k] > hi[k] ? b.hi[k] : hi[k];
+    }
+  }
+  return (struct box){{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}};
+}
+
+/* Leaf l: cells l * BVH_LEAF .. of the n in Morton order. */
+static void bvh_leaf(const struct pieces *p, struct bvh *t, int n, int l)
+{
+  struct bvh_node *nd = &t->node[l];
+  nd->first = l * BVH_LEAF;
+  nd->count = n - nd->first < BVH_LEAF ? n - nd->first : BVH_LEAF;
+  nd->left = nd->right = -1;
+  cell_box(p->m, t->cell[nd->first], &nd->b);
+  nd->piece = p->piece[t->cell[nd->first]];
+  for (int i = nd->first + 1; i < nd->first + nd->count; i++) {
+    struct box b;
+    cell_box(p->m, t->cell[i], &b);
+    box_add(&nd->b, &b);
+    if (p->piece[t->cell[i]] != nd->piece) nd->piece = -1;
+  }
+}
+
+static void bvh_parent(struct bvh *t, int at, int l, int r)
+{
+  struct bvh_node *n = &t->node[at];
   n->b = t->node[l].b;
   box_add(&n->b, &t->node[r].b);
   n->piece = t->node[l].piece == t->node[r].piece ? t->node[l].piece : -1;
@@ -637,102 +817,196 @@ static int bvh_parent(struct bvh *t, int l, int r)
   n->right = r;
   n->first = t->node[l].first;
   n->count = t->node[l].count + t->node[r].count;
-  return t->n_nodes++;
 }
 
-/* Leaves of BVH_LEAF cells in Morton order, then parents of neighbours, level by level. */
+/* Leaves of BVH_LEAF cells in Morton order, then parents of neighbours, level by level (the
+ * nodes of a level numbered in order). */
 static int bvh_build(const struct pieces *p, int *cell, int n, struct bvh *t)
 {
   const struct fe_mesh *m = p->m;
   const int leaves = (n + BVH_LEAF - 1) / BVH_LEAF;
+  const struct box all = cells_box(m, cell, n);
   uint64_t *key = NULL;
-  int *level = NULL;
-  struct box all;
-  cell_box(m, cell[0], &all);
-  for (int i = 1; i < n; i++) {
-    struct box b;
-    cell_box(m, cell[i], &b);
-    box_add(&all, &b);
-  }
+  int *level = NULL, *up = NULL;
   t->cell = cell;
   int err = fe_malloc((size_t)n * sizeof *key, &key);
   if (!err) err = fe_malloc((size_t)leaves * sizeof *level, &level);
+  if (!err) err = fe_malloc((size_t)leaves * sizeof *up, &up);
   if (!err) err = fe_malloc(2 * (size_t)leaves * sizeof *t->node, &t->node);
-  for (int i = 0; i < n && !err; i++) key[i] = morton(m, cell[i], &all);
-  if (!err) err = radix_sort(key, cell, n);
-  for (int l = 0; l < leaves && !err; l++) {
-    struct bvh_node *nd = &t->node[t->n_nodes++];
-    nd->first = l * BVH_LEAF;
-    nd->count = n - nd->first < BVH_LEAF ? n - nd->first : BVH_LEAF;
-    nd->left = nd->right = -1;
-    cell_box(m, cell[nd->first], &nd->b);
-    nd->piece = p->piece[cell[nd->first]];
-    for (int i = nd->first + 1; i < nd->first + nd->count; i++) {
-      struct box b;
-      cell_box(m, cell[i], &b);
-      box_add(&nd->b, &b);
-      if (p->piece[cell[i]] != nd->piece) nd->piece = -1;
+  if (!err) {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) key[i] = morton(m, cell[i], &all);
+    err = radix_sort(key, cell, n);
+  }
+  if (!err) {
+#pragma omp parallel for schedule(static)
+    for (int l = 0; l < leaves; l++) {
+      bvh_leaf(p, t, n, l);
+      level[l] = l;
     }
-    level[l] = l;
+    t->n_nodes = leaves;
   }
   for (int len = leaves; len > 1 && !err;) {
-    int next = 0;
-    for (int i = 0; i + 1 < len; i += 2) level[next++] = bvh_parent(t, level[i], level[i + 1]);
-    if (len % 2) level[next++] = level[len - 1];
-    len = next;
+    const int pairs = len / 2;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < pairs; i++) {
+      bvh_parent(t, t->n_nodes + i, level[2 * i], level[2 * i + 1]);
+      up[i] = t->n_nodes + i;
+    }
+    if (len % 2) up[pairs] = level[len - 1];
+    t->n_nodes += pairs;
+    len = pairs + len % 2;
+    int *was = level;
+    level = up;
+    up = was;
   }
   if (!err) t->root = level[0];
   free(key);
   free(level);
+  free(up);
   return err;
 }
 
-/* Every pair of cells of different pieces whose boxes meet, through pairs of
- * nodes (a, b) whose boxes meet, until an overlap is found. */
-static int bvh_collide(struct pieces *p, const struct bvh *t)
+/* What the search does with a pair of nodes: nothing (their boxes apart, or one piece in
+ * both), test their cells (two leaves), or look at the pairs of their children. */
+enum { PAIR_SKIP, PAIR_LEAVES, PAIR_INNER };
+
+static int pair_kind(const struct pieces *p, const struct bvh *t, int ia, int ib)
 {
-  size_t cap = 1024, top = 0;
-  int(*stack)[2] = NULL;
-  FE_CALL(fe_malloc(cap * sizeof *stack, &stack));
-  stack[top][0] = stack[top][1] = t->root;
+  const struct bvh_node *a = &t->node[ia], *b = &t->node[ib];
+  if (!box_meet(&a->b, &b->b, p->tol) || (a->piece >= 0 && a->piece == b->piece)) return PAIR_SKIP;
+  return a->left < 0 && b->left < 0 ? PAIR_LEAVES : PAIR_INNER;
+}
+
+/* The pairs of children of an inner pair, in the order the search pushes them (it looks at the
+ * last first); how many. */
+static int child_pairs(const struct bvh *t, int ia, int ib, int pairs[3][2])
+{
+  const struct bvh_node *a = &t->node[ia], *b = &t->node[ib];
+  if (ia == ib) { /* a node against itself: its children against themselves and each other */
+    const int self[3][2] = {{a->left, a->left}, {a->left, a->right}, {a->right, a->right}};
+    memcpy(pairs, self, sizeof self);
+    return 3;
+  }
+  if (b->left < 0 || (a->left >= 0 && a->count >= b->count)) { /* a's children against b */
+    const int split[2][2] = {{a->left, ib}, {a->right, ib}};
+    memcpy(pairs, split, sizeof split);
+  } else {
+    const int split[2][2] = {{ia, b->left}, {ia, b->right}};
+    memcpy(pairs, split, sizeof split);
+  }
+  return 2;
+}
+
+/* Every pair of cells of different pieces whose boxes meet, under the pair of nodes (ia, ib),
+ * depth first, until an overlap is found; stack: a thread's.  0, or the bytes it could not get. */
+static size_t collide_from(const struct pieces *p, const struct bvh *t, int ia, int ib,
+                           struct fe_scratch *stack, struct meeting *r)
+{
+  size_t top = 0;
+  int(*pair)[2];
+  const size_t lack = fe_scratch_reserve(stack, 1024 * sizeof *pair);
+  if (lack) return lack;
+  pair = stack->p;
+  pair[top][0] = ia;
+  pair[top][1] = ib;
   top++;
-  while (top && p->overlap[0] < 0) {
+  while (top && r->overlap[0] < 0) {
     top--;
-    const struct bvh_node *a = &t->node[stack[top][0]], *b = &t->node[stack[top][1]];
-    if (!box_meet(&a->b, &b->b, p->tol) || (a->piece >= 0 && a->piece == b->piece)) continue;
-    if (a->left < 0 && b->left < 0) {
-      for (int i = a->first; i < a->first + a->count; i++)
-        for (int j = a == b ? i + 1 : b->first; j < b->first + b->count; j++)
-          test_cells(p, t->cell[i], t->cell[j]);
+    const int a = pair[top][0], b = pair[top][1], kind = pair_kind(p, t, a, b);
+    if (kind == PAIR_SKIP) continue;
+    if (kind == PAIR_LEAVES) {
+      const struct bvh_node *na = &t->node[a], *nb = &t->node[b];
+      for (int i = na->first; i < na->first + na->count; i++)
+        for (int j = na == nb ? i + 1 : nb->first; j < nb->first + nb->count; j++)
+          test_cells(p, r, t->cell[i], t->cell[j]);
       continue;
     }
-    if (top + 3 > cap) {
-      int(*more)[2] = realloc(stack, 2 * cap * sizeof *stack);
-      if (!more) {
-        free(stack);
-        FE_RAISE(FE_ERR_RESOURCE, "out of host memory: could not allocate %zu bytes",
-                 2 * cap * sizeof *stack);
-      }
-      stack = more;
-      cap *= 2;
+    const size_t short_of = fe_scratch_reserve(stack, (top + 3) * sizeof *pair);
+    if (short_of) return short_of;
+    pair = stack->p;
+    top += (size_t)child_pairs(t, a, b, &pair[top]);
+  }
+  return 0;
+}
+
+/* The pairs of nodes at the top of the search, in the order it looks at them (each pair's
+ * children in the reverse of their push), until there are some per thread: *n of them. */
+static int search_front(const struct pieces *p, const struct bvh *t, int want, int (**front)[2],
+                        int *n)
+{
+  int(*pairs)[2] = NULL, (*more)[2] = NULL, count = 1, grown = 1;
+  FE_CALL(fe_malloc(sizeof *pairs, &pairs));
+  pairs[0][0] = pairs[0][1] = t->root;
+  while (count < want && grown) {
+    int next = 0, child[3][2];
+    grown = 0;
+    if (fe_malloc(3 * (size_t)count * sizeof *more, &more)) {
+      free(pairs);
+      return FE_ERR_RESOURCE;
     }
-    const int ia = stack[top][0], ib = stack[top][1];
-    if (ia == ib) { /* a node against itself: its children against themselves and each other */
-      const int pairs[3][2] = {{a->left, a->left}, {a->left, a->right}, {a->right, a->right}};
-      memcpy(stack[top], pairs, sizeof pairs);
-      top += 3;
-    } else if (b->left < 0 || (a->left >= 0 && a->count >= b->count)) {
-      const int pairs[2][2] = {{a->left, ib}, {a->right, ib}};
-      memcpy(stack[top], pairs, sizeof pairs);
-      top += 2;
-    } else {
-      const int pairs[2][2] = {{ia, b->left}, {ia, b->right}};
-      memcpy(stack[top], pairs, sizeof pairs);
-      top += 2;
+    for (int i = 0; i < count; i++) {
+      const int kind = pair_kind(p, t, pairs[i][0], pairs[i][1]);
+      if (kind == PAIR_LEAVES) memcpy(more[next++], pairs[i], sizeof *pairs);
+      if (kind != PAIR_INNER) continue;
+      for (int k = child_pairs(t, pairs[i][0], pairs[i][1], child); k-- > 0;)
+        memcpy(more[next++], child[k], sizeof *child);
+      grown = 1;
+    }
+    free(pairs);
+    pairs = more;
+    count = next;
+  }
+  *front = pairs;
+  *n = count;
+  return FE_SUCCESS;
+}
+
+/* The search on every thread, a part of the front each, put together in the front's order:
+ * the first overlap of the first part that has one, else the first touch and every
+ * coincident facet, as a search on one thread finds them. */
+static int bvh_collide(const struct pieces *p, const struct bvh *t, struct meeting *r)
+{
+  int(*front)[2] = NULL, n = 0;
+  struct meeting *part = NULL;
+  FE_CALL(search_front(p, t, 16 * omp_get_max_threads(), &front, &n));
+  int err = fe_malloc(((size_t)n + 1) * sizeof *part, &part), first_overlap = n;
+  size_t lack = 0;
+  if (!err) {
+#pragma omp parallel reduction(max : lack)
+    {
+      struct fe_scratch stack = {0};
+#pragma omp for schedule(dynamic, 1)
+      for (int i = 0; i < n; i++) {
+        int known;
+#pragma omp atomic read
+        known = first_overlap;
+        if (i > known) continue; /* after an overlap: nothing it finds is reported */
+        part[i] = (struct meeting){{-1, -1}, {-1, -1}, 0};
+        const size_t short_of = collide_from(p, t, front[i][0], front[i][1], &stack, &part[i]);
+        lack = short_of > lack ? short_of : lack;
+        if (part[i].overlap[0] < 0) continue;
+#pragma omp critical(fe_mesh_first_overlap)
+        if (i < first_overlap) {
+#pragma omp atomic write
+          first_overlap = i;
+        }
+      }
+      free(stack.p);
     }
   }
-  free(stack);
-  return FE_SUCCESS;
+  for (int i = 0; !err && !lack && i < n; i++) {
+    if (part[i].overlap[0] >= 0) {
+      memcpy(r->overlap, part[i].overlap, sizeof r->overlap);
+      break;
+    }
+    if (r->touch[0] < 0) memcpy(r->touch, part[i].touch, sizeof r->touch);
+    r->n_coincident += part[i].n_coincident;
+  }
+  free(front);
+  free(part);
+  FE_CHECK(!lack, FE_ERR_RESOURCE, "out of host memory: could not allocate %zu bytes", lack);
+  return err;
 }
 
 /* ---- which cells, and the outcome ---- */
@@ -741,81 +1015,128 @@ static int bvh_collide(struct pieces *p, const struct bvh *t)
  * up to MAX_MET others is tested against their boxes, with more it is near. */
 enum { MAX_BOXED = 4096, MAX_MET = 16 };
 
-/* The box of the whole mesh, and with pb the box of each piece (empty on
- * entry: lo > hi). */
-static void boxes(const struct pieces *p, struct box *pb, struct box *all)
+/* b into q, either of them empty (lo > hi). */
+static void box_put(struct box *q, const struct box *b)
 {
-  const struct fe_mesh *m = p->m;
-  cell_box(m, 0, all);
-  for (int c = 0; c < m->n_cells; c++) {
-    struct box b;
-    cell_box(m, c, &b);
-    box_add(all, &b);
-    if (!pb) continue;
-    struct box *q = &pb[p->piece[c]];
-    if (q->lo[0] > q->hi[0]) *q = b;
-    box_add(q, &b);
+  if (b->lo[0] > b->hi[0]) return;
+  if (q->lo[0] > q->hi[0])
+    *q = *b;
+  else
+    box_add(q, b);
+}
+
+static const struct box empty_box = {{INFINITY, 0, 0}, {-INFINITY, 0, 0}};
+
+/* The box of each piece (MAX_BOXED at most): each thread puts the boxes of its cells into boxes
+ * of its own, put together after (in any order: the same smallest and largest coordinates). */
+static int piece_boxes(const struct pieces *p, struct box *pb)
+{
+  const int threads = omp_get_max_threads(), n = p->n;
+  struct box *own;
+  FE_MALLOC((size_t)threads * n, &own);
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < (size_t)threads * n; i++) own[i] = empty_box;
+#pragma omp parallel num_threads(threads)
+  {
+    struct box *mine = own + (size_t)omp_get_thread_num() * n;
+#pragma omp for schedule(static)
+    for (int c = 0; c < p->m->n_cells; c++) {
+      struct box b;
+      cell_box(p->m, c, &b);
+      box_put(&mine[p->piece[c]], &b);
+    }
   }
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; i++) {
+    pb[i] = empty_box;
+    for (int t = 0; t < threads; t++) box_put(&pb[i], &own[(size_t)t * n + i]);
+  }
+  free(own);
+  return FE_SUCCESS;
+}
+
+/* The pieces other than i whose boxes meet the box of piece i: into out unless NULL; how many. */
+static int meeting(const struct pieces *p, const struct box *pb, int i, int *out)
+{
+  int n = 0;
+  for (int j = 0; j < p->n; j++) {
+    if (i == j || !box_meet(&pb[i], &pb[j], p->tol)) continue;
+    if (out) out[n] = j;
+    n++;
+  }
+  return n;
 }
 
 /* met[start[i] .. start[i + 1]): the pieces whose boxes meet the box of piece i. */
 static int meeting_pieces(const struct pieces *p, const struct box *pb, int **start, int **met)
 {
   FE_CALL(fe_calloc((size_t)p->n + 1, sizeof **start, start));
-  for (int pass = 0; pass < 2; pass++) {
-    for (int i = 0; i < p->n; i++)
-      for (int j = 0; j < p->n; j++) {
-        if (i == j || !box_meet(&pb[i], &pb[j], p->tol)) continue;
-        if (pass)
-          (*met)[(*start)[i]++] = j;
-        else
-          (*start)[i + 1]++;
-      }
-    if (pass) break;
-    for (int i = 0; i < p->n; i++) (*start)[i + 1] += (*start)[i];
-    FE_CALL(fe_malloc((size_t)(*start)[p->n] * sizeof **met + 1, met));
-  }
-  for (int i = p->n; i > 0; i--) (*start)[i] = (*start)[i - 1]; /* the fill moved them on */
-  (*start)[0] = 0;
+  int *at = *start;
+#pragma omp parallel for schedule(dynamic, 16)
+  for (int i = 0; i < p->n; i++) at[i + 1] = meeting(p, pb, i, NULL);
+  for (int i = 0; i < p->n; i++) at[i + 1] += at[i];
+  FE_CALL(fe_malloc((size_t)at[p->n] * sizeof **met + 1, met));
+#pragma omp parallel for schedule(dynamic, 16)
+  for (int i = 0; i < p->n; i++) meeting(p, pb, i, *met + at[i]);
   return FE_SUCCESS;
 }
 
+/* Cell c's box meets the box of another piece (or its piece's box meets more than MAX_MET). */
+static int near(const struct pieces *p, const struct box *pb, const int *start, const int *met,
+                int c)
+{
+  const int i = p->piece[c], count = start[i + 1] - start[i];
+  if (!count || count > MAX_MET) return count > MAX_MET;
+  struct box b;
+  cell_box(p->m, c, &b);
+  for (int k = start[i]; k < start[i + 1]; k++)
+    if (box_meet(&b, &pb[met[k]], p->tol)) return 1;
+  return 0;
+}
+
 /* The cells whose box meets the box of another piece (all of them when the
- * pieces have no boxes: pb NULL). */
+ * pieces have no boxes: pb NULL), in order. */
 static int near_cells(const struct pieces *p, const struct box *pb, int *cell, int *n)
 {
   const struct fe_mesh *m = p->m;
   int *start = NULL, *met = NULL;
-  *n = 0;
+  *n = m->n_cells;
   if (!pb) {
-    for (int c = 0; c < m->n_cells; c++) cell[(*n)++] = c;
+#pragma omp parallel for schedule(static)
+    for (int c = 0; c < m->n_cells; c++) cell[c] = c;
     return FE_SUCCESS;
   }
   int err = meeting_pieces(p, pb, &start, &met);
-  for (int c = 0; c < m->n_cells && !err; c++) {
-    const int i = p->piece[c], count = start[i + 1] - start[i];
-    int near = count > MAX_MET;
-    struct box b;
-    if (count && !near) cell_box(m, c, &b);
-    for (int k = start[i]; k < start[i + 1] && !near; k++) near = box_meet(&b, &pb[met[k]], p->tol);
-    if (near) cell[(*n)++] = c;
+  struct fe_shares s = {.total = 0};
+  if (!err) {
+#pragma omp parallel num_threads(fe_shares_threads())
+    {
+      size_t lo, hi, count = 0;
+      fe_share((size_t)m->n_cells, &lo, &hi);
+      for (size_t c = lo; c < hi; c++) count += near(p, pb, start, met, (int)c);
+      size_t at = fe_share_offset(&s, count);
+      for (size_t c = lo; c < hi; c++)
+        if (near(p, pb, start, met, (int)c)) cell[at++] = (int)c;
+    }
   }
+  *n = (int)s.total;
   free(start);
   free(met);
   return err;
 }
 
-static int report_pieces(const struct pieces *p, const struct fe_mesh_raw *r)
+static int report_pieces(const struct pieces *p, const struct meeting *found,
+                         const struct fe_mesh_raw *r)
 {
   static const char *const facets_name[] = {"", "", "edges", "faces"};
   const struct fe_mesh *m = p->m;
-  const int *pair = p->overlap[0] >= 0 ? p->overlap : p->touch;
+  const int *pair = found->overlap[0] >= 0 ? found->overlap : found->touch;
   if (pair[0] < 0) return FE_SUCCESS;
   const int swap = m->cell_id[pair[1]] < m->cell_id[pair[0]];
   char a[160], b[160];
   cell_where(m, r, pair[swap], a, sizeof a);
   cell_where(m, r, pair[!swap], b, sizeof b);
-  if (p->overlap[0] >= 0)
+  if (found->overlap[0] >= 0)
     FE_RAISE(FE_ERR_INPUT,
              "%s: %s and %s overlap, and they lie in separate pieces of the mesh (pieces that "
              "share no %.4s; the mesh has %d); expected pieces that do not overlap",
@@ -823,33 +1144,33 @@ static int report_pieces(const struct pieces *p, const struct fe_mesh_raw *r)
   fe_warn("%s: %s and %s lie in separate pieces of the mesh (pieces that share no %.4s) that "
           "touch: %ld %s of one coincide with %s of another, on nodes of their own (a forgotten "
           "Coherence?); a tracer cannot cross from one piece to the other",
-          m->path, a, b, facets_name[m->dim], p->n_coincident, facets_name[m->dim],
+          m->path, a, b, facets_name[m->dim], found->n_coincident, facets_name[m->dim],
           facets_name[m->dim]);
   return FE_SUCCESS;
 }
 
 static int check_pieces(const struct fe_mesh *m, const struct fe_mesh_raw *r, const int *nbr)
 {
-  struct pieces p = {.m = m, .nbr = nbr, .overlap = {-1, -1}, .touch = {-1, -1}};
+  struct pieces p = {.m = m, .nbr = nbr};
+  struct meeting found = {{-1, -1}, {-1, -1}, 0};
   struct bvh t = {0};
   struct box *pb = NULL;
   int *queue = NULL, n_near = 0;
   int err = fe_malloc((size_t)m->n_cells * sizeof *p.piece, &p.piece);
   if (!err) err = fe_malloc((size_t)m->n_cells * sizeof *queue, &queue);
-  if (!err) p.n = label_pieces(m, nbr, p.piece, queue);
+  if (!err) err = label_pieces(m, nbr, p.piece, queue, &p.n);
   if (err || p.n < 2) goto done;
   if (p.n <= MAX_BOXED) err = fe_malloc((size_t)p.n * sizeof *pb, &pb);
-  for (int i = 0; pb && i < p.n; i++) pb[i] = (struct box){{INFINITY, 0, 0}, {-INFINITY, 0, 0}};
+  if (!err && pb) err = piece_boxes(&p, pb);
   if (!err) {
-    struct box all;
-    boxes(&p, pb, &all);
+    const struct box all = cells_box(m, NULL, m->n_cells);
     p.tol = 1e-10 * sqrt(pow(all.hi[0] - all.lo[0], 2) + pow(all.hi[1] - all.lo[1], 2) +
                          pow(all.hi[2] - all.lo[2], 2));
     err = near_cells(&p, pb, queue, &n_near);
   }
   if (!err && n_near > 1) err = bvh_build(&p, queue, n_near, &t);
-  if (!err && n_near > 1) err = bvh_collide(&p, &t);
-  if (!err) err = report_pieces(&p, r);
+  if (!err && n_near > 1) err = bvh_collide(&p, &t, &found);
+  if (!err) err = report_pieces(&p, &found, r);
 done:
   free(p.piece);
   free(queue);
@@ -870,7 +1191,10 @@ int fe_mesh_check_cells(struct fe_mesh *m, const struct fe_mesh_raw *r)
   if (!err) err = fe_calloc(nk, sizeof *fo.same, &fo.same);
   if (!err) err = fe_calloc((size_t)m->n_facets, sizeof *m->facet_cells, &m->facet_cells);
   fo.facet_cells = m->facet_cells;
-  for (size_t k = 0; k < nk && !err; k++) fo.nbr[k] = -1;
+  if (!err) {
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < nk; k++) fo.nbr[k] = -1;
+  }
   if (!err) err = match_facets(m, &fo);
   if (!err && fo.n_folds) {
     err = fe_calloc((size_t)m->n_cells, sizeof *cls, &cls);
