@@ -191,7 +191,9 @@ struct fe_cg_ops {
   /* alpha = rz[0] / pq; x += alpha p (on x's first c->nx entries); r -= alpha q; z = r .* dinv
    * (or r when dinv is NULL); then rz_old = rz[0], rz = (r . z, r . r).  A system stopped already
    * (!go_on: converged, at its limit or not finite): nothing changes, so that an iteration queued
-   * past its end changes nothing. */
+   * past its end changes nothing in x, r or z (where a backend sums apart from its kernels, a
+   * stopped system's rz is summed over the processes again, and so its unused direction
+   * changes). */
   int (*update)(const struct fe_backend *be, size_t n, const struct fe_cg_batch *c,
                 const double *dinv);
   /* p = z + (rz[0] / rz_old) p, unless converged (rz[1] <= done2); fe_cg_state_record, and a
