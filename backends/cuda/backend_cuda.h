@@ -23,7 +23,7 @@
 #define FE_CUDA_CG_VARIANTS 8
 
 /* The sums over the processes through the NCCL windows (window.cuh): the most values one sum
- * takes (CG's start sums 3), and the window's channels, each with its own flags and count so
+ * takes (CG's start sums 3), and the window's channels, each with its own words and count so
  * that sums of different channels may run at once: channel 0 for fe_comm's sums, FE_SUMS_CG + j
  * for those CG's kernels make of system j. */
 #define FE_SUMS_MAX 8

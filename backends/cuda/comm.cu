@@ -43,7 +43,7 @@ static int allreduce(const struct fe_comm *comm, double *v, int n, enum fe_reduc
   return fe_comm_allreduce(ctx_of(comm)->host_comm, v, n, op);
 }
 
-/* An NCCL window: the same bytes on every process, flags first (zero at the start). */
+/* An NCCL window: the same bytes on every process, zero at the start (LL words: window.cuh). */
 struct window {
   void *base;
   ncclWindow_t win;
