@@ -133,6 +133,26 @@ int fe_backend_create(enum fe_backend_kind kind, const struct fe_backend_options
   return create_cpu(o, be);
 }
 
+struct fe_backend_warm_up *fe_backend_warm_up(enum fe_backend_kind kind,
+                                              const struct fe_backend_options *o)
+{
+#ifdef FESIM_HAVE_CUDA
+  if (kind != FE_BACKEND_CPU)
+    return fe_cuda_warm_up(o ? o->device : -1, o && o->comm ? o->comm->local_rank : 0);
+#endif
+  (void)kind, (void)o;
+  return NULL;
+}
+
+double fe_backend_warm_up_end(struct fe_backend_warm_up *w)
+{
+#ifdef FESIM_HAVE_CUDA
+  if (w) return fe_cuda_warm_up_end(w);
+#endif
+  (void)w;
+  return 0.0;
+}
+
 void fe_backend_destroy(struct fe_backend *be)
 {
   if (be) be->destroy(be);

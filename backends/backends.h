@@ -22,6 +22,19 @@ int fe_backend_create(enum fe_backend_kind kind, const struct fe_backend_options
                       struct fe_backend **be);
 void fe_backend_destroy(struct fe_backend *be);
 
+/* The slow part of a backend's start, the CUDA driver and the GPU's context (0.2-0.3 s on the
+ * GPU machines), begun on a thread of its own so that it overlaps the mesh's reading; the
+ * fe_backend_create that follows finds it done.  NULL where there is nothing to begin (the CPU
+ * backend, a build without CUDA) or no thread to be had: the start is then all
+ * fe_backend_create's.  A warm-up reports nothing: fe_backend_create meets any failure again and
+ * reports it. */
+struct fe_backend_warm_up;
+struct fe_backend_warm_up *fe_backend_warm_up(enum fe_backend_kind kind,
+                                              const struct fe_backend_options *o);
+/* Waits for the warm-up's thread, created or not a backend after it, and frees it; the seconds
+ * the start took there (0 for NULL). */
+double fe_backend_warm_up_end(struct fe_backend_warm_up *w);
+
 /* Whether a backend of this kind can be created here (cuda: a usable GPU). */
 int fe_backend_available(enum fe_backend_kind kind);
 

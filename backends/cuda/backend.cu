@@ -1,6 +1,8 @@
 /* The CUDA backend: its context (the GPU, a stream of its own, reduction
  * scratch, pinned slots, the cuSPARSE handle) and its tables, filled here and
  * only here. */
+#include <pthread.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +11,7 @@
 #include "backends/cuda/backend_cuda.h"
 #include "backends/cuda/cuda.h"
 #include "core/cuda_check.h"
+#include "core/timer.h"
 
 int fe_cuda_sync_launches(void)
 {
@@ -108,6 +111,49 @@ extern "C" int fe_cuda_device_count(void)
     return 0;
   }
   return n;
+}
+
+/* The driver's and the context's start, on a thread that reports nothing: create() meets any
+ * failure again, on the run's thread, and reports it there. */
+struct fe_backend_warm_up {
+  pthread_t thread;
+  int device, local_rank;
+  double seconds;
+};
+
+static void *warm_up(void *arg)
+{
+  struct fe_backend_warm_up *w = (struct fe_backend_warm_up *)arg;
+  const double start = fe_wtime();
+  int n = 0;
+  if (cudaGetDeviceCount(&n) == cudaSuccess && n > 0) {
+    const int device = w->device >= 0 ? w->device : w->local_rank % n;
+    if (device < n && cudaSetDevice(device) == cudaSuccess) cudaFree(0); /* the context made */
+  }
+  cudaGetLastError(); /* this thread's error, if any, cleared */
+  w->seconds = fe_wtime() - start;
+  return NULL;
+}
+
+extern "C" struct fe_backend_warm_up *fe_cuda_warm_up(int device, int local_rank)
+{
+  struct fe_backend_warm_up *w = (struct fe_backend_warm_up *)calloc(1, sizeof *w);
+  if (!w) return NULL;
+  w->device = device;
+  w->local_rank = local_rank;
+  if (pthread_create(&w->thread, NULL, warm_up, w) != 0) {
+    free(w);
+    return NULL;
+  }
+  return w;
+}
+
+extern "C" double fe_cuda_warm_up_end(struct fe_backend_warm_up *w)
+{
+  pthread_join(w->thread, NULL);
+  const double seconds = w->seconds;
+  free(w);
+  return seconds;
 }
 
 static int create(struct fe_cuda_ctx *c, int device, int local_rank)

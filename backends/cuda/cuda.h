@@ -18,6 +18,13 @@ int fe_cuda_device_count(void);
  * the halo's exchanges, the host's values through comm. */
 int fe_backend_cuda_create(int device, const struct fe_comm *comm, struct fe_backend **be);
 
+/* The CUDA driver and GPU `device`'s context (chosen as fe_backend_cuda_create chooses it) started
+ * on a thread of its own: fe_backend_warm_up (backends/backends.h).  NULL when no thread could
+ * be had. */
+struct fe_backend_warm_up *fe_cuda_warm_up(int device, int local_rank);
+/* Waits for it; the seconds the start took on its thread.  Frees it. */
+double fe_cuda_warm_up_end(struct fe_backend_warm_up *w);
+
 #ifdef __cplusplus
 }
 #endif
