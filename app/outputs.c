@@ -15,6 +15,7 @@
 #include "assembly/measure.h"
 #include "core/error.h"
 #include "core/timer.h"
+#include "io/shares.h"
 #include "io/vtk.h"
 #include "solvers/halo.h"
 
@@ -263,18 +264,37 @@ static int upload(const struct fe_outputs *o, struct fe_vec *v, const double *wh
 static int create_lumped(struct fe_outputs *o, const struct fe_backend *be)
 {
   const struct fe_mesh *m = o->part;
-  double *w, *wc;
+  const int nv = m->nv;
+  const size_t nent = (size_t)m->n_cells * nv;
+  double *w = NULL, *wc = NULL;
+  int *owner = NULL; /* each cell entry's unknown */
+  size_t *ptr = NULL, *entries = NULL;
   FE_CALL(node_vec(o, be, &o->lumped));
-  FE_CALLOC(m->n_nodes, &w);
-  int err = fe_malloc((size_t)m->n_cells * sizeof *wc + 1, &wc);
-  if (!err) { /* the cells' shares on every core, then summed in cell order: the same bits */
+  int err = fe_malloc((size_t)m->n_nodes * sizeof *w + 1, &w);
+  if (!err) err = fe_malloc((size_t)m->n_cells * sizeof *wc + 1, &wc);
+  if (!err) err = fe_malloc(nent * sizeof *owner + 1, &owner);
+  if (!err) {
 #pragma omp parallel for schedule(static)
-    for (long c = 0; c < m->n_cells; c++) wc[c] = fe_cell_measure(m, c) / m->nv;
-    for (long c = 0; c < m->n_cells; c++)
-      for (int v = 0; v < m->nv; v++) w[fe_mesh_owner(m, m->cells[c * m->nv + v])] += wc[c];
+    for (long c = 0; c < m->n_cells; c++) {
+      wc[c] = fe_cell_measure(m, c) / nv;
+      for (int v = 0; v < nv; v++) owner[c * nv + v] = fe_mesh_owner(m, m->cells[c * nv + v]);
+    }
+    err = fe_buckets(nent, owner, (size_t)m->n_nodes, &ptr, &entries);
+  }
+  if (!err) { /* each unknown's cells' shares summed in cell order, on every core: the bits of a
+                 loop over the cells */
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < m->n_nodes; i++) {
+      double sum = 0;
+      for (size_t j = ptr[i]; j < ptr[i + 1]; j++) sum += wc[entries[j] / nv];
+      w[i] = sum;
+    }
     fe_mesh_copy_owners(m, 1, w);
     err = fe_vec_upload(o->lumped, w);
   }
+  free(ptr);
+  free(entries);
+  free(owner);
   free(wc);
   free(w);
   return err;

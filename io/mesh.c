@@ -573,22 +573,33 @@ int fe_mesh_groups_named(const struct fe_mesh *mesh, int dim, const char *name,
 
 int fe_mesh_incidence(const struct fe_mesh *m, int **ptr_out, int **inc_out)
 {
-  const long nent = (long)m->n_cells * m->nv;
-  int *ptr, *inc, *fill;
-  FE_CALLOC(m->n_nodes + 1, &ptr);
-  for (long k = 0; k < nent; k++) ptr[m->cells[k] + 1]++;
-  for (int i = 0; i < m->n_nodes; i++) ptr[i + 1] += ptr[i];
-  int err = fe_malloc((size_t)(nent ? nent : 1) * sizeof *inc, &inc);
-  if (!err) err = fe_malloc((size_t)m->n_nodes * sizeof *fill + 1, &fill);
+  const size_t nent = (size_t)m->n_cells * m->nv, n = (size_t)m->n_nodes;
+  FE_CHECK(nent <= INT_MAX, FE_ERR_RESOURCE,
+           "%s: %d cells of %d vertices: more cell entries than an int can number (%d)",
+           m->path ? m->path : "the mesh",
+           m->n_cells, m->nv, INT_MAX);
+  size_t *ptr = NULL, *items = NULL;
+  int *p = NULL, *inc = NULL;
+  FE_CALL(fe_buckets(nent, m->cells, n, &ptr, &items)); /* on every thread */
+  int err = fe_malloc((n + 1) * sizeof *p, &p);
+  if (!err) err = fe_malloc((nent ? nent : 1) * sizeof *inc, &inc);
+  if (!err) {
+#pragma omp parallel
+    {
+#pragma omp for schedule(static) nowait
+      for (size_t i = 0; i <= n; i++) p[i] = (int)ptr[i];
+#pragma omp for schedule(static)
+      for (size_t k = 0; k < nent; k++) inc[k] = (int)items[k];
+    }
+  }
+  free(ptr);
+  free(items);
   if (err) {
-    free(ptr);
+    free(p);
     free(inc);
     return err;
   }
-  memcpy(fill, ptr, (size_t)m->n_nodes * sizeof *fill);
-  for (long k = 0; k < nent; k++) inc[fill[m->cells[k]]++] = (int)k;
-  free(fill);
-  *ptr_out = ptr;
+  *ptr_out = p;
   *inc_out = inc;
   return FE_SUCCESS;
 }

@@ -132,8 +132,8 @@ int fe_buckets(size_t n, const int *key, size_t n_buckets, size_t **ptr_out, siz
 {
   const int threads = fe_shares_threads();
   struct ranges g = {.shift = 14};
-  while (g.shift > 0 && (n_buckets - 1) >> g.shift < 8 * (size_t)threads) g.shift--;
-  g.n = ((n_buckets - 1) >> g.shift) + 1;
+  while (g.shift > 0 && n_buckets && (n_buckets - 1) >> g.shift < 8 * (size_t)threads) g.shift--;
+  g.n = n_buckets ? ((n_buckets - 1) >> g.shift) + 1 : 0; /* none: no items either */
   size_t *ptr = NULL, *items = NULL, lack = 0;
   int err = fe_calloc(n_buckets + 1, sizeof *ptr, &ptr);
   if (!err) err = fe_malloc((n ? n : 1) * sizeof *items, &items);
