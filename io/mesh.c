@@ -135,24 +135,112 @@ static int graph_build(int n, const struct incidence *in, struct graph *g)
 
 static int degree(const struct graph *g, int v) { return (int)(g->xadj[v + 1] - g->xadj[v]); }
 
-/* Breadth-first levels from root; q receives the component in BFS order.
- * Returns the number of levels; level[] must be -1 on the component. */
-static int bfs_levels(const struct graph *g, int root, int *level, int *q, int *count)
+/* A breadth-first search places the nodes of root's component in the order a serial search
+ * meets them: level by level, each node after the children of the nodes placed before its
+ * parent (its neighbour placed first in the level before), a parent's children in adjacency
+ * order, or by_degree by increasing degree, equal degrees in adjacency order.  A level of many
+ * nodes places its children on every thread: each child claims its parent, the lowest place
+ * among its neighbours in the level (claim[], an atomic minimum), and each thread then places
+ * the children of its share of the level where the counts of the shares before it say
+ * (fe_share_offset).  A smaller level is placed by one thread. */
+struct search {
+  const struct graph *g;
+  int *level; /* the node's level; -1: not placed (by this search or an earlier one) */
+  int *q;     /* the nodes, as placed */
+  int *claim; /* INT_MAX, or the place of the node's parent (reset after each search) */
+  int by_degree;
+};
+
+/* Node v's children, not yet placed, placed at q[tail ..] on level lev + 1; the new tail. */
+static int place_children(const struct search *s, int v, int lev, int tail)
 {
-  int head = 0, tail = 0;
-  q[tail++] = root;
-  level[root] = 0;
-  while (head < tail) {
-    int v = q[head++];
-    for (size_t j = g->xadj[v]; j < g->xadj[v + 1]; j++) {
-      int u = g->adj[j];
-      if (level[u] >= 0) continue;
-      level[u] = level[v] + 1;
-      q[tail++] = u;
+  const struct graph *g = s->g;
+  const int first = tail;
+  for (size_t j = g->xadj[v]; j < g->xadj[v + 1]; j++) {
+    const int u = g->adj[j];
+    if (s->level[u] >= 0) continue;
+    s->level[u] = lev + 1;
+    int k = tail++;
+    while (s->by_degree && k > first && degree(g, s->q[k - 1]) > degree(g, u)) {
+      s->q[k] = s->q[k - 1];
+      k--;
+    }
+    s->q[k] = u;
+  }
+  return tail;
+}
+
+static void claim_min(int *claim, int place)
+{
+  int was = __atomic_load_n(claim, __ATOMIC_RELAXED);
+  while (place < was &&
+         !__atomic_compare_exchange_n(claim, &was, place, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+
+/* The children of level lev, q[lo .. hi), placed from q[hi] on, by every thread of the team;
+ * the new end (a barrier for the threads). */
+static int place_level(const struct search *s, int lo, int hi, int lev, struct fe_shares *sh)
+{
+  const struct graph *g = s->g;
+#pragma omp for schedule(static)
+  for (int i = lo; i < hi; i++)
+    for (size_t j = g->xadj[s->q[i]]; j < g->xadj[s->q[i] + 1]; j++)
+      if (s->level[g->adj[j]] < 0) claim_min(&s->claim[g->adj[j]], i);
+  size_t a, b, count = 0;
+  fe_share((size_t)(hi - lo), &a, &b);
+  for (int i = lo + (int)a; i < lo + (int)b; i++)
+    for (size_t j = g->xadj[s->q[i]]; j < g->xadj[s->q[i] + 1]; j++)
+      count += s->claim[g->adj[j]] == i; /* a place of this level: claimed in it */
+  int tail = hi + (int)fe_share_offset(sh, count);
+  const int end = hi + (int)sh->total;
+  for (int i = lo + (int)a; i < lo + (int)b; i++) {
+    const int first = tail;
+    for (size_t j = g->xadj[s->q[i]]; j < g->xadj[s->q[i] + 1]; j++) {
+      const int u = g->adj[j];
+      if (s->claim[u] != i) continue;
+      s->level[u] = lev + 1;
+      int k = tail++;
+      while (s->by_degree && k > first && degree(g, s->q[k - 1]) > degree(g, u)) {
+        s->q[k] = s->q[k - 1];
+        k--;
+      }
+      s->q[k] = u;
     }
   }
-  *count = tail;
-  return level[q[tail - 1]] + 1;
+#pragma omp barrier
+  return end;
+}
+
+/* Root's component placed at q[start ..]; its end. */
+static int search(const struct search *s, int root, int start)
+{
+  const int threads = fe_shares_threads(), many = 32 * threads; /* nodes a level for all */
+  int lo = start, hi = start + 1, lev = 0;
+  s->q[start] = root;
+  s->level[root] = 0;
+  while (lo < hi) {
+    if (threads == 1 || hi - lo < many) {
+      int tail = hi;
+      for (int i = lo; i < hi; i++) tail = place_children(s, s->q[i], lev, tail);
+      lo = hi, hi = tail, lev++;
+      continue;
+    }
+    struct fe_shares sh;
+#pragma omp parallel num_threads(threads)
+    { /* the levels of many nodes that follow, on every thread */
+      int l = lo, h = hi, k = lev;
+      while (h - l >= many) {
+        const int end = place_level(s, l, h, k, &sh);
+        l = h, h = end, k++;
+      }
+#pragma omp master
+      lo = l, hi = h, lev = k;
+    }
+  }
+#pragma omp parallel for schedule(static) if (hi - start > 65536)
+  for (int i = start; i < hi; i++) s->claim[s->q[i]] = INT_MAX;
+  return hi;
 }
 
 /* level[] of the count nodes q[] back to -1. */
@@ -162,66 +250,55 @@ static void clear_levels(int *level, const int *q, int count)
   for (int i = 0; i < count; i++) level[q[i]] = -1;
 }
 
-/* George & Liu's pseudo-peripheral node: BFS again from a least-degree node
- * of the last level while the number of levels grows. */
-static int pseudo_peripheral(const struct graph *g, int start, int *level, int *q)
+/* George & Liu's pseudo-peripheral node: a search again from a least-degree node of the last
+ * level while the number of levels grows.  s: a search without by_degree, its levels -1 on
+ * start's component (and left so). */
+static int pseudo_peripheral(const struct search *s, int start)
 {
-  int root = start, count;
-  int depth = bfs_levels(g, root, level, q, &count);
+  const struct graph *g = s->g;
+  int root = start, count = search(s, root, 0);
+  int depth = s->level[s->q[count - 1]] + 1;
   for (int iter = 0; iter < 32; iter++) {
-    int last = level[q[count - 1]], best = q[count - 1];
-    for (int i = count - 1; i >= 0 && level[q[i]] == last; i--)
-      if (degree(g, q[i]) < degree(g, best)) best = q[i];
-    clear_levels(level, q, count);
-    int d = bfs_levels(g, best, level, q, &count);
+    int last = s->level[s->q[count - 1]], best = s->q[count - 1];
+    for (int i = count - 1; i >= 0 && s->level[s->q[i]] == last; i--)
+      if (degree(g, s->q[i]) < degree(g, best)) best = s->q[i];
+    clear_levels(s->level, s->q, count);
+    count = search(s, best, 0);
+    const int d = s->level[s->q[count - 1]] + 1;
     if (d <= depth) break;
     root = best;
     depth = d;
   }
-  clear_levels(level, q, count);
+  clear_levels(s->level, s->q, count);
   return root;
 }
 
-/* perm[old] = new, by reverse Cuthill-McKee, component after component; the breadth-first
- * searches on one thread, what surrounds them on all. */
+/* perm[old] = new, by reverse Cuthill-McKee, component after component, on every thread with
+ * the order of one (struct search). */
 static int rcm_order(const struct graph *g, int *perm)
 {
-  int n = g->n, *level = NULL, *q = NULL, *order = NULL;
+  int n = g->n, *level = NULL, *q = NULL, *order = NULL, *claim = NULL;
   int err = fe_malloc((size_t)n * sizeof *level, &level);
   if (!err) err = fe_malloc((size_t)n * sizeof *q, &q);
   if (!err) err = fe_malloc((size_t)n * sizeof *order, &order);
+  if (!err) err = fe_malloc((size_t)n * sizeof *claim, &claim);
   if (err) goto done;
 #pragma omp parallel for schedule(static)
-  for (int i = 0; i < n; i++) level[i] = perm[i] = -1;
+  for (int i = 0; i < n; i++) level[i] = -1, claim[i] = INT_MAX;
+  /* the levels' searches and the order's share level[] and claim[]: each leaves its nodes
+   * unclaimed, a level search its levels -1, the order's its nodes placed */
+  const struct search levels = {.g = g, .level = level, .q = q, .claim = claim};
+  const struct search cm = {.g = g, .level = level, .q = order, .claim = claim, .by_degree = 1};
   int tail = 0;
-  for (int s = 0; s < n; s++) {
-    if (perm[s] >= 0) continue;
-    int root = pseudo_peripheral(g, s, level, q);
-    int head = tail;
-    order[tail++] = root;
-    perm[root] = 1;
-    while (head < tail) {
-      int v = order[head++], first = tail;
-      for (size_t j = g->xadj[v]; j < g->xadj[v + 1]; j++) {
-        int u = g->adj[j];
-        if (perm[u] >= 0) continue;
-        perm[u] = 1;
-        /* insert by increasing degree */
-        int k = tail++;
-        while (k > first && degree(g, order[k - 1]) > degree(g, u)) {
-          order[k] = order[k - 1];
-          k--;
-        }
-        order[k] = u;
-      }
-    }
-  }
+  for (int s = 0; s < n; s++)
+    if (level[s] < 0) tail = search(&cm, pseudo_peripheral(&levels, s), tail);
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < n; i++) perm[order[i]] = n - 1 - i;
 done:
   free(level);
   free(q);
   free(order);
+  free(claim);
   return err;
 }
 
