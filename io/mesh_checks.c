@@ -155,17 +155,24 @@ struct folds {
   unsigned char *facet_cells; /* m->n_facets: how many cells have each facet of a group */
 };
 
+/* A facet in its bucket, that of its smallest node: its other nodes, ascending, in one word (the
+ * second node in the high half, the third in the low, UINT32_MAX in 2D), so that a bucket's
+ * facets sort by their nodes in one comparison. */
 struct facet_key {
-  int n[3]; /* the facet's nodes, ascending (-1 beyond dim) */
+  uint64_t nodes;
   size_t k; /* cell * nv + the vertex opposite the facet; n_cells * nv + f for facet f of a group */
 };
 
 static int cmp_facet(const void *a, const void *b)
 {
   const struct facet_key *x = a, *y = b;
-  for (int i = 0; i < 3; i++)
-    if (x->n[i] != y->n[i]) return (x->n[i] > y->n[i]) - (x->n[i] < y->n[i]);
+  if (x->nodes != y->nodes) return (x->nodes > y->nodes) - (x->nodes < y->nodes);
   return (x->k > y->k) - (x->k < y->k);
+}
+
+static int facet_before(const struct facet_key *x, const struct facet_key *y)
+{
+  return x->nodes < y->nodes || (x->nodes == y->nodes && x->k < y->k);
 }
 
 static void sort_nodes(int *n, int count)
@@ -182,18 +189,18 @@ static void sort_nodes(int *n, int count)
 static void facet_of(const struct fe_mesh *m, size_t k, struct facet_key *f)
 {
   const size_t nk = (size_t)m->n_cells * m->nv;
-  int j = 0;
-  f->n[2] = -1;
+  int j = 0, n[3] = {-1, -1, -1};
   f->k = k;
   if (k >= nk) {
-    for (int a = 0; a < m->dim; a++) f->n[a] = m->facets[(k - nk) * m->dim + a];
+    for (int a = 0; a < m->dim; a++) n[a] = m->facets[(k - nk) * m->dim + a];
   } else {
     const size_t c = k / m->nv;
     const int *cell = m->cells + c * m->nv, v = (int)(k - c * m->nv);
     for (int a = 0; a < m->nv; a++)
-      if (a != v) f->n[j++] = cell[a];
+      if (a != v) n[j++] = cell[a];
   }
-  sort_nodes(f->n, m->dim);
+  sort_nodes(n, m->dim);
+  f->nodes = (uint64_t)(uint32_t)n[1] << 32 | (uint32_t)n[2];
 }
 
 /* The smallest node of the facet opposite vertex `skip` of the count nodes n
@@ -207,26 +214,25 @@ static int facet_min(const int *n, int count, int skip)
 }
 
 /* The side of facet f on which the opposite vertex of f->k lies. */
-static int side(const struct fe_mesh *m, const struct facet_key *f)
+static int side(const struct fe_mesh *m, int lowest, const struct facet_key *f)
 {
-  int s[FE_MAX_NV];
-  memcpy(s, f->n, sizeof(int) * m->dim);
+  int s[FE_MAX_NV] = {lowest, (int)(f->nodes >> 32), (int)(uint32_t)f->nodes};
   s[m->dim] = m->cells[f->k];
   return signed_measure(m, s) > 0 ? 1 : -1;
 }
 
-/* Pairs the cells of each bucket of facets (those whose smallest node is the same), sorted; the
+/* Pairs the cells of each bucket of facets (those whose smallest node is `lowest`), sorted; the
  * facets of groups in the bucket count the cells that have them.  Returns the facets with both
  * cells on the same side; *shared: the first facet of the bucket with more than two cells
  * (which overlap), or n. */
-static long match_bucket(const struct fe_mesh *m, const struct facet_key *key, size_t n,
-                         struct folds *fo, size_t *shared)
+static long match_bucket(const struct fe_mesh *m, int lowest, const struct facet_key *key,
+                         size_t n, struct folds *fo, size_t *shared)
 {
   const size_t nk = (size_t)m->n_cells * m->nv;
   long n_folds = 0;
   *shared = n;
   for (size_t i = 0, j; i < n; i = j) {
-    for (j = i + 1; j < n && !memcmp(key[j].n, key[i].n, sizeof key[i].n);) j++;
+    for (j = i + 1; j < n && key[j].nodes == key[i].nodes;) j++;
     size_t cells = i; /* the cells' keys come first: k < nk */
     while (cells < j && key[cells].k < nk) cells++;
     for (size_t g = cells; g < j; g++)
@@ -236,7 +242,7 @@ static long match_bucket(const struct fe_mesh *m, const struct facet_key *key, s
       return n_folds;
     }
     if (cells - i < 2) continue;
-    const int same = side(m, &key[i]) == side(m, &key[i + 1]);
+    const int same = side(m, lowest, &key[i]) == side(m, lowest, &key[i + 1]);
     fo->nbr[key[i].k] = (int)(key[i + 1].k / m->nv);
     fo->nbr[key[i + 1].k] = (int)(key[i].k / m->nv);
     fo->same[key[i].k] = fo->same[key[i + 1].k] = (unsigned char)same;
@@ -254,12 +260,12 @@ static void bucket_keys(const struct fe_mesh *m, const size_t *order, size_t n,
     qsort(key, n, sizeof *key, cmp_facet);
     return;
   }
-  for (size_t i = 1; i < n; i++) /* most buckets: a few dozen facets */
-    for (size_t j = i; j > 0 && cmp_facet(&key[j - 1], &key[j]) > 0; j--) {
-      struct facet_key t = key[j];
-      key[j] = key[j - 1];
-      key[j - 1] = t;
-    }
+  for (size_t i = 1; i < n; i++) { /* most buckets: a few dozen facets */
+    const struct facet_key t = key[i];
+    size_t j = i;
+    for (; j > 0 && facet_before(&t, &key[j - 1]); j--) key[j] = key[j - 1];
+    key[j] = t;
+  }
 }
 
 /* The facet of bucket i with more than two cells, from the bucket sorted again. */
@@ -272,7 +278,7 @@ static int report_shared(const struct fe_mesh *m, const size_t *start, const siz
   size_t at, t[3];
   FE_MALLOC(n, &key);
   bucket_keys(m, order + start[i], n, key);
-  match_bucket(m, key, n, fo, &at);
+  match_bucket(m, i, key, n, fo, &at);
   for (int a = 0; a < 3; a++) t[a] = m->cell_id[key[at + a].k / m->nv];
   free(key);
   qsort(t, 3, sizeof *t, cmp_size);
@@ -303,7 +309,7 @@ static size_t match_buckets(const struct fe_mesh *m, const size_t *start, const 
       }
       size_t at;
       bucket_keys(m, order + start[i], n, s.p);
-      n_folds += match_bucket(m, s.p, n, fo, &at);
+      n_folds += match_bucket(m, i, s.p, n, fo, &at);
       if (at < n && i < first) first = i;
     }
     free(s.p);
