@@ -55,7 +55,7 @@ int fe_inflow_warn(const struct fe_case *c, const char *tracer, const struct fe_
   char of[96] = "";
   if (tracer) snprintf(of, sizeof of, " for tracer '%.64s'", tracer);
   int *ptr, *inc;
-  FE_CALL(fe_mesh_incidence(m, &ptr, &inc));
+  FE_CALL(fe_mesh_facet_incidence(m, &ptr, &inc));
   char buf[FE_QUOTE_SIZE];
   const char *shown = fe_path_shown(c->path, buf, sizeof buf);
   double umax = 0;

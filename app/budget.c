@@ -27,7 +27,7 @@ static int facet_list(struct fe_budget *b, const struct fe_mesh *m)
 {
   const int d = m->dim;
   int *ptr, *inc, *nodes = NULL;
-  FE_CALL(fe_mesh_incidence(m, &ptr, &inc));
+  FE_CALL(fe_mesh_facet_incidence(m, &ptr, &inc));
   int err = fe_calloc((size_t)b->n_groups + 1, sizeof *b->first_facet, &b->first_facet);
   if (!err) err = fe_malloc(((size_t)m->n_facets + 1) * (d + 1) * sizeof *nodes, &nodes);
   for (int g = 0; g < b->n_groups && !err; g++) {

@@ -648,27 +648,53 @@ int fe_mesh_groups_named(const struct fe_mesh *mesh, int dim, const char *name,
   return n;
 }
 
-int fe_mesh_incidence(const struct fe_mesh *m, int **ptr_out, int **inc_out)
+/* The cell entries at the nodes marked in at[] (NULL: at every node), on every thread
+ * (fe_buckets): those entries, ascending, sorted by node. */
+static int incidence_at(const struct fe_mesh *m, const unsigned char *at, int **ptr_out,
+                        int **inc_out)
 {
   const size_t nent = (size_t)m->n_cells * m->nv, n = (size_t)m->n_nodes;
   FE_CHECK(nent <= INT_MAX, FE_ERR_RESOURCE,
            "%s: %d cells of %d vertices: more cell entries than an int can number (%d)",
-           m->path ? m->path : "the mesh",
-           m->n_cells, m->nv, INT_MAX);
-  size_t *ptr = NULL, *items = NULL;
-  int *p = NULL, *inc = NULL;
-  FE_CALL(fe_buckets(nent, m->cells, n, &ptr, &items)); /* on every thread */
-  int err = fe_malloc((n + 1) * sizeof *p, &p);
-  if (!err) err = fe_malloc((nent ? nent : 1) * sizeof *inc, &inc);
+           m->path ? m->path : "the mesh", m->n_cells, m->nv, INT_MAX);
+  size_t *ptr = NULL, *items = NULL, ne = nent;
+  int *p = NULL, *inc = NULL, *entries = NULL, *keys = NULL; /* the entries at marked nodes */
+  int err = FE_SUCCESS;
+  if (at) {
+    err = fe_malloc((nent ? nent : 1) * sizeof *entries, &entries);
+    struct fe_shares s = {.total = 0};
+    if (!err) {
+#pragma omp parallel num_threads(fe_shares_threads())
+      {
+        size_t lo, hi, count = 0;
+        fe_share(nent, &lo, &hi);
+        for (size_t k = lo; k < hi; k++) count += at[m->cells[k]] != 0;
+        size_t j = fe_share_offset(&s, count);
+        for (size_t k = lo; k < hi; k++)
+          if (at[m->cells[k]]) entries[j++] = (int)k;
+      }
+    }
+    ne = s.total;
+    if (!err) err = fe_malloc((ne ? ne : 1) * sizeof *keys, &keys);
+    if (!err) {
+#pragma omp parallel for schedule(static)
+      for (size_t j = 0; j < ne; j++) keys[j] = m->cells[entries[j]];
+    }
+  }
+  if (!err) err = fe_buckets(ne, at ? keys : m->cells, n, &ptr, &items);
+  free(keys);
+  if (!err) err = fe_malloc((n + 1) * sizeof *p, &p);
+  if (!err) err = fe_malloc((ne ? ne : 1) * sizeof *inc, &inc);
   if (!err) {
 #pragma omp parallel
     {
 #pragma omp for schedule(static) nowait
       for (size_t i = 0; i <= n; i++) p[i] = (int)ptr[i];
 #pragma omp for schedule(static)
-      for (size_t k = 0; k < nent; k++) inc[k] = (int)items[k];
+      for (size_t j = 0; j < ne; j++) inc[j] = at ? entries[items[j]] : (int)items[j];
     }
   }
+  free(entries);
   free(ptr);
   free(items);
   if (err) {
@@ -679,6 +705,21 @@ int fe_mesh_incidence(const struct fe_mesh *m, int **ptr_out, int **inc_out)
   *ptr_out = p;
   *inc_out = inc;
   return FE_SUCCESS;
+}
+
+int fe_mesh_incidence(const struct fe_mesh *m, int **ptr, int **inc)
+{
+  return incidence_at(m, NULL, ptr, inc);
+}
+
+int fe_mesh_facet_incidence(const struct fe_mesh *m, int **ptr, int **inc)
+{
+  unsigned char *first; /* the first node of a facet of a group */
+  FE_CALL(fe_calloc((size_t)m->n_nodes + 1, 1, &first));
+  for (int f = 0; f < m->n_facets; f++) first[m->facets[(size_t)f * m->dim]] = 1;
+  const int err = incidence_at(m, first, ptr, inc);
+  free(first);
+  return err;
 }
 
 static int cmp_int(const void *a, const void *b)

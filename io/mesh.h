@@ -134,6 +134,9 @@ void fe_mesh_destroy(struct fe_mesh *mesh);
 /* The cell entries (cell * nv + local vertex) at each node, in CSR form (ptr: n_nodes + 1
  * offsets), ascending in cell: the node -> cell incidence of the space and of host checks. */
 int fe_mesh_incidence(const struct fe_mesh *mesh, int **ptr, int **inc);
+/* The same at the first node of each facet of the groups (m->facets), none at the other nodes:
+ * what fe_mesh_facet_opposite reads, made in a pass over the cells and a sort of those entries. */
+int fe_mesh_facet_incidence(const struct fe_mesh *mesh, int **ptr, int **inc);
 
 /* Periodic meshes: the list of each node in the CSR (*ptr, *items), ascending, replaced by the
  * union of the lists of the copies of its unknown (its owner and the owner's aliased nodes),
@@ -150,7 +153,8 @@ const char *fe_mesh_point_text(int dim, const double *x, char *buf, size_t size)
 void fe_mesh_copy_owners(const struct fe_mesh *mesh, int ncomp, double *values);
 
 /* The vertex across from facet f (its dim node indices) of the first cell, in the incidence
- * ptr/inc of fe_mesh_incidence, that has f; -1 when no cell has it. */
+ * ptr/inc of fe_mesh_incidence (or at f's first node, fe_mesh_facet_incidence), that has f; -1
+ * when no cell has it. */
 int fe_mesh_facet_opposite(const struct fe_mesh *m, const int *ptr, const int *inc, const int *f);
 
 /* 1 when `path` names a Gmsh geometry script (.geo, any case), which is run

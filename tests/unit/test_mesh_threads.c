@@ -6,6 +6,7 @@
  * negatively oriented, boundary facets in groups. */
 #define _POSIX_C_SOURCE 200809L /* dup, dup2, fileno, mkdtemp: the messages of bad meshes */
 #include "io/mesh.h"
+#include "io/shares.h"
 
 #include "core/error.h"
 #include "fresh_dir.h"
@@ -216,6 +217,35 @@ static void check_same_mesh(const struct fe_mesh *a, const struct fe_mesh *b)
   SAME(a, b, facet_cells, a->n_facets);
 }
 
+/* The node -> cell incidence of m made on `threads` threads: each node's cell entries, ascending
+ * (fe_mesh_incidence); at the first node of each facet of a group the same, and none at the other
+ * nodes (fe_mesh_facet_incidence). */
+static void check_incidence(const struct fe_mesh *m, int threads)
+{
+  int *ptr, *inc, *fptr, *finc;
+  unsigned char *first = calloc((size_t)m->n_nodes + 1, 1);
+  omp_set_num_threads(threads);
+  CHECK_OK(fe_mesh_incidence(m, &ptr, &inc));
+  CHECK_OK(fe_mesh_facet_incidence(m, &fptr, &finc));
+  for (int f = 0; f < m->n_facets; f++) first[m->facets[(size_t)f * m->dim]] = 1;
+  CHECK(ptr[0] == 0 && ptr[m->n_nodes] == m->n_cells * m->nv && fptr[0] == 0);
+  int bad = 0;
+  for (int i = 0; i < m->n_nodes; i++) {
+    for (int j = ptr[i]; j < ptr[i + 1]; j++)
+      bad += m->cells[inc[j]] != i || (j > ptr[i] && inc[j] <= inc[j - 1]);
+    const int n = fptr[i + 1] - fptr[i];
+    bad += first[i] ? n != ptr[i + 1] - ptr[i] ||
+                          memcmp(finc + fptr[i], inc + ptr[i], (size_t)n * sizeof *inc)
+                    : n != 0;
+  }
+  CHECK(bad == 0);
+  free(ptr);
+  free(inc);
+  free(fptr);
+  free(finc);
+  free(first);
+}
+
 /* The mesh g read on 1, 2 and 3 threads: the same error code, messages and mesh; `expected`:
  * what the message of the run on one thread contains ("" for none). */
 static void check_threads(const char *dir, const char *name, const struct msh *g, int expected_err,
@@ -237,6 +267,7 @@ static void check_threads(const char *dir, const char *name, const struct msh *g
               msg[1], err, msg[0]);
     CHECK(e == err && !strcmp(msg[0], msg[1]));
     if (m[0] && m[1]) check_same_mesh(m[0], m[1]);
+    if (m[0]) check_incidence(m[0], threads);
     fe_mesh_destroy(m[1]);
     m[1] = NULL;
   }
@@ -321,6 +352,11 @@ int main(void)
     return 1;
   }
   const int threads = omp_get_max_threads();
+  size_t *ptr, *items; /* no buckets (a part without nodes): no items, and one offset */
+  CHECK_OK(fe_buckets(0, NULL, 0, &ptr, &items));
+  CHECK(ptr[0] == 0);
+  free(ptr);
+  free(items);
   test_good(dir);
   test_first_fault(dir);
   omp_set_num_threads(threads);
