@@ -7,6 +7,7 @@
 #include "assembly/kernels.h"
 #include "assembly/reference.h"
 #include "core/error.h"
+#include "io/shares.h"
 #include "solvers/halo.h"
 
 /* Dirichlet bits of each cell, and the owner bit for the first cell (in the
@@ -20,11 +21,40 @@ static void build_dmask(const struct fe_mesh *m, const unsigned char *isd, const
   for (long c = 0; c < m->n_cells; c++)
     for (int v = 0; v < m->nv; v++)
       if (isd[m->cells[c * m->nv + v]]) dmask[c] |= (unsigned char)(1u << v);
+#pragma omp parallel for schedule(static)
   for (int n = 0; n < m->n_nodes; n++)
     if (isd[n] && ptr[n + 1] > ptr[n]) {
-      int k = inc[ptr[n]];
+      const int k = inc[ptr[n]];
+#pragma omp atomic update
       dmask[k / m->nv] |= (unsigned char)(1u << (4 + k % m->nv));
     }
+}
+
+/* The items i of 0 .. n for which keep(i), ascending, into out (NULL: counted only), on every
+ * thread; how many. */
+static long kept(long n, int (*keep)(const void *, long), const void *arg, int *out)
+{
+  struct fe_shares s;
+#pragma omp parallel num_threads(fe_shares_threads())
+  {
+    size_t lo, hi, count = 0;
+    fe_share((size_t)n, &lo, &hi);
+    for (size_t i = lo; i < hi; i++) count += keep(arg, (long)i) != 0;
+    size_t at = fe_share_offset(&s, count);
+    for (size_t i = lo; out && i < hi; i++)
+      if (keep(arg, (long)i)) out[at++] = (int)i;
+  }
+  return (long)s.total;
+}
+
+static int is_dirichlet_node(const void *space, long n)
+{
+  return ((const struct fe_space *)space)->is_dirichlet_host[n] != 0;
+}
+
+static int is_boundary_cell(const void *dmask, long c)
+{
+  return (((const unsigned char *)dmask)[c] & 15u) != 0;
 }
 
 /* The lifting's lists (fe_space.lift_*): the nodes of the boundary cells (cells with a Dirichlet
@@ -69,34 +99,47 @@ static int lift_lists(const struct fe_mesh *m, const struct fe_space *s, const i
            s->n_bcells, INT_MAX / s->nk);
   unsigned char *mark;
   FE_CALL(fe_calloc((size_t)m->n_nodes + 1, 1, &mark));
+#pragma omp parallel for schedule(static)
   for (long c = 0; c < m->n_cells; c++)
     if (dmask[c] & 15u)
       for (int v = 0; v < m->nv; v++) {
         const int n = m->cells[c * m->nv + v];
-        if (!s->is_dirichlet_host[n]) mark[fe_mesh_owner(m, n)] = 1;
+        if (!s->is_dirichlet_host[n]) {
+#pragma omp atomic write
+          mark[fe_mesh_owner(m, n)] = 1;
+        }
       }
-  for (int n = 0; n < m->n_nodes; n++) mark[n] = mark[fe_mesh_owner(m, n)]; /* every copy */
-  l->n_nodes = l->n_terms = 0;
-  for (int n = 0; n < m->n_nodes; n++)
-    if (mark[n]) {
-      l->n_nodes++;
-      l->n_terms += lift_terms(m, ptr, inc, dmask, bindex, n, NULL, 0);
+#pragma omp parallel for schedule(static)
+  for (int n = (int)s->n_owned; n < m->n_nodes; n++) mark[n] = mark[fe_mesh_owner(m, n)];
+  /* the marked nodes in order, each share's nodes and terms counted, then written after the
+   * shares before it */
+  struct fe_shares nodes, terms;
+  int err = FE_SUCCESS;
+#pragma omp parallel num_threads(fe_shares_threads())
+  {
+    size_t lo, hi, count = 0, t = 0;
+    fe_share((size_t)m->n_nodes, &lo, &hi);
+    for (size_t n = lo; n < hi; n++)
+      if (mark[n]) count++, t += (size_t)lift_terms(m, ptr, inc, dmask, bindex, (int)n, NULL, 0);
+    size_t i = fe_share_offset(&nodes, count), k = fe_share_offset(&terms, t);
+#pragma omp single
+    {
+      l->n_nodes = (long)nodes.total;
+      l->n_terms = (long)terms.total;
+      err = l->n_terms <= INT_MAX ? FE_SUCCESS
+                                  : fe_error_raise(FE_ERR_RESOURCE, __FILE__, __LINE__,
+                                                   "%ld terms in the lifting: at most %d (int)",
+                                                   l->n_terms, INT_MAX);
+      if (!err) err = fe_malloc((size_t)(l->n_nodes + 1) * sizeof(int), &l->nodes);
+      if (!err) err = fe_malloc((size_t)(l->n_nodes + 1) * sizeof(int), &l->ptr);
+      if (!err) err = fe_malloc((size_t)(l->n_terms + 1) * sizeof(int), &l->entry);
+      if (!err) err = fe_malloc((size_t)(l->n_terms + 1) * sizeof(int), &l->col);
+      if (!err) l->ptr[0] = 0;
     }
-  int err = l->n_terms <= INT_MAX
-                ? FE_SUCCESS
-                : fe_error_raise(FE_ERR_RESOURCE, __FILE__, __LINE__,
-                                 "%ld terms in the lifting: at most %d (int)", l->n_terms, INT_MAX);
-  if (!err) err = fe_malloc((size_t)(l->n_nodes + 1) * sizeof(int), &l->nodes);
-  if (!err) err = fe_malloc((size_t)(l->n_nodes + 1) * sizeof(int), &l->ptr);
-  if (!err) err = fe_malloc((size_t)(l->n_terms + 1) * sizeof(int), &l->entry);
-  if (!err) err = fe_malloc((size_t)(l->n_terms + 1) * sizeof(int), &l->col);
-  if (!err) {
-    long i = 0, k = 0;
-    l->ptr[0] = 0;
-    for (int n = 0; n < m->n_nodes; n++)
+    for (size_t n = lo; !err && n < hi; n++)
       if (mark[n]) {
-        l->nodes[i] = n;
-        k += lift_terms(m, ptr, inc, dmask, bindex, n, l, k);
+        l->nodes[i] = (int)n;
+        k += (size_t)lift_terms(m, ptr, inc, dmask, bindex, (int)n, l, (long)k);
         l->ptr[++i] = (int)k;
       }
   }
@@ -188,28 +231,26 @@ int fe_space_create(const struct fe_backend *be, const struct fe_mesh *m,
   if (!err) err = connect_ghosts(m, s);
   if (!err) {
     build_dmask(m, is_dirichlet, ptr, inc, dmask);
-    for (int n = 0; n < m->n_nodes; n++) s->n_dirichlet += s->is_dirichlet_host[n] != 0;
-    long n_bcells = 0;
-#pragma omp parallel for schedule(static) reduction(+ : n_bcells)
-    for (long c = 0; c < m->n_cells; c++) n_bcells += (dmask[c] & 15u) != 0;
-    s->n_bcells = n_bcells;
+    s->n_dirichlet = kept(m->n_nodes, is_dirichlet_node, s, NULL);
+    s->n_bcells = kept(m->n_cells, is_boundary_cell, dmask, NULL);
     err = fe_malloc((size_t)(s->n_dirichlet + 1) * sizeof(int), &s->dirichlet_host);
   }
   if (!err) err = fe_malloc((size_t)(s->n_bcells + 1) * sizeof(int), &s->bcells_host);
   if (!err) {
-    long k = 0;
-    for (int n = 0; n < m->n_nodes; n++)
-      if (s->is_dirichlet_host[n]) s->dirichlet_host[k++] = n;
-    k = 0;
-    for (long c = 0; c < m->n_cells; c++)
-      if (dmask[c] & 15u) s->bcells_host[k++] = (int)c;
+    kept(m->n_nodes, is_dirichlet_node, s, s->dirichlet_host);
+    kept(m->n_cells, is_boundary_cell, dmask, s->bcells_host);
   }
   int *bindex = NULL;
   struct lift_lists lift = {0};
   if (!err) err = fe_malloc(((size_t)m->n_cells + 1) * sizeof(int), &bindex);
   if (!err) {
-    memset(bindex, 0xff, (size_t)m->n_cells * sizeof *bindex); /* -1: no boundary cell */
-    for (long b = 0; b < s->n_bcells; b++) bindex[s->bcells_host[b]] = (int)b;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+      for (long c = 0; c < m->n_cells; c++) bindex[c] = -1; /* no boundary cell */
+#pragma omp for schedule(static)
+      for (long b = 0; b < s->n_bcells; b++) bindex[s->bcells_host[b]] = (int)b;
+    }
   }
   if (!err) err = lift_lists(m, s, ptr, inc, dmask, bindex, &lift);
   s->n_lift_nodes = lift.n_nodes;
