@@ -267,19 +267,20 @@ static int create_lumped(struct fe_outputs *o, const struct fe_backend *be)
   const int nv = m->nv;
   const size_t nent = (size_t)m->n_cells * nv;
   double *w = NULL, *wc = NULL;
-  int *owner = NULL; /* each cell entry's unknown */
+  int *owner = NULL; /* each cell entry's unknown, where some nodes are copies */
   size_t *ptr = NULL, *entries = NULL;
   FE_CALL(node_vec(o, be, &o->lumped));
   int err = fe_malloc((size_t)m->n_nodes * sizeof *w + 1, &w);
   if (!err) err = fe_malloc((size_t)m->n_cells * sizeof *wc + 1, &wc);
-  if (!err) err = fe_malloc(nent * sizeof *owner + 1, &owner);
+  if (!err && m->n_aliased) err = fe_malloc(nent * sizeof *owner, &owner);
   if (!err) {
 #pragma omp parallel for schedule(static)
     for (long c = 0; c < m->n_cells; c++) {
       wc[c] = fe_cell_measure(m, c) / nv;
-      for (int v = 0; v < nv; v++) owner[c * nv + v] = fe_mesh_owner(m, m->cells[c * nv + v]);
+      for (int v = 0; owner && v < nv; v++)
+        owner[c * nv + v] = fe_mesh_owner(m, m->cells[c * nv + v]);
     }
-    err = fe_buckets(nent, owner, (size_t)m->n_nodes, &ptr, &entries);
+    err = fe_buckets(nent, owner ? owner : m->cells, (size_t)m->n_nodes, &ptr, &entries);
   }
   if (!err) { /* each unknown's cells' shares summed in cell order, on every core: the bits of a
                  loop over the cells */
