@@ -272,7 +272,7 @@ static int create_lumped(struct fe_outputs *o, const struct fe_backend *be)
   FE_CALL(node_vec(o, be, &o->lumped));
   int err = fe_malloc((size_t)m->n_nodes * sizeof *w + 1, &w);
   if (!err) err = fe_malloc((size_t)m->n_cells * sizeof *wc + 1, &wc);
-  if (!err && m->n_aliased) err = fe_malloc(nent * sizeof *owner, &owner);
+  if (!err && m->n_aliased) err = fe_malloc(nent * sizeof *owner + 1, &owner);
   if (!err) {
 #pragma omp parallel for schedule(static)
     for (long c = 0; c < m->n_cells; c++) {

@@ -22,7 +22,7 @@ int fe_backend_create(enum fe_backend_kind kind, const struct fe_backend_options
                       struct fe_backend **be);
 void fe_backend_destroy(struct fe_backend *be);
 
-/* The slow part of a backend's start, the CUDA driver and the GPU's context (0.2-0.3 s on the
+/* The slow part of a backend's start, the CUDA driver and the GPU's context (0.2-0.4 s on the
  * GPU machines), begun on a thread of its own so that it overlaps the mesh's reading; the
  * fe_backend_create that follows finds it done.  NULL where there is nothing to begin (the CPU
  * backend, a build without CUDA) or no thread to be had: the start is then all
