@@ -152,21 +152,26 @@ struct search {
 };
 
 /* Node v's children, not yet placed, placed at q[tail ..] on level lev + 1; the new tail. */
+/* Child u of a parent whose children begin at q[first] placed at level lev + 1, at q[tail] or,
+ * by_degree, before its siblings of higher degree; the new tail. */
+static int place(const struct search *s, int u, int lev, int first, int tail)
+{
+  s->level[u] = lev + 1;
+  int k = tail;
+  while (s->by_degree && k > first && degree(s->g, s->q[k - 1]) > degree(s->g, u)) {
+    s->q[k] = s->q[k - 1];
+    k--;
+  }
+  s->q[k] = u;
+  return tail + 1;
+}
+
 static int place_children(const struct search *s, int v, int lev, int tail)
 {
   const struct graph *g = s->g;
   const int first = tail;
-  for (size_t j = g->xadj[v]; j < g->xadj[v + 1]; j++) {
-    const int u = g->adj[j];
-    if (s->level[u] >= 0) continue;
-    s->level[u] = lev + 1;
-    int k = tail++;
-    while (s->by_degree && k > first && degree(g, s->q[k - 1]) > degree(g, u)) {
-      s->q[k] = s->q[k - 1];
-      k--;
-    }
-    s->q[k] = u;
-  }
+  for (size_t j = g->xadj[v]; j < g->xadj[v + 1]; j++)
+    if (s->level[g->adj[j]] < 0) tail = place(s, g->adj[j], lev, first, tail);
   return tail;
 }
 
@@ -196,17 +201,8 @@ static int place_level(const struct search *s, int lo, int hi, int lev, struct f
   const int end = hi + (int)sh->total;
   for (int i = lo + (int)a; i < lo + (int)b; i++) {
     const int first = tail;
-    for (size_t j = g->xadj[s->q[i]]; j < g->xadj[s->q[i] + 1]; j++) {
-      const int u = g->adj[j];
-      if (s->claim[u] != i) continue;
-      s->level[u] = lev + 1;
-      int k = tail++;
-      while (s->by_degree && k > first && degree(g, s->q[k - 1]) > degree(g, u)) {
-        s->q[k] = s->q[k - 1];
-        k--;
-      }
-      s->q[k] = u;
-    }
+    for (size_t j = g->xadj[s->q[i]]; j < g->xadj[s->q[i] + 1]; j++)
+      if (s->claim[g->adj[j]] == i) tail = place(s, g->adj[j], lev, first, tail);
   }
 #pragma omp barrier
   return end;
