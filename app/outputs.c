@@ -15,7 +15,6 @@
 #include "assembly/measure.h"
 #include "core/error.h"
 #include "core/timer.h"
-#include "io/shares.h"
 #include "io/vtk.h"
 #include "solvers/halo.h"
 
@@ -264,38 +263,27 @@ static int upload(const struct fe_outputs *o, struct fe_vec *v, const double *wh
 static int create_lumped(struct fe_outputs *o, const struct fe_backend *be)
 {
   const struct fe_mesh *m = o->part;
-  const int nv = m->nv;
-  const size_t nent = (size_t)m->n_cells * nv;
   double *w = NULL, *wc = NULL;
-  int *owner = NULL; /* each cell entry's unknown, where some nodes are copies */
-  size_t *ptr = NULL, *entries = NULL;
+  int *ptr = NULL, *inc = NULL; /* each unknown's cell entries, ascending, at each of its copies */
   FE_CALL(node_vec(o, be, &o->lumped));
   int err = fe_malloc((size_t)m->n_nodes * sizeof *w + 1, &w);
   if (!err) err = fe_malloc((size_t)m->n_cells * sizeof *wc + 1, &wc);
-  if (!err && m->n_aliased) err = fe_malloc(nent * sizeof *owner + 1, &owner);
-  if (!err) {
-#pragma omp parallel for schedule(static)
-    for (long c = 0; c < m->n_cells; c++) {
-      wc[c] = fe_cell_measure(m, c) / nv;
-      for (int v = 0; owner && v < nv; v++)
-        owner[c * nv + v] = fe_mesh_owner(m, m->cells[c * nv + v]);
-    }
-    err = fe_buckets(nent, owner ? owner : m->cells, (size_t)m->n_nodes, &ptr, &entries);
-  }
+  if (!err) err = fe_mesh_incidence(m, &ptr, &inc);
+  if (!err) err = fe_mesh_merge_copies(m, &ptr, &inc);
   if (!err) { /* each unknown's cells' shares summed in cell order, on every core: the bits of a
                  loop over the cells */
 #pragma omp parallel for schedule(static)
+    for (long c = 0; c < m->n_cells; c++) wc[c] = fe_cell_measure(m, c) / m->nv;
+#pragma omp parallel for schedule(static)
     for (long i = 0; i < m->n_nodes; i++) {
       double sum = 0;
-      for (size_t j = ptr[i]; j < ptr[i + 1]; j++) sum += wc[entries[j] / nv];
+      for (int j = ptr[i]; j < ptr[i + 1]; j++) sum += wc[inc[j] / m->nv];
       w[i] = sum;
     }
-    fe_mesh_copy_owners(m, 1, w);
     err = fe_vec_upload(o->lumped, w);
   }
   free(ptr);
-  free(entries);
-  free(owner);
+  free(inc);
   free(wc);
   free(w);
   return err;

@@ -1,6 +1,6 @@
 /* Loops on every OpenMP thread whose results do not depend on the threads (the mesh's
  * numbering and checks, io/mesh.c and io/mesh_checks.c; the node -> cell incidence,
- * fe_mesh_incidence; the outputs' lumped weights, app/outputs.c).  A loop whose items find their places by
+ * fe_mesh_incidence).  A loop whose items find their places by
  * counting (a node's number, a cell's place) splits its range into shares, one a thread in thread
  * order, and adds the counts share by share: the places of a serial loop, whatever the threads. The
  * loop runs in #pragma omp parallel num_threads(fe_shares_threads()) and each thread takes
