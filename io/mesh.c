@@ -151,7 +151,6 @@ struct search {
   int by_degree;
 };
 
-/* Node v's children, not yet placed, placed at q[tail ..] on level lev + 1; the new tail. */
 /* Child u of a parent whose children begin at q[first] placed at level lev + 1, at q[tail] or,
  * by_degree, before its siblings of higher degree; the new tail. */
 static int place(const struct search *s, int u, int lev, int first, int tail)
@@ -166,6 +165,7 @@ static int place(const struct search *s, int u, int lev, int first, int tail)
   return tail + 1;
 }
 
+/* Node v's children, not yet placed, placed at q[tail ..] on level lev + 1; the new tail. */
 static int place_children(const struct search *s, int v, int lev, int tail)
 {
   const struct graph *g = s->g;

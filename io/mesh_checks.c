@@ -163,16 +163,14 @@ struct facet_key {
   size_t k; /* cell * nv + the vertex opposite the facet; n_cells * nv + f for facet f of a group */
 };
 
-static int cmp_facet(const void *a, const void *b)
-{
-  const struct facet_key *x = a, *y = b;
-  if (x->nodes != y->nodes) return (x->nodes > y->nodes) - (x->nodes < y->nodes);
-  return (x->k > y->k) - (x->k < y->k);
-}
-
 static int facet_before(const struct facet_key *x, const struct facet_key *y)
 {
   return x->nodes < y->nodes || (x->nodes == y->nodes && x->k < y->k);
+}
+
+static int cmp_facet(const void *a, const void *b) /* facet_before for qsort */
+{
+  return facet_before(b, a) - facet_before(a, b);
 }
 
 static void sort_nodes(int *n, int count)
