@@ -13,7 +13,10 @@
  * mesh's boundary facets are Dirichlet nodes.  The form, M + 0.01 K, is symmetric, so
  * LMA stores the upper triangle of its element matrices (rows lma, lma-deterministic, the
  * element kernels epbE_tpeT, lma-blockB); the rows whose strategy has "-full" store every
- * entry, as addto does, for comparison. */
+ * entry, as addto does, for comparison.
+ *
+ * FESIM_BENCH_STRATEGIES (a list of row strategies, e.g. "addto,matfree"): only those
+ * strategies' rows, without the sweeps of element kernels and interleave widths. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +153,22 @@ static int sweep_block_widths(struct bench *b)
   return FE_SUCCESS;
 }
 
+/* Whether FESIM_BENCH_STRATEGIES, where set, names the rows' strategy name; NULL: the sweeps
+ * of element kernels and interleave widths. */
+static int chosen(const char *name)
+{
+  const char *list = getenv("FESIM_BENCH_STRATEGIES");
+  if (!list || !*list) return 1;
+  if (!name) return 0;
+  const size_t n = strlen(name);
+  for (const char *w = list; *w;) {
+    const size_t k = strcspn(w, ",");
+    if (k == n && !strncmp(w, name, n)) return 1;
+    w += k + (w[k] == ',');
+  }
+  return 0;
+}
+
 /* full: LMA storing every entry of the (symmetric) form's matrices */
 static int bench_strategy(struct bench *b, enum fe_strategy strategy, int full, int deterministic)
 {
@@ -159,6 +178,7 @@ static int bench_strategy(struct bench *b, enum fe_strategy strategy, int full, 
   char name[48];
   snprintf(name, sizeof name, "%s%s%s", fe_strategy_name(strategy), full ? "-full" : "",
            deterministic ? "-deterministic" : "");
+  if (!chosen(name)) return FE_SUCCESS;
   b->space->deterministic = deterministic;
   struct fe_op *op;
   FE_CALL(fe_operator_create(b->space, strategy, &op));
@@ -252,8 +272,9 @@ static int run(struct fe_mesh *m, const char *backend, int repeats)
   printf("dim,cells,nodes,backend,strategy,phase,seconds,bytes,GB_per_s,fraction_of_copy,"
          "iterations\n");
   int epb, tpe;
-  if (be->assembly->element.variant(dim, 1, &epb, &tpe)) FE_CALL(sweep_element_kernels(&b));
-  FE_CALL(sweep_block_widths(&b));
+  if (be->assembly->element.variant(dim, 1, &epb, &tpe) && chosen(NULL))
+    FE_CALL(sweep_element_kernels(&b));
+  if (chosen(NULL)) FE_CALL(sweep_block_widths(&b));
   /* the deterministic scatter too where the default one uses atomics; LMA in both storages */
   for (int full = 0; full < 2; full++) {
     FE_CALL(bench_strategy(&b, FE_STRATEGY_LMA, full, 0));
