@@ -27,22 +27,48 @@ static __device__ inline void combine(int op, double *a, const double *b)
   }
 }
 
-/* Block-wide reduction of v[3] into thread 0 (shared memory tree: fixed order). */
+/* The values op carries: 1 (op 0), 2 (op 2) or 3. */
+static __device__ inline int op_values(int op) { return op == 0 ? 1 : op == 2 ? 2 : 3; }
+
+/* Block-wide reduction of v[3] into every thread's v, in a fixed order: the tree that halves the
+ * block at each step (thread t takes t + w, w = blockDim.x / 2, ..., 1), its steps across
+ * warps in shared memory, its last five in warp 0's registers by shuffles (the same additions
+ * in the same order, without a barrier each), and only the values op carries.  blockDim.x a
+ * power of two from 32 to FE_REDUCE_THREADS; v's other values are left as they are.  (The
+ * barrier at every step cost the CG update and p.q about 2 us an iteration at 0.5M nodes on
+ * an H200, with the last block's partials loaded one after another: docs/performance.md.) */
 static __device__ void block_reduce(int op, double v[3])
 {
   __shared__ double s[3][FE_REDUCE_THREADS];
-  for (int k = 0; k < 3; k++) s[k][threadIdx.x] = v[k];
+  const int nk = op_values(op), t = threadIdx.x;
+  for (int k = 0; k < nk; k++) s[k][t] = v[k];
   __syncthreads();
-  for (int w = blockDim.x / 2; w > 0; w /= 2) {
-    if (threadIdx.x < w) {
-      double a[3] = {s[0][threadIdx.x], s[1][threadIdx.x], s[2][threadIdx.x]};
-      double b[3] = {s[0][threadIdx.x + w], s[1][threadIdx.x + w], s[2][threadIdx.x + w]};
+  int w = blockDim.x / 2;
+  for (; w >= 32; w /= 2) {
+    if (t < w) {
+      double a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+      for (int k = 0; k < nk; k++) {
+        a[k] = s[k][t];
+        b[k] = s[k][t + w];
+      }
       combine(op, a, b);
-      for (int k = 0; k < 3; k++) s[k][threadIdx.x] = a[k];
+      for (int k = 0; k < nk; k++) s[k][t] = a[k];
     }
     __syncthreads();
   }
-  for (int k = 0; k < 3; k++) v[k] = s[k][0];
+  if (t < 32) {
+    double a[3] = {0, 0, 0};
+    for (int k = 0; k < nk; k++) a[k] = s[k][t];
+    for (; w > 0; w /= 2) {
+      double b[3] = {0, 0, 0};
+      for (int k = 0; k < nk; k++) b[k] = __shfl_down_sync(0xffffffffu, a[k], w);
+      if (t < w) combine(op, a, b);
+    }
+    if (t == 0)
+      for (int k = 0; k < nk; k++) s[k][0] = a[k];
+  }
+  __syncthreads();
+  for (int k = 0; k < nk; k++) v[k] = s[k][0];
 }
 
 static __device__ inline void identity(int op, double v[3])
@@ -59,18 +85,29 @@ static __device__ bool reduce_last_block(int op, double v[3], double *partials,
                                          unsigned *done_blocks)
 {
   __shared__ bool last;
+  const int nk = op_values(op);
   block_reduce(op, v);
   if (threadIdx.x == 0)
-    for (int k = 0; k < 3; k++) partials[k * FE_REDUCE_BLOCKS + blockIdx.x] = v[k];
+    for (int k = 0; k < nk; k++) partials[k * FE_REDUCE_BLOCKS + blockIdx.x] = v[k];
   __threadfence(); /* this block's partials visible to the last block */
   if (threadIdx.x == 0) last = atomicAdd(done_blocks, 1u) == gridDim.x - 1;
   __syncthreads();
   if (!last) return false;
   identity(op, v);
-  for (int b = threadIdx.x; b < (int)gridDim.x; b += blockDim.x) {
-    double p[3] = {__ldcg(partials + b), __ldcg(partials + FE_REDUCE_BLOCKS + b),
-                   __ldcg(partials + 2 * FE_REDUCE_BLOCKS + b)};
-    combine(op, v, p);
+  /* a thread's partials in block order, REDUCE_LOADS loaded before they are added: their
+   * loads overlap instead of waiting on each other */
+  constexpr int REDUCE_LOADS = FE_REDUCE_BLOCKS / FE_REDUCE_THREADS;
+  for (int b0 = threadIdx.x; b0 < (int)gridDim.x; b0 += REDUCE_LOADS * blockDim.x) {
+    double p[REDUCE_LOADS][3] = {};
+#pragma unroll
+    for (int l = 0; l < REDUCE_LOADS; l++) {
+      const int b = b0 + l * blockDim.x;
+      if (b < (int)gridDim.x)
+        for (int k = 0; k < nk; k++) p[l][k] = __ldcg(partials + k * FE_REDUCE_BLOCKS + b);
+    }
+#pragma unroll
+    for (int l = 0; l < REDUCE_LOADS; l++)
+      if (b0 + l * (int)blockDim.x < (int)gridDim.x) combine(op, v, p[l]);
   }
   block_reduce(op, v);
   if (threadIdx.x == 0) *done_blocks = 0;
