@@ -119,7 +119,7 @@ static __device__ void finish_reduction(int op, double v[3], double *partials, d
                                         unsigned *done_blocks)
 {
   if (reduce_last_block(op, v, partials, done_blocks) && threadIdx.x == 0)
-    for (int k = 0; k < (op == 0 ? 1 : op == 2 ? 2 : 3); k++) result[k] = v[k]; /* op 1, 3: 3 */
+    for (int k = 0; k < op_values(op); k++) result[k] = v[k];
 }
 
 static inline int reduce_blocks(size_t n)
